@@ -1,0 +1,196 @@
+// Package backend defines the data-path interface every wpg backend implements
+// and the registry that maps backend names (null, pcapfile, afpacket, pipe, shm,
+// …) to their constructors.
+//
+// A backend instance belongs to exactly one engine worker. Sending is
+// zero-copy where the path allows it: the engine asks the backend for writable
+// frame buffers with Reserve (slots of a TX ring, of an shm ring, of a DMA
+// buffer, or the backend's own staging buffers where the kernel API takes the
+// caller's memory), renders frames straight into them, and hands the lengths
+// back with Commit. Backends own no goroutines in the hot path and allocate
+// nothing per frame.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Sender is one worker's transmit side of a data path.
+type Sender interface {
+	// Reserve fills bufs with up to len(bufs) writable frame buffers and
+	// returns how many it filled. Each buffer has len == MaxFrame. It
+	// returns 0 and a nil error when the path is momentarily full (the
+	// engine retries), and an error when the path is broken (peer gone,
+	// interface down).
+	Reserve(bufs [][]byte) (int, error)
+	// Commit transmits the first len(lens) buffers of the last Reserve,
+	// lens[i] being the frame length written into bufs[i]. It returns the
+	// number of frames the path accepted.
+	Commit(lens []int) (int, error)
+	// MaxFrame is the largest frame a buffer from Reserve can hold.
+	MaxFrame() int
+	// Info describes the instance for the report (mode, fallbacks, depth).
+	Info() Info
+	// Flush waits until committed frames have left the process (ring
+	// drained, file synced). It is called once at the end of a run.
+	Flush() error
+	// Close releases every resource; it is idempotent.
+	Close() error
+}
+
+// Receiver is the receiving side of a data path.
+type Receiver interface {
+	// Next fills views with received frames (valid until the next call)
+	// and returns how many. It waits at most timeout for the first frame
+	// and returns 0, nil on timeout; io.EOF when the sender has gone.
+	Next(views [][]byte, timeout time.Duration) (int, error)
+	Info() Info
+	Close() error
+}
+
+// Info describes a backend instance for reports and logs.
+type Info struct {
+	Backend string `json:"backend"`
+	// Mode is the way the path runs, e.g. "tx-ring", "sendmmsg", "pcapng".
+	Mode string `json:"mode,omitempty"`
+	// Reason says why Mode was chosen when it was not the default (a fallback).
+	Reason    string `json:"reason,omitempty"`
+	Interface string `json:"interface,omitempty"`
+	// NUMANode is the NUMA node of the interface or memory; -1 when unknown.
+	NUMANode int `json:"numa_node"`
+	// RingDepth is the effective number of ring slots, 0 for ring-less paths.
+	RingDepth int `json:"ring_depth,omitempty"`
+	// Details carries backend-specific facts (pipe size, slot size, …).
+	Details map[string]string `json:"details,omitempty"`
+}
+
+// Options configure a backend instance. Fields a backend does not use are
+// ignored by it; fields it needs but cannot satisfy give an error from Open.
+type Options struct {
+	Worker   int // index of the worker owning the instance
+	Workers  int // total number of workers
+	MaxFrame int // largest frame the engine will commit
+
+	// Network paths.
+	Interface   string
+	Batch       int
+	RingDepth   int
+	RingBytes   int64
+	NoTxRing    bool
+	QdiscBypass bool
+	Queue       int
+	XDPMode     string
+	BusyPoll    bool
+
+	// Files.
+	Output string // pcapfile: output path
+	Format string // pcapfile: "pcap" or "pcapng"
+
+	// Local paths.
+	FIFO     string // pipe: FIFO path ("" = stdout/stdin)
+	Vmsplice bool   // pipe: vmsplice instead of write
+	Connect  string // shm, unix, cma, xpmem: rendezvous socket to connect to
+	Listen   string // receiver side: rendezvous socket to listen on
+	RecvMode string // shm: "inplace" or "copy"
+	BusyWait bool   // shm: poll instead of sleeping when idle
+	Device   string // udmabuf: device path
+	Slots    int    // shm: ring slots
+}
+
+// SenderFactory opens a sender.
+type SenderFactory func(ctx context.Context, o Options) (Sender, error)
+
+// ReceiverFactory opens a receiver.
+type ReceiverFactory func(ctx context.Context, o Options) (Receiver, error)
+
+// Kind groups backends as PRODUCT.md does.
+type Kind string
+
+// Backend kinds.
+const (
+	KindReference Kind = "reference"
+	KindNetwork   Kind = "network"
+	KindLocal     Kind = "local"
+	KindDevice    Kind = "device"
+)
+
+// Registration describes one backend.
+type Registration struct {
+	Name        string
+	Kind        Kind
+	Summary     string
+	NewSender   SenderFactory
+	NewReceiver ReceiverFactory // nil when the path has no receiving side
+	// Payload is true for paths that carry payload frames (local, device)
+	// rather than network packets.
+	Payload bool
+	// SingleWorker is true when the path supports one worker only.
+	SingleWorker bool
+	// NeedsPeer is true when a sender needs a receiving process (local
+	// paths); `wpg bench` then starts one itself.
+	NeedsPeer bool
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Registration{}
+)
+
+// Register adds a backend; it panics on a duplicate name (a programming error).
+func Register(r Registration) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[r.Name]; dup {
+		panic("backend: duplicate registration of " + r.Name)
+	}
+	registry[r.Name] = r
+}
+
+// ErrUnknown is returned (wrapped) by Lookup for a name nobody registered.
+var ErrUnknown = errors.New("unknown backend")
+
+// Lookup returns the registration for name, or an error listing the
+// backends that exist.
+func Lookup(name string) (Registration, error) {
+	mu.RLock()
+	r, ok := registry[name]
+	mu.RUnlock()
+	if !ok {
+		return Registration{}, fmt.Errorf("%w %q: choose one of %s (--backend NAME)", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	return r, nil
+}
+
+// Names lists the registered backends, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// All returns every registration, sorted by name.
+func All() []Registration {
+	var out []Registration
+	for _, n := range Names() {
+		r, _ := Lookup(n)
+		out = append(out, r)
+	}
+	return out
+}
+
+// PeerReporter is implemented by senders that started or met a receiving
+// process and can return its final report (JSON) after Close.
+type PeerReporter interface {
+	PeerReport() []byte
+}

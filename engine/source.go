@@ -1,0 +1,21 @@
+package engine
+
+// Source renders the frames of one worker. A packet template compiles to a
+// Source (package template); payload frames are one too (package frame).
+//
+// Render is called once per batch: it writes up to len(bufs) frames, frame i
+// into bufs[i] (len(bufs[i]) >= MaxFrame()), stores each frame's length in
+// lens[i], and returns how many it wrote; fewer than len(bufs) means the
+// source is exhausted (every stream reached its count) after those frames.
+// nowNs is the transmit timestamp (CLOCK_MONOTONIC ns) to put into the
+// signature of every frame of this batch. Render must not allocate.
+type Source interface {
+	Render(bufs [][]byte, lens []int, nowNs int64) int
+	// MaxFrame is the largest frame the source produces.
+	MaxFrame() int
+	// MeanFrame is the average frame length (for bit-rate → frame-rate).
+	MeanFrame() float64
+	// Plan says how frames are produced: "prerender" or "stream" (or a mix,
+	// e.g. "prerender 2/stream 1"); Detail explains the choice.
+	Plan() (plan, detail string)
+}

@@ -1,0 +1,7 @@
+//go:build linux
+
+package sys
+
+import "unsafe"
+
+func uintptrOf[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
