@@ -30,8 +30,10 @@ type Sender interface {
 	// interface down).
 	Reserve(bufs [][]byte) (int, error)
 	// Commit transmits the first len(lens) buffers of the last Reserve,
-	// lens[i] being the frame length written into bufs[i]. It returns the
-	// number of frames the path accepted.
+	// lens[i] being the frame length written into bufs[i]. len(lens) may be
+	// smaller than what Reserve returned (the source ran out); the other
+	// buffers go back to the backend unsent. It returns the number of
+	// frames the path accepted.
 	Commit(lens []int) (int, error)
 	// MaxFrame is the largest frame a buffer from Reserve can hold.
 	MaxFrame() int
