@@ -1,0 +1,217 @@
+package recv
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+)
+
+// Result is what a receiver saw. Its JSON field names are part of wpg's
+// report schema (docs/report.md).
+type Result struct {
+	// Frames counts frames with a valid wpg signature, duplicates excluded.
+	Frames uint64 `json:"frames"`
+	// Bytes is the total length of those frames.
+	Bytes uint64 `json:"bytes"`
+	// Lost counts sequence numbers never received below the highest one
+	// seen, per stream, summed (frames after the last one received cannot
+	// be known; see Missing).
+	Lost uint64 `json:"lost"`
+	// Duplicated counts frames whose sequence number had already been seen.
+	Duplicated uint64 `json:"duplicated"`
+	// Reordered counts late arrivals: frames older than the highest
+	// sequence number seen that filled a gap.
+	Reordered uint64 `json:"reordered"`
+	// OutOfWindow counts frames more than WindowSize sequence numbers
+	// behind the newest of their stream (duplicate or late: unknown).
+	OutOfWindow uint64 `json:"out_of_window"`
+	// Corrupted counts frames whose signature, header or checksum check
+	// failed; CorruptedBytes is their total length.
+	Corrupted      uint64 `json:"corrupted"`
+	CorruptedBytes uint64 `json:"corrupted_bytes"`
+	// Unsigned counts frames without a wpg signature; UnsignedBytes is
+	// their total length.
+	Unsigned      uint64 `json:"unsigned"`
+	UnsignedBytes uint64 `json:"unsigned_bytes"`
+	// Expected is the count asked for with Options.Expect (0 = none);
+	// Missing is Expected minus Frames when fewer arrived.
+	Expected uint64 `json:"expected,omitempty"`
+	Missing  uint64 `json:"missing,omitempty"`
+	// Seconds is the time from the first to the last signed frame;
+	// PPS and BPS (bits/s) are the rates over it.
+	Seconds float64 `json:"seconds"`
+	PPS     float64 `json:"pps"`
+	BPS     float64 `json:"bps"`
+	// Latency is the one-way latency over all streams; nil when no frame
+	// carried a usable transmit timestamp.
+	Latency *Latency `json:"latency,omitempty"`
+	// NegativeLatency counts frames received "before" they were sent:
+	// sender and receiver do not share a clock.
+	NegativeLatency uint64 `json:"negative_latency,omitempty"`
+	// Streams is the per-stream breakdown, by stream id.
+	Streams []StreamResult `json:"streams"`
+	// Backend describes the receiver (set by Run).
+	Backend *backend.Info `json:"backend,omitempty"`
+	// Stop says why the receive loop ended: "expect", "duration", "idle",
+	// "eof" or "interrupted" (set by Run).
+	Stop string `json:"stop,omitempty"`
+}
+
+// Latency summarises one-way latency in nanoseconds.
+type Latency struct {
+	Samples uint64  `json:"samples"`
+	MinNs   int64   `json:"min_ns"`
+	MeanNs  float64 `json:"mean_ns"`
+	P50Ns   int64   `json:"p50_ns"`
+	P99Ns   int64   `json:"p99_ns"`
+	P999Ns  int64   `json:"p999_ns"`
+	MaxNs   int64   `json:"max_ns"`
+}
+
+// StreamResult is the per-stream part of a Result.
+type StreamResult struct {
+	Stream      uint16 `json:"stream"`
+	Frames      uint64 `json:"frames"`
+	Bytes       uint64 `json:"bytes"`
+	Lost        uint64 `json:"lost"`
+	Duplicated  uint64 `json:"duplicated"`
+	Reordered   uint64 `json:"reordered"`
+	OutOfWindow uint64 `json:"out_of_window"`
+	// NextSeq is one past the highest sequence number received.
+	NextSeq uint64 `json:"next_seq"`
+	// LatencyMinNs, LatencyMeanNs and LatencyMaxNs are 0 without samples.
+	LatencyMinNs  int64   `json:"latency_min_ns,omitempty"`
+	LatencyMeanNs float64 `json:"latency_mean_ns,omitempty"`
+	LatencyMaxNs  int64   `json:"latency_max_ns,omitempty"`
+}
+
+// Result returns the statistics so far. It allocates; call it at the end
+// or for occasional progress, not per frame.
+func (t *Tracker) Result() Result {
+	r := Result{
+		Corrupted:       t.corrupted,
+		CorruptedBytes:  t.corruptedBytes,
+		Unsigned:        t.unsigned,
+		UnsignedBytes:   t.unsignedBytes,
+		NegativeLatency: t.negLatency,
+		Streams:         make([]StreamResult, 0, len(t.order)),
+	}
+	for _, s := range t.order {
+		sr := StreamResult{
+			Stream: s.id, Frames: s.received, Bytes: s.bytes, Lost: s.lost,
+			Duplicated: s.duplicated, Reordered: s.reordered, OutOfWindow: s.outOfWin,
+			NextSeq: s.next,
+		}
+		if s.latN > 0 {
+			sr.LatencyMinNs = s.latMin
+			sr.LatencyMaxNs = s.latMax
+			sr.LatencyMeanNs = s.latSum / float64(s.latN)
+		}
+		r.Frames += s.received
+		r.Bytes += s.bytes
+		r.Lost += s.lost
+		r.Duplicated += s.duplicated
+		r.Reordered += s.reordered
+		r.OutOfWindow += s.outOfWin
+		r.Streams = append(r.Streams, sr)
+	}
+	sort.Slice(r.Streams, func(i, j int) bool { return r.Streams[i].Stream < r.Streams[j].Stream })
+	if t.lastRx > t.firstRx {
+		r.Seconds = float64(t.lastRx-t.firstRx) / 1e9
+		r.PPS = float64(r.Frames) / r.Seconds
+		r.BPS = float64(r.Bytes) * 8 / r.Seconds
+	}
+	if n := t.latency.TotalCount(); n > 0 {
+		r.Latency = &Latency{
+			Samples: uint64(n),
+			MinNs:   t.latency.Min(),
+			MeanNs:  t.latency.Mean(),
+			P50Ns:   t.latency.ValueAtQuantile(50),
+			P99Ns:   t.latency.ValueAtQuantile(99),
+			P999Ns:  t.latency.ValueAtQuantile(99.9),
+			MaxNs:   t.latency.Max(),
+		}
+	}
+	return r
+}
+
+// OK reports whether every expected frame arrived exactly once and intact:
+// nothing lost, duplicated, corrupted or missing.
+func (r Result) OK() bool {
+	return r.Lost == 0 && r.Duplicated == 0 && r.Corrupted == 0 && r.Missing == 0 && r.OutOfWindow == 0
+}
+
+// WriteTable writes r as a human-readable table.
+func (r Result) WriteTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if r.Backend != nil {
+		b := r.Backend
+		line := b.Backend
+		if b.Mode != "" {
+			line += " (" + b.Mode + ")"
+		}
+		if b.Interface != "" {
+			line += " on " + b.Interface
+		}
+		if b.Reason != "" {
+			line += ": " + b.Reason
+		}
+		fmt.Fprintf(tw, "receiver\t%s\n", line)
+	}
+	fmt.Fprintf(tw, "frames\t%d\t(%s bytes)\n", r.Frames, siCount(float64(r.Bytes)))
+	if r.Expected > 0 {
+		fmt.Fprintf(tw, "expected\t%d\tmissing %d\n", r.Expected, r.Missing)
+	}
+	fmt.Fprintf(tw, "lost\t%d\n", r.Lost)
+	fmt.Fprintf(tw, "duplicated\t%d\n", r.Duplicated)
+	fmt.Fprintf(tw, "reordered\t%d\n", r.Reordered)
+	if r.OutOfWindow > 0 {
+		fmt.Fprintf(tw, "out of window\t%d\t(older than %d sequence numbers: duplicate or late)\n", r.OutOfWindow, WindowSize)
+	}
+	fmt.Fprintf(tw, "corrupted\t%d\n", r.Corrupted)
+	fmt.Fprintf(tw, "without signature\t%d\t(%s bytes, not counted above)\n", r.Unsigned, siCount(float64(r.UnsignedBytes)))
+	if r.Seconds > 0 {
+		fmt.Fprintf(tw, "rate\t%spps\t%sbit/s over %s\n", siCount(r.PPS), siCount(r.BPS), time.Duration(r.Seconds*1e9).Round(time.Millisecond))
+	}
+	if l := r.Latency; l != nil {
+		fmt.Fprintf(tw, "latency\tp50 %s\tp99 %s  p99.9 %s  max %s  (%d samples, one-way, same-host clock)\n",
+			time.Duration(l.P50Ns), time.Duration(l.P99Ns), time.Duration(l.P999Ns), time.Duration(l.MaxNs), l.Samples)
+	}
+	if r.NegativeLatency > 0 {
+		fmt.Fprintf(tw, "negative latency\t%d\t(sender on another clock: latency not measurable)\n", r.NegativeLatency)
+	}
+	if r.Stop != "" {
+		fmt.Fprintf(tw, "stopped by\t%s\n", r.Stop)
+	}
+	_ = tw.Flush()
+	if len(r.Streams) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "stream\tframes\tbytes\tlost\tdup\treord\tnext seq\tlat mean\t")
+		for _, s := range r.Streams {
+			lat := "-"
+			if s.LatencyMeanNs > 0 {
+				lat = time.Duration(s.LatencyMeanNs).Round(time.Microsecond / 10).String()
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", s.Stream, s.Frames, s.Bytes, s.Lost, s.Duplicated, s.Reordered, s.NextSeq, lat)
+		}
+		_ = tw.Flush()
+	}
+}
+
+// siCount formats v with a k/M/G suffix.
+func siCount(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.3f G", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.3f M", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.3f k", v/1e3)
+	}
+	return fmt.Sprintf("%.0f ", v)
+}

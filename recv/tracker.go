@@ -1,0 +1,168 @@
+package recv
+
+import (
+	"math"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// WindowSize is the number of sequence numbers, per stream, behind the
+// highest one seen for which the Tracker can still tell a duplicate from a
+// late (reordered) arrival. A frame older than that is counted in
+// Result.OutOfWindow.
+const WindowSize = 4096
+
+const windowWords = WindowSize / 64
+
+// Latency histogram range: 1 ns .. 100 s, 3 significant digits.
+const (
+	latencyMinNs = 1
+	latencyMaxNs = 100_000_000_000
+	latencySig   = 3
+)
+
+// stream is the state of one stream.
+type stream struct {
+	id         uint16
+	received   uint64
+	bytes      uint64
+	lost       uint64
+	duplicated uint64
+	reordered  uint64
+	outOfWin   uint64
+	next       uint64 // one past the highest sequence number seen
+	latN       uint64
+	latSum     float64
+	latMin     int64
+	latMax     int64
+	// seen is a circular bitmap: bit (seq % WindowSize) is set when seq,
+	// within [next-WindowSize, next), has been received.
+	seen [windowWords]uint64
+}
+
+// Tracker accumulates receive statistics. It is not safe for concurrent
+// use: one receive loop owns it.
+type Tracker struct {
+	streams [1 << 16]*stream
+	order   []*stream // streams in order of first sight
+
+	corrupted      uint64
+	corruptedBytes uint64
+	unsigned       uint64
+	unsignedBytes  uint64
+
+	received        uint64 // sum of the streams' received
+	firstRx, lastRx int64
+	latency         *hdrhistogram.Histogram
+	negLatency      uint64
+}
+
+// NewTracker returns an empty Tracker.
+func NewTracker() *Tracker {
+	return &Tracker{
+		latency: hdrhistogram.New(latencyMinNs, latencyMaxNs, latencySig),
+	}
+}
+
+// Observe records one frame carrying a valid wpg signature: its stream,
+// sequence number, transmit time txNs (CLOCK_MONOTONIC ns from the
+// signature; 0 when unknown), receive time rxNs (CLOCK_MONOTONIC ns; 0 when
+// unknown) and length in bytes.
+//
+// Sequence numbers start at 0 per stream, so a receiver that starts late
+// counts the frames it missed as lost. A frame whose sequence number is
+// below the highest seen is a duplicate if already seen, otherwise a
+// reordered late arrival that removes one from the lost count.
+func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
+	s := t.streams[id]
+	if s == nil {
+		s = &stream{id: id, latMin: math.MaxInt64}
+		t.streams[id] = s
+		t.order = append(t.order, s)
+	}
+	if rxNs != 0 {
+		if t.firstRx == 0 {
+			t.firstRx = rxNs
+		}
+		t.lastRx = rxNs
+	}
+	switch {
+	case seq >= s.next:
+		gap := seq - s.next
+		s.lost += gap
+		s.advance(seq)
+	case s.next-seq > WindowSize:
+		// Too old to know whether it is a duplicate or a late arrival.
+		s.outOfWin++
+		s.received++
+		t.received++
+		s.bytes += uint64(bytes)
+		return
+	default:
+		w, b := (seq%WindowSize)/64, seq%64
+		if s.seen[w]&(1<<b) != 0 {
+			s.duplicated++
+			return
+		}
+		s.seen[w] |= 1 << b
+		s.reordered++
+		if s.lost > 0 {
+			s.lost--
+		}
+	}
+	s.received++
+	t.received++
+	s.bytes += uint64(bytes)
+	if txNs != 0 && rxNs != 0 {
+		d := rxNs - txNs
+		if d < 0 {
+			t.negLatency++
+			return
+		}
+		_ = t.latency.RecordValue(max(d, latencyMinNs))
+		s.latN++
+		s.latSum += float64(d)
+		s.latMin = min(s.latMin, d)
+		s.latMax = max(s.latMax, d)
+	}
+}
+
+// advance moves the window so that seq is the highest sequence number seen,
+// clearing the bits of the sequence numbers it skips, and marks seq.
+func (s *stream) advance(seq uint64) {
+	if seq-s.next >= WindowSize {
+		s.seen = [windowWords]uint64{}
+	} else {
+		for q := s.next; q < seq; {
+			w, b := (q%WindowSize)/64, q%64
+			if b == 0 && seq-q >= 64 {
+				s.seen[w] = 0
+				q += 64
+				continue
+			}
+			s.seen[w] &^= 1 << b
+			q++
+		}
+	}
+	w, b := (seq%WindowSize)/64, seq%64
+	s.seen[w] |= 1 << b
+	s.next = seq + 1
+}
+
+// Corrupt counts a frame that carried a wpg signature or header whose check
+// failed (a bad checksum, a header that does not parse).
+func (t *Tracker) Corrupt(bytes int) {
+	t.corrupted++
+	t.corruptedBytes += uint64(bytes)
+}
+
+// Unsigned counts a frame without the wpg signature (other traffic on the
+// interface, or frames sent without a signature).
+func (t *Tracker) Unsigned(bytes int) {
+	t.unsigned++
+	t.unsignedBytes += uint64(bytes)
+}
+
+// Frames returns the number of frames with a valid signature seen so far,
+// duplicates excluded.
+func (t *Tracker) Frames() uint64 { return t.received }
