@@ -1,0 +1,395 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+// Pacer decides when frames may go; see package pace. Grant blocks until at
+// least one frame may be sent and returns how many (1..max), or 0 once stop
+// is set. Setup runs once on the worker's own thread before the loop.
+type Pacer interface {
+	Setup() error
+	Grant(max int, stop *atomic.Bool) int
+}
+
+// Config describes one run.
+type Config struct {
+	Backend backend.Registration
+	Options backend.Options // Worker and Workers are filled in per worker
+	// NewSource builds worker i's frame source (called on the worker's
+	// pinned thread).
+	NewSource func(worker, workers int) (Source, error)
+	// NewPacer builds worker i's pacer; nil means flat out.
+	NewPacer func(worker int) Pacer
+	// Now returns the transmit timestamp (ns, CLOCK_MONOTONIC timescale).
+	Now func() int64
+
+	Workers int
+	// Cores lists the CPU of each worker (len == Workers) or is nil for
+	// no pinning.
+	Cores    []int
+	Batch    int
+	Count    uint64        // total frames across workers, 0 = until the source ends
+	Duration time.Duration // 0 = no time limit
+}
+
+// Stop says why a run ended.
+type Stop string
+
+// Reasons a run ends.
+const (
+	StopCount    Stop = "count"    // --count reached
+	StopSource   Stop = "source"   // every stream reached its template count
+	StopDuration Stop = "duration" // --duration elapsed
+	StopSignal   Stop = "signal"   // SIGINT/SIGTERM (context cancelled)
+	StopError    Stop = "error"    // a worker failed
+)
+
+// WorkerResult is one worker's share of the run.
+type WorkerResult struct {
+	Worker  int
+	CPU     int // the pinned CPU, -1 when not pinned
+	Frames  uint64
+	Bytes   uint64
+	Seconds float64
+	// CPUSeconds is the CPU time the worker's thread used.
+	CPUSeconds float64
+	// EmptyReserves counts Reserve calls that found the path full.
+	EmptyReserves uint64
+	Info          backend.Info
+	Plan          string
+	PlanDetail    string
+	Pacer         Pacer
+	PeerReport    []byte
+	Err           error
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Workers []WorkerResult
+	Frames  uint64
+	Bytes   uint64
+	Seconds float64
+	Stop    Stop
+	// MeanFrame and MaxFrame come from worker 0's source.
+	MeanFrame float64
+	MaxFrame  int
+}
+
+// Err returns the first worker error, if any.
+func (r *Result) Err() error {
+	var errs []error
+	for _, w := range r.Workers {
+		if w.Err != nil {
+			errs = append(errs, w.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Counters are the live totals of a running job, for progress display.
+type Counters struct {
+	frames []atomic.Uint64
+	bytes  []atomic.Uint64
+}
+
+// Totals sums the workers' counters.
+func (c *Counters) Totals() (frames, bytes uint64) {
+	for i := range c.frames {
+		frames += c.frames[i].Load()
+		bytes += c.bytes[i].Load()
+	}
+	return
+}
+
+// Job is a started run.
+type Job struct {
+	cfg      Config
+	stop     atomic.Bool
+	reason   atomic.Value // Stop
+	counters Counters
+	start    time.Time
+	done     chan struct{}
+	result   Result
+}
+
+// Start validates cfg and launches the workers. Cancelling ctx stops them
+// cleanly (StopSignal).
+func Start(ctx context.Context, cfg Config) (*Job, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.Batch <= 0 {
+		return nil, fmt.Errorf("--batch %d: must be at least 1", cfg.Batch)
+	}
+	if cfg.Backend.SingleWorker && cfg.Workers > 1 {
+		return nil, fmt.Errorf("backend %s supports one worker only, got --workers %d: use --workers 1", cfg.Backend.Name, cfg.Workers)
+	}
+	if cfg.Cores != nil && len(cfg.Cores) != cfg.Workers {
+		return nil, fmt.Errorf("%d cores given for %d workers", len(cfg.Cores), cfg.Workers)
+	}
+	if cfg.Now == nil {
+		cfg.Now = sys.MonotonicNs
+	}
+	j := &Job{cfg: cfg, done: make(chan struct{})}
+	j.counters.frames = make([]atomic.Uint64, cfg.Workers)
+	j.counters.bytes = make([]atomic.Uint64, cfg.Workers)
+	j.result.Workers = make([]WorkerResult, cfg.Workers)
+	go j.run(ctx)
+	return j, nil
+}
+
+// Counters returns the live counters.
+func (j *Job) Counters() *Counters { return &j.counters }
+
+// Elapsed returns the time since the workers started sending (0 before).
+func (j *Job) Elapsed() time.Duration {
+	if j.start.IsZero() {
+		return 0
+	}
+	return time.Since(j.start)
+}
+
+// Stop asks the workers to stop with the given reason.
+func (j *Job) Stop(reason Stop) {
+	j.reason.CompareAndSwap(nil, reason)
+	j.stop.Store(true)
+}
+
+// Wait blocks until the run ends and returns its result.
+func (j *Job) Wait() *Result {
+	<-j.done
+	return &j.result
+}
+
+// Done is closed when the run has ended.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+func (j *Job) run(ctx context.Context) {
+	defer close(j.done)
+	cfg := j.cfg
+	var (
+		ready   sync.WaitGroup // every worker opened its backend (or failed)
+		finish  sync.WaitGroup
+		startCh = make(chan struct{})
+		failed  atomic.Bool
+	)
+	ready.Add(cfg.Workers)
+	finish.Add(cfg.Workers)
+	for i := 0; i < cfg.Workers; i++ {
+		go func(i int) {
+			defer finish.Done()
+			j.worker(ctx, i, &ready, startCh, &failed)
+		}(i)
+	}
+	ready.Wait()
+	if failed.Load() {
+		j.Stop(StopError)
+	}
+	j.start = time.Now()
+	close(startCh)
+
+	var timer <-chan time.Time
+	if cfg.Duration > 0 {
+		t := time.NewTimer(cfg.Duration)
+		defer t.Stop()
+		timer = t.C
+	}
+	finished := make(chan struct{})
+	go func() { finish.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-timer:
+		j.Stop(StopDuration)
+	case <-ctx.Done():
+		j.Stop(StopSignal)
+	}
+	<-finished
+	elapsed := time.Since(j.start).Seconds()
+
+	r := &j.result
+	r.Seconds = elapsed
+	for _, w := range r.Workers {
+		r.Frames += w.Frames
+		r.Bytes += w.Bytes
+		if w.Err != nil {
+			j.reason.CompareAndSwap(nil, StopError)
+		}
+	}
+	if v, ok := j.reason.Load().(Stop); ok {
+		r.Stop = v
+	} else if cfg.Count > 0 && r.Frames >= cfg.Count {
+		r.Stop = StopCount
+	} else {
+		r.Stop = StopSource
+	}
+}
+
+// share returns worker i's part of total (k ≡ i mod w).
+func share(total uint64, i, w int) uint64 {
+	n := total / uint64(w)
+	if uint64(i) < total%uint64(w) {
+		n++
+	}
+	return n
+}
+
+func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh <-chan struct{}, failed *atomic.Bool) {
+	cfg := j.cfg
+	res := &j.result.Workers[i]
+	res.Worker, res.CPU = i, -1
+	runtime.LockOSThread()
+	// The thread stays locked until the goroutine exits; the runtime then
+	// discards it, so a pinned thread never returns to the pool.
+	readied := false
+	markReady := func() {
+		if !readied {
+			readied = true
+			ready.Done()
+		}
+	}
+	defer markReady()
+	fail := func(err error) {
+		res.Err = fmt.Errorf("worker %d: %w", i, err)
+		failed.Store(true)
+		markReady()
+	}
+	if cfg.Cores != nil {
+		if err := sys.PinThread(cfg.Cores[i]); err != nil {
+			fail(err)
+			return
+		}
+		res.CPU = cfg.Cores[i]
+	}
+	// Everything below is allocated after pinning (first touch).
+	src, err := cfg.NewSource(i, cfg.Workers)
+	if err != nil {
+		fail(err)
+		return
+	}
+	opts := cfg.Options
+	opts.Worker, opts.Workers = i, cfg.Workers
+	if opts.MaxFrame < src.MaxFrame() {
+		opts.MaxFrame = src.MaxFrame()
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = cfg.Batch
+	}
+	snd, err := cfg.Backend.NewSender(ctx, opts)
+	if err != nil {
+		fail(err)
+		return
+	}
+	res.Info = snd.Info()
+	res.Plan, res.PlanDetail = src.Plan()
+	if snd.MaxFrame() < src.MaxFrame() {
+		snd.Close()
+		fail(fmt.Errorf("backend %s holds frames of at most %d bytes, the template needs %d", cfg.Backend.Name, snd.MaxFrame(), src.MaxFrame()))
+		return
+	}
+	var pacer Pacer
+	if cfg.NewPacer != nil {
+		pacer = cfg.NewPacer(i)
+		res.Pacer = pacer
+		if err := pacer.Setup(); err != nil {
+			snd.Close()
+			fail(err)
+			return
+		}
+	}
+	if i == 0 {
+		j.result.MeanFrame = src.MeanFrame()
+		j.result.MaxFrame = src.MaxFrame()
+	}
+	markReady()
+	<-startCh
+
+	cpu0 := sys.ThreadCPUTimeNs()
+	t0 := time.Now()
+	limit := uint64(0)
+	if cfg.Count > 0 {
+		limit = share(cfg.Count, i, cfg.Workers)
+	}
+	frames, bytes, empty, err := j.loop(snd, src, pacer, limit, i)
+	if ferr := snd.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	res.CPUSeconds = float64(sys.ThreadCPUTimeNs()-cpu0) / 1e9
+	if cerr := snd.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	res.Info = snd.Info()
+	if pr, ok := snd.(backend.PeerReporter); ok {
+		res.PeerReport = pr.PeerReport()
+	}
+	res.Frames, res.Bytes, res.EmptyReserves = frames, bytes, empty
+	if err != nil {
+		res.Err = fmt.Errorf("worker %d: %w (after %d frames)", i, err, frames)
+		j.Stop(StopError)
+	}
+}
+
+// loop is the hot loop. It returns frames and bytes sent.
+func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limit uint64, i int) (frames, bytes, empty uint64, err error) {
+	batch := j.cfg.Batch
+	bufs := make([][]byte, batch)
+	lens := make([]int, batch)
+	now := j.cfg.Now
+	stop := &j.stop
+	fc, bc := &j.counters.frames[i], &j.counters.bytes[i]
+	for !stop.Load() {
+		want := batch
+		if limit > 0 {
+			left := limit - frames
+			if left == 0 {
+				break
+			}
+			if left < uint64(want) {
+				want = int(left)
+			}
+		}
+		if pacer != nil {
+			want = pacer.Grant(want, stop)
+			if want == 0 {
+				break
+			}
+		}
+		n, rerr := snd.Reserve(bufs[:want])
+		if rerr != nil {
+			return frames, bytes, empty, rerr
+		}
+		if n == 0 {
+			empty++
+			runtime.Gosched()
+			continue
+		}
+		m := src.Render(bufs[:n], lens[:n], now())
+		sent := 0
+		if m > 0 {
+			sent, err = snd.Commit(lens[:m])
+		}
+		for _, l := range lens[:sent] {
+			bytes += uint64(l)
+		}
+		frames += uint64(sent)
+		fc.Store(frames)
+		bc.Store(bytes)
+		if err != nil {
+			return frames, bytes, empty, err
+		}
+		if m < n {
+			break // the source is exhausted
+		}
+	}
+	return frames, bytes, empty, nil
+}

@@ -1,0 +1,319 @@
+// Package config reads wpg.toml and records where every effective value came
+// from (default, file:line, or a command-line flag). Decoding is strict:
+// unknown keys and bad values are errors with file:line:column.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config holds every configuration value of wpg.
+type Config struct {
+	TX     TX
+	Server Server
+	// Sources maps each key ("tx.ring_bytes") to where its value came from.
+	Sources map[string]string
+	// File is the configuration file read, "" when none.
+	File string
+}
+
+// TX holds the [tx] section.
+type TX struct {
+	PrerenderMaxBytes   int64
+	PrerenderMaxPackets int64
+	RingBytes           int64
+}
+
+// Server holds the [server] section.
+type Server struct {
+	PreviewMax   int64
+	JobHistory   int64
+	JobHistoryDB int64
+}
+
+// Key describes one configuration key.
+type Key struct {
+	Name    string // dotted name, e.g. "tx.ring_bytes"
+	Flag    string // the command-line flag that overrides it, if any
+	Size    bool   // a byte size: integer or string with unit ("16MiB")
+	Min     int64
+	Help    string
+	Default int64
+	field   func(*Config) *int64
+}
+
+// Keys lists every key, in the order `wpg config` prints them.
+var Keys = []Key{
+	{Name: "tx.prerender_max_bytes", Flag: "--prerender-max-bytes", Size: true, Min: 0, Default: 256 << 20,
+		Help: "largest total size of frames pre-rendered before sending (--plan auto)", field: func(c *Config) *int64 { return &c.TX.PrerenderMaxBytes }},
+	{Name: "tx.prerender_max_packets", Flag: "--prerender-max-packets", Min: 0, Default: 100_000_000,
+		Help: "largest number of frames pre-rendered before sending (--plan auto)", field: func(c *Config) *int64 { return &c.TX.PrerenderMaxPackets }},
+	{Name: "tx.ring_bytes", Flag: "--ring-bytes", Size: true, Min: 4096, Default: 16 << 20,
+		Help: "cap on one worker's AF_PACKET TX ring / AF_XDP UMEM (locked memory)", field: func(c *Config) *int64 { return &c.TX.RingBytes }},
+	{Name: "server.preview_max", Min: 1, Default: 256,
+		Help: "most frames one preview may generate", field: func(c *Config) *int64 { return &c.Server.PreviewMax }},
+	{Name: "server.job_history", Min: 0, Default: 100,
+		Help: "finished jobs shown on the jobs page", field: func(c *Config) *int64 { return &c.Server.JobHistory }},
+	{Name: "server.job_history_db", Min: 0, Default: 1000,
+		Help: "finished jobs kept in the job database", field: func(c *Config) *int64 { return &c.Server.JobHistoryDB }},
+}
+
+// Default returns the built-in configuration.
+func Default() *Config {
+	c := &Config{Sources: map[string]string{}}
+	for _, k := range Keys {
+		*k.field(c) = k.Default
+		c.Sources[k.Name] = "default"
+	}
+	return c
+}
+
+// Get returns the value of the named key.
+func (c *Config) Get(name string) (int64, bool) {
+	for _, k := range Keys {
+		if k.Name == name {
+			return *k.field(c), true
+		}
+	}
+	return 0, false
+}
+
+// Set overrides a key from a command-line flag.
+func (c *Config) Set(name string, v int64, source string) error {
+	for _, k := range Keys {
+		if k.Name == name {
+			if v < k.Min {
+				return fmt.Errorf("%s: %d is below the minimum %d", source, v, k.Min)
+			}
+			*k.field(c) = v
+			c.Sources[name] = source
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown configuration key %q", name)
+}
+
+// Find returns the configuration file to read: explicit (from --config),
+// else $WPG_CONFIG, else ./wpg.toml, else $XDG_CONFIG_HOME/wpg/wpg.toml
+// (~/.config when unset). It returns "" when none exists; an explicit path
+// or $WPG_CONFIG that does not exist is an error.
+func Find(explicit string) (string, error) {
+	for _, c := range []struct{ path, what string }{{explicit, "--config"}, {os.Getenv("WPG_CONFIG"), "$WPG_CONFIG"}} {
+		if c.path == "" {
+			continue
+		}
+		if _, err := os.Stat(c.path); err != nil {
+			return "", fmt.Errorf("%s %s: %w (fix the path or remove the setting)", c.what, c.path, err)
+		}
+		return c.path, nil
+	}
+	if _, err := os.Stat("wpg.toml"); err == nil {
+		return "wpg.toml", nil
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, ".config")
+		}
+	}
+	if dir != "" {
+		p := filepath.Join(dir, "wpg", "wpg.toml")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+// Load finds and reads the configuration (see Find), over the defaults.
+func Load(explicit string) (*Config, error) {
+	path, err := Find(explicit)
+	if err != nil {
+		return nil, err
+	}
+	c := Default()
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
+	}
+	if err := c.Parse(path, data); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type rawConfig struct {
+	TX struct {
+		PrerenderMaxBytes   any `toml:"prerender_max_bytes"`
+		PrerenderMaxPackets any `toml:"prerender_max_packets"`
+		RingBytes           any `toml:"ring_bytes"`
+	} `toml:"tx"`
+	Server struct {
+		PreviewMax   any `toml:"preview_max"`
+		JobHistory   any `toml:"job_history"`
+		JobHistoryDB any `toml:"job_history_db"`
+	} `toml:"server"`
+}
+
+// Parse applies the TOML document data (named path in errors) over c.
+func (c *Config) Parse(path string, data []byte) error {
+	var raw rawConfig
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) && len(strict.Errors) > 0 {
+			e := strict.Errors[0]
+			row, col := e.Position()
+			return fmt.Errorf("%s:%d:%d: unknown key %q: valid keys are %s", path, row, col, strings.Join(e.Key(), "."), strings.Join(keyNames(), ", "))
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return fmt.Errorf("%s:%d:%d: %s: fix the TOML syntax (key = value, [section])", path, row, col, de.Error())
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	vals := map[string]any{
+		"tx.prerender_max_bytes":   raw.TX.PrerenderMaxBytes,
+		"tx.prerender_max_packets": raw.TX.PrerenderMaxPackets,
+		"tx.ring_bytes":            raw.TX.RingBytes,
+		"server.preview_max":       raw.Server.PreviewMax,
+		"server.job_history":       raw.Server.JobHistory,
+		"server.job_history_db":    raw.Server.JobHistoryDB,
+	}
+	c.File = path
+	for _, k := range Keys {
+		v := vals[k.Name]
+		if v == nil {
+			continue
+		}
+		line, col := locate(data, k.Name)
+		where := fmt.Sprintf("%s:%d:%d", path, line, col)
+		n, err := toInt(v, k.Size)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %v", where, k.Name, err)
+		}
+		if n < k.Min {
+			return fmt.Errorf("%s: %s = %d is below the minimum %d: use a value ≥ %d (default %d)", where, k.Name, n, k.Min, k.Min, k.Default)
+		}
+		*k.field(c) = n
+		c.Sources[k.Name] = fmt.Sprintf("%s:%d", path, line)
+	}
+	return nil
+}
+
+func keyNames() []string {
+	var out []string
+	for _, k := range Keys {
+		out = append(out, k.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func toInt(v any, size bool) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case string:
+		if size {
+			return ParseSize(x)
+		}
+		return 0, fmt.Errorf("%q is a string: write a whole number without quotes", x)
+	case float64:
+		return 0, fmt.Errorf("%v is not a whole number", x)
+	default:
+		return 0, fmt.Errorf("%v (%T) is not a number", x, x)
+	}
+}
+
+// locate finds the line and column of key's value in a TOML document (1-based;
+// 1:1 when not found).
+func locate(data []byte, dotted string) (int, int) {
+	i := strings.LastIndex(dotted, ".")
+	section, key := dotted[:i], dotted[i+1:]
+	keyRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=\s*`)
+	dottedRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(dotted) + `\s*=\s*`)
+	cur := ""
+	for n, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			cur = strings.TrimSpace(strings.Trim(t, "[]"))
+			continue
+		}
+		if m := dottedRe.FindStringIndex(line); m != nil && cur == "" {
+			return n + 1, m[1] + 1
+		}
+		if m := keyRe.FindStringIndex(line); m != nil && cur == section {
+			return n + 1, m[1] + 1
+		}
+	}
+	return 1, 1
+}
+
+var sizeRe = regexp.MustCompile(`^\s*([0-9]+)\s*([KMGT]i?B?|B)?\s*$`)
+
+// ParseSize parses a byte size: a whole number of bytes, or a number with a
+// unit (K/KiB = 1024, M/MiB, G/GiB, T/TiB; KB, MB, GB are decimal).
+func ParseSize(s string) (int64, error) {
+	m := sizeRe.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("%q is not a size: write bytes or a number with a unit, e.g. 16MiB, 256M, 4096", s)
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %v", s, err)
+	}
+	mult := int64(1)
+	switch m[2] {
+	case "", "B":
+	case "K", "Ki", "KiB":
+		mult = 1 << 10
+	case "M", "Mi", "MiB":
+		mult = 1 << 20
+	case "G", "Gi", "GiB":
+		mult = 1 << 30
+	case "T", "Ti", "TiB":
+		mult = 1 << 40
+	case "KB":
+		mult = 1e3
+	case "MB":
+		mult = 1e6
+	case "GB":
+		mult = 1e9
+	case "TB":
+		mult = 1e12
+	default:
+		return 0, fmt.Errorf("%q: unknown unit %q: use KiB, MiB, GiB (or K, M, G)", s, m[2])
+	}
+	if n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return n * mult, nil
+}
+
+// FormatSize formats a byte count with a binary unit when it is exact.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		div  int64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.div && n%u.div == 0 {
+			return fmt.Sprintf("%d %s", n/u.div, u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,209 @@
+// Package report holds the final report of a wpg run: the human table, the
+// versioned JSON document described in docs/report.md, and the live progress
+// line drawn on a terminal.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+)
+
+// Schema is the version of the JSON report. It changes when a field is
+// renamed or removed or changes meaning; new fields may be added within a
+// version.
+const Schema = "wpg.report/v1"
+
+// Report is the outcome of `wpg send` or `wpg bench`.
+type Report struct {
+	Schema  string `json:"schema"`
+	Command string `json:"command"`
+	// Template is the template file, or "(embedded default)".
+	Template string       `json:"template,omitempty"`
+	Backend  backend.Info `json:"backend"`
+	// Plan is how frames were produced ("prerender", "stream", or a mix).
+	Plan       string `json:"plan"`
+	PlanDetail string `json:"plan_detail,omitempty"`
+	Batch      int    `json:"batch"`
+
+	Frames  uint64  `json:"frames"`
+	Bytes   uint64  `json:"bytes"`
+	Seconds float64 `json:"seconds"`
+	PPS     float64 `json:"pps"`
+	// BPS is the L2 bit rate (frame bytes × 8, no preamble, IFG or FCS).
+	BPS      float64 `json:"bps"`
+	BPSLayer string  `json:"bps_layer"`
+	// FrameSize is the mean frame length in bytes.
+	FrameSize float64 `json:"frame_size"`
+
+	// Rate is the --rate given ("" = flat out); TargetPPS its frame rate.
+	Rate          string  `json:"rate,omitempty"`
+	TargetPPS     float64 `json:"target_pps"`
+	AchievedRatio float64 `json:"achieved_ratio"`
+	Wait          string  `json:"wait,omitempty"`
+	Clock         string  `json:"clock"`
+	TSC           bool    `json:"tsc"`
+	// Lateness of pacer grants versus their deadlines (ns); zero when flat out.
+	LatenessMaxNs  int64 `json:"lateness_max_ns"`
+	LatenessMeanNs int64 `json:"lateness_mean_ns"`
+	P50JitterNs    int64 `json:"p50_jitter"`
+	P99JitterNs    int64 `json:"p99_jitter"`
+
+	// Stop says why the run ended: count, source, duration, signal, error.
+	Stop  string `json:"stop"`
+	Error string `json:"error,omitempty"`
+
+	Workers []Worker `json:"workers"`
+	// Verification is the receiver's report when a receiving process took
+	// part (local paths), verbatim.
+	Verification json.RawMessage `json:"verification,omitempty"`
+	// CPUSeconds is the CPU time of all worker threads.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Environment describes the machine (see wpg sysinfo).
+	Environment any `json:"environment,omitempty"`
+	// Notes are plain-language remarks (fallbacks, a path that could not keep up).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Worker is one worker's share of the run.
+type Worker struct {
+	Worker     int     `json:"worker"`
+	CPU        int     `json:"cpu"`
+	NUMANode   int     `json:"numa_node"`
+	Frames     uint64  `json:"frames"`
+	Bytes      uint64  `json:"bytes"`
+	Seconds    float64 `json:"seconds"`
+	PPS        float64 `json:"pps"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	Mode       string  `json:"mode,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes r as a human-readable table.
+func (r *Report) WriteTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, a...)) }
+	title := "wpg " + r.Command
+	if r.Template != "" {
+		title += " " + r.Template
+	}
+	fmt.Fprintln(tw, title)
+	mode := r.Backend.Mode
+	if r.Backend.Reason != "" {
+		mode += " (" + r.Backend.Reason + ")"
+	}
+	be := r.Backend.Backend
+	if r.Backend.Interface != "" {
+		be += " on " + r.Backend.Interface
+	}
+	row("backend", "%s, mode %s", be, mode)
+	if r.Backend.RingDepth > 0 {
+		row("ring depth", "%d (effective)", r.Backend.RingDepth)
+	}
+	if r.Backend.NUMANode >= 0 {
+		row("NUMA node", "%d", r.Backend.NUMANode)
+	}
+	for _, k := range sortedKeys(r.Backend.Details) {
+		row("  "+k, "%s", r.Backend.Details[k])
+	}
+	plan := r.Plan
+	if r.PlanDetail != "" {
+		plan += " (" + r.PlanDetail + ")"
+	}
+	row("plan", "%s", plan)
+	row("workers", "%d, batch %d", len(r.Workers), r.Batch)
+	row("frames", "%d (%.1f bytes mean)", r.Frames, r.FrameSize)
+	row("bytes", "%d", r.Bytes)
+	row("seconds", "%.3f", r.Seconds)
+	row("rate", "%s pps, %s (L2)", SI(r.PPS, ""), SI(r.BPS, "bit/s"))
+	if r.Rate != "" {
+		row("target", "%s = %s pps, achieved %.2f %% (wait %s)", r.Rate, SI(r.TargetPPS, ""), r.AchievedRatio*100, r.Wait)
+		row("lateness", "max %s, mean %s, p50 %s, p99 %s", Dur(r.LatenessMaxNs), Dur(r.LatenessMeanNs), Dur(r.P50JitterNs), Dur(r.P99JitterNs))
+	}
+	row("clock", "%s", r.Clock)
+	row("cpu", "%.2f s (%.2f of a core)", r.CPUSeconds, safeDiv(r.CPUSeconds, r.Seconds))
+	row("stop", "%s", r.Stop)
+	if len(r.Workers) > 1 {
+		for _, wk := range r.Workers {
+			cpu := "unpinned"
+			if wk.CPU >= 0 {
+				cpu = fmt.Sprintf("cpu %d", wk.CPU)
+			}
+			row(fmt.Sprintf("  worker %d", wk.Worker), "%s pps, %d frames, %s", SI(wk.PPS, ""), wk.Frames, cpu)
+		}
+	}
+	if len(r.Verification) > 0 {
+		row("verification", "%s", compactJSON(r.Verification))
+	}
+	for _, n := range r.Notes {
+		row("note", "%s", n)
+	}
+	if r.Error != "" {
+		row("error", "%s", r.Error)
+	}
+	tw.Flush()
+}
+
+// SI formats v with an SI prefix (k, M, G) and the unit.
+func SI(v float64, unit string) string {
+	abs := v
+	if abs < 0 {
+		abs = -abs
+	}
+	s := ""
+	switch {
+	case abs >= 1e9:
+		s = fmt.Sprintf("%.3f G", v/1e9)
+	case abs >= 1e6:
+		s = fmt.Sprintf("%.3f M", v/1e6)
+	case abs >= 1e3:
+		s = fmt.Sprintf("%.3f k", v/1e3)
+	default:
+		s = fmt.Sprintf("%.1f ", v)
+	}
+	return strings.TrimSpace(s + unit)
+}
+
+// Dur formats a nanosecond count for humans.
+func Dur(ns int64) string { return time.Duration(ns).String() }
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+func compactJSON(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
