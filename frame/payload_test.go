@@ -1,0 +1,215 @@
+package frame
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func renderOne(t testing.TB, s *PayloadSource) []byte {
+	t.Helper()
+	buf := [][]byte{make([]byte, s.MaxFrame())}
+	lens := []int{0}
+	if n := s.Render(buf, lens, 12345); n != 1 {
+		t.Fatalf("Render = %d, want 1", n)
+	}
+	return buf[0][:lens[0]]
+}
+
+func TestPayloadChecksumMatchesFullCRC(t *testing.T) {
+	for _, fill := range []string{FillPattern, FillRandom} {
+		for _, size := range []int{64, 65, 100, 4095, 4096, 4104, 4111, 4112, 8200, 65536, 65537, 460800, 1<<20 + 13} {
+			s, err := NewPayloadSource(PayloadConfig{Size: size, Fill: fill, Seed: 7}, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 3; i++ {
+				b := renderOne(t, s)
+				want := crc32.Checksum(b[PayloadHeaderLen:], castagnoli)
+				if got := binary.LittleEndian.Uint32(b[28:]); got != want {
+					t.Fatalf("fill %s size %d frame %d: header checksum %08x, CRC-32C of payload %08x", fill, size, i, got, want)
+				}
+				sig, ok, corrupt := DecodePayload(b)
+				if !ok || corrupt || sig.Seq != uint64(i) || sig.TxNs != 12345 {
+					t.Fatalf("size %d: DecodePayload = %+v ok=%v corrupt=%v", size, sig, ok, corrupt)
+				}
+			}
+		}
+	}
+}
+
+func TestPayloadDetectsStaleAndDamaged(t *testing.T) {
+	s, err := NewPayloadSource(PayloadConfig{Size: 460800}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0 := append([]byte(nil), renderOne(t, s)...)
+	f1 := renderOne(t, s)
+	// A page of the previous frame left in the middle (stale/torn read).
+	torn := append([]byte(nil), f1...)
+	copy(torn[PayloadHeaderLen+8192:PayloadHeaderLen+12288], f0[PayloadHeaderLen+8192:])
+	if _, ok, corrupt := DecodePayload(torn); !ok || !corrupt {
+		t.Fatalf("torn frame: ok=%v corrupt=%v, want corrupt", ok, corrupt)
+	}
+	// One flipped bit between stamps.
+	bad := append([]byte(nil), f1...)
+	bad[PayloadHeaderLen+5000] ^= 0x10
+	if _, ok, corrupt := DecodePayload(bad); !ok || !corrupt {
+		t.Fatalf("bit flip: ok=%v corrupt=%v, want corrupt", ok, corrupt)
+	}
+	// The header check alone catches a stale end.
+	stale := append([]byte(nil), f1...)
+	copy(stale[len(stale)-8:], f0[len(f0)-8:])
+	if _, ok, corrupt := DecodePayloadHeader(stale); !ok || !corrupt {
+		t.Fatalf("stale tail: ok=%v corrupt=%v, want corrupt", ok, corrupt)
+	}
+	if _, ok, corrupt := DecodePayload(f1[:len(f1)-1]); !ok || !corrupt {
+		t.Fatalf("short frame: ok=%v corrupt=%v, want corrupt", ok, corrupt)
+	}
+	if _, ok, _ := DecodePayload(make([]byte, 100)); ok {
+		t.Fatal("zero bytes decoded as a payload frame")
+	}
+}
+
+func TestPayloadWorkersAndCount(t *testing.T) {
+	const W, count = 3, 10
+	seen := map[uint64]bool{}
+	for w := 0; w < W; w++ {
+		s, err := NewPayloadSource(PayloadConfig{Size: 64, Count: count}, w, W)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := make([][]byte, 8)
+		for i := range bufs {
+			bufs[i] = make([]byte, s.MaxFrame())
+		}
+		lens := make([]int, 8)
+		for {
+			n := s.Render(bufs, lens, 0)
+			for i := 0; i < n; i++ {
+				sig, ok, corrupt := DecodePayload(bufs[i][:lens[i]])
+				if !ok || corrupt || sig.Seq%W != uint64(w) || seen[sig.Seq] {
+					t.Fatalf("worker %d: seq %d ok=%v corrupt=%v", w, sig.Seq, ok, corrupt)
+				}
+				seen[sig.Seq] = true
+			}
+			if n < len(bufs) {
+				break
+			}
+		}
+	}
+	if len(seen) != count {
+		t.Fatalf("frames across workers = %d, want %d", len(seen), count)
+	}
+}
+
+func TestPayloadRawAndFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.bin")
+	if err := os.WriteFile(path, []byte("abcdefghij"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewPayloadSource(PayloadConfig{Size: 64, Raw: true, Fill: FillFile, File: path}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := renderOne(t, s)
+	if len(b) != 64 || string(b[:23]) != "abcdefghijabcdefghijabc" {
+		t.Fatalf("raw file payload = %q", b)
+	}
+	s, err = NewPayloadSource(PayloadConfig{Size: 64, Fill: FillFile, File: path, Verify: VerifyOff}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = renderOne(t, s)
+	if b[5]&flagChecksum != 0 {
+		t.Fatal("verify off still flags a checksum")
+	}
+	if _, ok, corrupt := DecodePayload(b); !ok || corrupt {
+		t.Fatal("verify-off frame does not decode")
+	}
+}
+
+func TestPayloadConfigErrors(t *testing.T) {
+	for _, c := range []PayloadConfig{
+		{Size: 63}, {Size: MaxPayload + 1}, {Size: 64, Fill: "zeros"}, {Size: 64, Fill: FillFile},
+		{Size: 64, File: "x"}, {Size: 64, Fill: FillFile, File: "/nonexistent/wpg"},
+	} {
+		if _, err := NewPayloadSource(c, 0, 1); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	if _, err := ParseVerify("maybe"); err == nil {
+		t.Error("ParseVerify(maybe): no error")
+	}
+	for s, want := range map[string]VerifyMode{"on": VerifyOn, "sample": VerifySample, "off": VerifyOff} {
+		if m, err := ParseVerify(s); err != nil || m != want || m.String() != s {
+			t.Errorf("ParseVerify(%q) = %v, %v", s, m, err)
+		}
+	}
+}
+
+func TestPayloadRenderNoAllocs(t *testing.T) {
+	s, _ := NewPayloadSource(PayloadConfig{Size: 4096}, 0, 1)
+	bufs := [][]byte{make([]byte, s.MaxFrame()), make([]byte, s.MaxFrame())}
+	lens := make([]int, 2)
+	if a := testing.AllocsPerRun(100, func() { s.Render(bufs, lens, 1) }); a != 0 {
+		t.Fatalf("Render allocates %.1f times per batch", a)
+	}
+	if a := testing.AllocsPerRun(100, func() { DecodePayload(bufs[0][:lens[0]]) }); a != 0 {
+		t.Fatalf("DecodePayload allocates %.1f times", a)
+	}
+}
+
+func benchSizes() []int { return []int{64, 4096, 460800, 1 << 20} }
+
+func BenchmarkPayloadRender(b *testing.B) {
+	for _, size := range benchSizes() {
+		b.Run(sizeName(size), func(b *testing.B) {
+			s, _ := NewPayloadSource(PayloadConfig{Size: size}, 0, 1)
+			bufs := [][]byte{make([]byte, s.MaxFrame())}
+			lens := []int{0}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Render(bufs, lens, 1)
+			}
+		})
+	}
+}
+
+func BenchmarkDecodePayload(b *testing.B) {
+	for _, size := range benchSizes() {
+		b.Run(sizeName(size), func(b *testing.B) {
+			s, _ := NewPayloadSource(PayloadConfig{Size: size}, 0, 1)
+			f := renderOne(b, s)
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				DecodePayload(f)
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + "MiB"
+	case n >= 1024 && n%1024 == 0:
+		return itoa(n>>10) + "KiB"
+	}
+	return itoa(n) + "B"
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
