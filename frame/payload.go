@@ -155,10 +155,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // a precomputed base checksum in constant time, so a 1 GiB frame costs one
 // write pass and no checksum pass on the sender.
 type PayloadSource struct {
-	cfg      PayloadConfig
-	block    []byte // base image period (len <= Size)
-	stamps   []int  // stamp offsets within the payload
-	baseCRC  uint32 // CRC-32C of the base image with stamp words zeroed
+	cfg     PayloadConfig
+	block   []byte // base image period (len <= Size)
+	stamps  []int  // stamp offsets within the payload
+	baseCRC uint32 // CRC-32C of the base image with stamp words zeroed
 	// stampTab[i][b] is the checksum contribution of byte i of the stamp
 	// word having value b (the map stamp → contribution is linear).
 	stampTab *[8][256]uint32
