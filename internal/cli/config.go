@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/internal/config"
+)
+
+func init() { register(newConfigCmd) }
+
+func newConfigCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "print every effective configuration value and where it came from",
+		Long: `config reads wpg.toml (--config, $WPG_CONFIG, ./wpg.toml, $XDG_CONFIG_HOME/wpg/wpg.toml) over the
+built-in defaults and prints each key's effective value and its source. Flags of send and bench override
+the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packets).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path, _ := cmd.Flags().GetString("config")
+			cfg, err := config.Load(path)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				type entry struct {
+					Key    string `json:"key"`
+					Value  int64  `json:"value"`
+					Source string `json:"source"`
+				}
+				var list []entry
+				for _, k := range config.Keys {
+					v, _ := cfg.Get(k.Name)
+					list = append(list, entry{k.Name, v, cfg.Sources[k.Name]})
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]any{"file": cfg.File, "keys": list})
+			}
+			file := cfg.File
+			if file == "" {
+				file = "(none found; defaults only)"
+			}
+			fmt.Fprintf(out, "configuration file: %s\n", file)
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tFLAG")
+			for _, k := range config.Keys {
+				v, _ := cfg.Get(k.Name)
+				val := fmt.Sprint(v)
+				if k.Size {
+					val = config.FormatSize(v)
+				}
+				flag := k.Flag
+				if flag == "" {
+					flag = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Name, val, cfg.Sources[k.Name], flag)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/config"
+)
+
+// runFlags are the flags `wpg send` and `wpg bench` share (seeds/002).
+type runFlags struct {
+	backend     string
+	iface       string
+	batch       int
+	ringDepth   int
+	ringBytes   string
+	noTxRing    bool
+	qdiscBypass bool
+	workers     int
+	pinCore     int
+	pinCores    string
+	autoPin     bool
+	queue       int
+	xdpMode     string
+	busyPoll    bool
+	clock       string
+	duration    time.Duration
+	count       uint64
+	json        bool
+	output      string
+	format      string
+
+	// send only (bench has them too, with bench defaults)
+	rate                string
+	rateLayer           string
+	burst               int
+	wait                string
+	plan                string
+	prerenderMaxBytes   string
+	prerenderMaxPackets int64
+
+	// payload frames and local paths
+	size        string
+	raw         bool
+	fill        string
+	payloadFile string
+	seed        uint64
+	verify      string
+	fifo        string
+	vmsplice    bool
+	connect     string
+	recvMode    string
+	busyWait    bool
+	slots       int
+}
+
+func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
+	fl := cmd.Flags()
+	defBatch, defDuration := 64, time.Duration(0)
+	if bench {
+		defBatch, defDuration = 256, 10*time.Second
+	}
+	fl.StringVar(&f.backend, "backend", "", "data path: "+strings.Join(backend.Names(), ", ")+" (default: afpacket with -i, else null)")
+	fl.StringVarP(&f.iface, "interface", "i", "", "network interface (afpacket, afxdp)")
+	fl.IntVar(&f.batch, "batch", defBatch, "frames handed to the backend per call")
+	fl.IntVar(&f.ringDepth, "ring-depth", 4096, "TX ring slots (afpacket), capped by --ring-bytes")
+	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "cap on one worker's TX ring / UMEM memory (config tx.ring_bytes)")
+	fl.BoolVar(&f.noTxRing, "no-tx-ring", false, "afpacket: use sendmmsg instead of the TPACKET_V3 TX ring")
+	fl.BoolVar(&f.qdiscBypass, "qdisc-bypass", false, "afpacket: bypass the qdisc layer (PACKET_QDISC_BYPASS)")
+	fl.IntVar(&f.workers, "workers", 1, "sender workers, each an OS thread with its own backend instance")
+	fl.IntVar(&f.pinCore, "pin-core", -1, "pin the (single) worker to this CPU")
+	fl.StringVar(&f.pinCores, "pin-cores", "", "pin worker i to the i-th CPU of this list (e.g. 2,3 or 2-5)")
+	fl.BoolVar(&f.autoPin, "auto-pin", false, "pin workers to allowed CPUs, the NIC's NUMA node first, CPU 0 last")
+	fl.IntVar(&f.queue, "queue", 0, "first NIC queue (afxdp, dpdk): worker i uses queue+i")
+	fl.StringVar(&f.xdpMode, "xdp-mode", "auto", "afxdp attach mode: auto, native, generic")
+	fl.BoolVar(&f.busyPoll, "busy-poll", false, "afxdp: busy polling")
+	fl.StringVar(&f.clock, "clock", "auto", "clock for timestamps and pacing: auto (TSC when invariant), tsc, monotonic")
+	fl.DurationVar(&f.duration, "duration", defDuration, "stop after this long (0 = no limit)")
+	fl.Uint64Var(&f.count, "count", 0, "stop after this many frames in total (0 = the template's counts)")
+	fl.BoolVar(&f.json, "json", false, "print the report as JSON (docs/report.md)")
+	fl.StringVarP(&f.output, "output", "o", "", "pcapfile: output file")
+	fl.StringVar(&f.format, "format", "", "pcapfile: pcap or pcapng (default: from the file name, else pcap)")
+
+	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us (default flat out)")
+	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates count l2 frame bytes, or l1 (+preamble and inter-frame gap)")
+	fl.IntVar(&f.burst, "burst", 0, "frames per rate-control grant (0 = automatic)")
+	fl.StringVar(&f.wait, "wait", "hybrid", "how the sender waits for the next grant: spin, sleep, hybrid")
+	fl.StringVar(&f.plan, "plan", "auto", "frame production: auto, prerender, stream")
+	fl.StringVar(&f.prerenderMaxBytes, "prerender-max-bytes", "256MiB", "pre-render at most this many bytes (config tx.prerender_max_bytes)")
+	fl.Int64Var(&f.prerenderMaxPackets, "prerender-max-packets", 100_000_000, "pre-render at most this many frames (config tx.prerender_max_packets)")
+
+	fl.StringVar(&f.size, "size", "", "payload frame size for local and device paths (64 … 1GiB), or frame size of the default template")
+	fl.BoolVar(&f.raw, "raw", false, "payload only, no wpg header (for feeding other programs, e.g. ffmpeg)")
+	fl.StringVar(&f.fill, "fill", "pattern", "payload content: pattern, random (seeded), file")
+	fl.StringVar(&f.payloadFile, "payload-file", "", "payload content from this file (implies --fill file)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed for random payloads")
+	fl.StringVar(&f.verify, "verify", "on", "payload checksums: on, sample, off (pure bandwidth)")
+	fl.StringVar(&f.fifo, "fifo", "", "pipe: write into this FIFO instead of stdout")
+	fl.BoolVar(&f.vmsplice, "vmsplice", false, "pipe: vmsplice(2) pages instead of write(2)")
+	fl.StringVar(&f.connect, "connect", "", "local paths: meet an independently started `wpg recv --listen SOCK`")
+	fl.StringVar(&f.recvMode, "recv-mode", "inplace", "shm: the receiver reads inplace or copies out")
+	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
+	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0 = automatic)")
+}
+
+// backendName resolves the --backend default.
+func (f *runFlags) backendName() string {
+	if f.backend != "" {
+		return f.backend
+	}
+	if f.iface != "" {
+		return "afpacket"
+	}
+	return "null"
+}
+
+// applyConfig overlays flags the user set on the configuration (defaults <
+// file < flags) and returns the effective configuration.
+func applyConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
+	path, _ := cmd.Flags().GetString("config")
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	fl := cmd.Flags()
+	if fl.Changed("ring-bytes") {
+		n, err := config.ParseSize(f.ringBytes)
+		if err != nil {
+			return nil, fmt.Errorf("--ring-bytes: %w", err)
+		}
+		if err := cfg.Set("tx.ring_bytes", n, "--ring-bytes"); err != nil {
+			return nil, err
+		}
+	}
+	if fl.Changed("prerender-max-bytes") {
+		n, err := config.ParseSize(f.prerenderMaxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("--prerender-max-bytes: %w", err)
+		}
+		if err := cfg.Set("tx.prerender_max_bytes", n, "--prerender-max-bytes"); err != nil {
+			return nil, err
+		}
+	}
+	if fl.Changed("prerender-max-packets") {
+		if err := cfg.Set("tx.prerender_max_packets", f.prerenderMaxPackets, "--prerender-max-packets"); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// parseCPUList parses "2,3,5-7".
+func parseCPUList(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("%q is not a CPU number: write a list such as 2,3 or 2-5", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("%q is not a CPU range: write it low-high, such as 2-5", part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty CPU list")
+	}
+	return out, nil
+}
+
+// readInt reads a small integer file under /sys; ok is false when missing.
+func readInt(path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n, err == nil
+}
