@@ -1,0 +1,105 @@
+package memread
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// naive is the definition of Sum64, one word at a time.
+func naive(b []byte) uint64 {
+	var s uint64
+	for i := 0; i < len(b); i += 8 {
+		var w [8]byte
+		copy(w[:], b[i:])
+		s += binary.LittleEndian.Uint64(w[:])
+	}
+	return s
+}
+
+func TestImplsAgreeRandomSizesAndAlignments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 1<<20+512)
+	for i := range buf {
+		buf[i] = byte(rng.Uint32())
+	}
+	impls := Available()
+	if len(impls) == 0 || impls[len(impls)-1].Name != "go" {
+		t.Fatalf("implementations %v: the pure-Go fallback must always be last", impls)
+	}
+	sizes := []int{0, 1, 7, 8, 9, 63, 64, 65, 255, 256, 257, 511, 512, 4096, 65536, 1 << 20}
+	for i := 0; i < 300; i++ {
+		sizes = append(sizes, rng.IntN(1<<20))
+	}
+	for _, n := range sizes {
+		off := rng.IntN(129)
+		b := buf[off : off+n]
+		want := naive(b)
+		for _, im := range impls {
+			if got := im.Sum(b); got != want {
+				t.Fatalf("%s: Sum64 of %d bytes at offset %d = %#x, want %#x", im.Name, n, off, got, want)
+			}
+		}
+	}
+	t.Logf("checked %d sizes with %d implementations (active: %s)", len(sizes), len(impls), Active().How)
+}
+
+// A single changed byte anywhere changes the sum.
+func TestSumDetectsACorruptByte(t *testing.T) {
+	b := make([]byte, 4096+37)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	for _, im := range Available() {
+		ref := im.Sum(b)
+		for _, pos := range []int{0, 255, 256, 4095, len(b) - 1} {
+			b[pos] ^= 0x40
+			if im.Sum(b) == ref {
+				t.Errorf("%s: flipping byte %d left the sum unchanged", im.Name, pos)
+			}
+			b[pos] ^= 0x40
+		}
+	}
+}
+
+func TestUse(t *testing.T) {
+	defer func() { _ = Use("auto") }()
+	if err := Use("go"); err != nil || Active().Name != "go" {
+		t.Fatalf("Use(go): %v, active %s", err, Active().Name)
+	}
+	if err := Use("sse1"); err == nil {
+		t.Fatal("Use of an unknown reader succeeded")
+	}
+	if err := Use("auto"); err != nil || Active().Name != Available()[0].Name {
+		t.Fatalf("Use(auto): %v, active %s", err, Active().Name)
+	}
+}
+
+func BenchmarkSum64(b *testing.B) {
+	for _, size := range []int{64 << 10, 1 << 20, 64 << 20} {
+		buf := make([]byte, size)
+		for i := range buf {
+			buf[i] = byte(i)
+		}
+		for _, im := range Available() {
+			b.Run(fmt.Sprintf("%s/%d", im.Name, size), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				var s uint64
+				for b.Loop() {
+					s += im.Sum(buf)
+				}
+				sink = s
+			})
+		}
+	}
+}
+
+var sink uint64
+
+func ExampleSum64() {
+	b := []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3}
+	fmt.Println(Sum64(b))
+	// Output: 6
+}
