@@ -1,0 +1,33 @@
+//go:build linux
+
+package sys
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// SleepUntilMonotonic sleeps until CLOCK_MONOTONIC reaches ns
+// (clock_nanosleep with TIMER_ABSTIME). An absolute deadline is immune to
+// the time spent between computing it and entering the kernel. It returns
+// early, without error, when a signal interrupts the sleep; the caller
+// re-checks its clock anyway.
+func SleepUntilMonotonic(ns int64) error {
+	ts := unix.NsecToTimespec(ns)
+	err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+	if err != nil && !errors.Is(err, unix.EINTR) {
+		return fmt.Errorf("clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, %d): %w", ns, err)
+	}
+	return nil
+}
+
+// TimerSlackNs returns the calling thread's timer slack (PR_GET_TIMERSLACK).
+func TimerSlackNs() (uint64, error) {
+	r, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
+		return 0, fmt.Errorf("prctl(PR_GET_TIMERSLACK): %w", err)
+	}
+	return uint64(r), nil
+}

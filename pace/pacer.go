@@ -1,0 +1,311 @@
+package pace
+
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+// Config configures one Pacer (one worker).
+type Config struct {
+	// FPS is this pacer's frame rate: the worker's share, i.e.
+	// rate.Split(workers).FramesPerSecond(meanFrameBytes, layer). Zero,
+	// negative or +Inf means unlimited.
+	FPS float64
+	// Burst is the number of frames one grant releases back to back (the
+	// bucket depth); 0 picks it automatically: 1 unless the frame interval
+	// is shorter than the wait resolution (1 µs for spin and hybrid, 50 µs
+	// for sleep), then as many frames as fit in that resolution. Set it to
+	// 1 for an ifg= rate (Rate.IFG).
+	Burst int
+	// Wait is how the pacer waits for a deadline.
+	Wait WaitMode
+	// Clock reads the time; nil means a CLOCK_MONOTONIC clock.
+	Clock *Clock
+}
+
+const (
+	// catchUpWindow caps the debt after a stall: frames more than this far
+	// behind schedule are dropped from the schedule (counted in
+	// Stats.Forgiven), so a stall never turns into a flood.
+	catchUpWindow = 10 * time.Millisecond
+	// catchUpSpeed is how much faster than the target rate owed frames are
+	// repaid: after a stall no 1 ms carries much more than 1.5 times its
+	// share, while a 10 ms debt is repaid within 20 ms.
+	catchUpSpeed = 1.5
+	// maxSleepChunk bounds one sleep so that Grant notices stop within
+	// about a millisecond even at very low rates.
+	maxSleepChunk = time.Millisecond
+	// spinGuard is how much earlier than the learned oversleep (mean plus
+	// two mean deviations) hybrid aims its sleep; the rest is spun.
+	spinGuard = 2 * time.Microsecond
+	// minSleep: a hybrid wait shorter than this (beyond the lead) spins.
+	minSleep = 5 * time.Microsecond
+	// sleepSpinMax: sleep mode spins a remainder up to this long after an
+	// early wake instead of sleeping again.
+	sleepSpinMax = 20 * time.Microsecond
+	// learnClamp bounds one oversleep sample, so that one stolen vCPU
+	// slice does not throw the average off.
+	learnClamp = time.Millisecond
+	// histMax is the largest lateness the histogram records exactly.
+	histMax = 60 * time.Second
+)
+
+// Pacer is a token bucket that releases frames at a fixed rate: Grant
+// blocks until the next group of frames is due and says how many may go.
+// The schedule is kept in fixed point (2⁻⁶⁴ ns), so the long-run average
+// is exact. A Pacer belongs to one worker and is not safe for concurrent
+// use; Stats may be called after the worker stopped calling Grant.
+type Pacer struct {
+	clk       *Clock
+	wait      WaitMode
+	unlimited bool
+	fps       float64
+	burst     int
+
+	// the schedule: next is when the next unsent frame is due
+	periodF    float64 // ns
+	periodNs   int64
+	periodFrac uint64 // 2⁻⁶⁴ ns
+	next       int64
+	nextFrac   uint64
+	notBefore  int64 // catch-up spacing
+	groupLeft  int   // frames of the current burst not yet handed out
+	started    bool
+	capNs      int64
+
+	// learned oversleep (ns), exponentially weighted
+	osMean, osDev int64
+
+	// stats
+	grants, frames, forgiven, behind int64
+	latSum, latMax                   int64
+	hist                             *hdrhistogram.Histogram
+}
+
+// New returns a pacer for cfg. The schedule starts at the first Grant.
+func New(cfg Config) *Pacer {
+	p := &Pacer{
+		clk:    cfg.Clock,
+		wait:   cfg.Wait,
+		fps:    cfg.FPS,
+		capNs:  catchUpWindow.Nanoseconds(),
+		osMean: 20_000,
+		osDev:  10_000,
+		hist:   newHist(),
+	}
+	if p.clk == nil {
+		p.clk = &Clock{kind: clockMonotonic, why: "default"}
+	}
+	if !(cfg.FPS > 0) || math.IsInf(cfg.FPS, 1) {
+		p.unlimited, p.fps = true, 0
+		return p
+	}
+	p.periodF = 1e9 / cfg.FPS
+	whole, frac := math.Modf(p.periodF)
+	p.periodNs = int64(whole)
+	if f := frac * (1 << 64); f < 1<<64 {
+		p.periodFrac = uint64(f)
+	} else {
+		p.periodFrac = math.MaxUint64
+	}
+	p.burst = cfg.Burst
+	if p.burst <= 0 {
+		res := time.Microsecond
+		if cfg.Wait == Sleep {
+			res = 50 * time.Microsecond
+		}
+		p.burst = max(1, int(float64(res.Nanoseconds())/p.periodF))
+	}
+	return p
+}
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, histMax.Nanoseconds(), 3) }
+
+// Setup prepares the calling thread (the worker's own locked, pinned
+// thread) before the loop: for the sleeping wait modes it sets the timer
+// slack to 1 µs (PR_SET_TIMERSLACK; the default 50 µs would be added to
+// every wake-up) and measures a few sleeps to seed the learned oversleep.
+func (p *Pacer) Setup() error {
+	if p.unlimited || p.wait == Spin {
+		return nil
+	}
+	if p.clk.kind != clockFake {
+		if err := sys.SetTimerSlack(1000); err != nil {
+			return err
+		}
+	}
+	for range 8 {
+		t := p.clk.Now() + 100_000
+		p.clk.sleepUntil(t)
+		p.learn(p.clk.Now() - t)
+	}
+	return nil
+}
+
+// Burst returns the frames per grant in use (Config.Burst or the automatic
+// choice).
+func (p *Pacer) Burst() int { return p.burst }
+
+// Unlimited reports whether the pacer lets everything through.
+func (p *Pacer) Unlimited() bool { return p.unlimited }
+
+// Grant blocks until at least one frame may be sent and returns how many
+// (1..max) may go now. It returns 0 promptly (within about 1 ms) once stop
+// is set. A group of Burst frames is released at the group's due time;
+// when the caller is behind schedule every frame already due is released
+// (up to max), owed frames are repaid at most 1.5 times faster than the
+// rate, and frames more than 10 ms overdue are dropped from the schedule.
+// Grant does not allocate.
+func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
+	if max <= 0 || stop.Load() {
+		return 0
+	}
+	if p.unlimited {
+		return max
+	}
+	if p.groupLeft > 0 { // the rest of a burst goes without waiting
+		n := min(p.groupLeft, max)
+		p.groupLeft -= n
+		p.take(n)
+		return n
+	}
+	now := p.clk.Now()
+	if !p.started {
+		p.started = true
+		p.next = now
+	}
+	deadline := max64(p.next, p.notBefore)
+	if now < deadline {
+		if now = p.waitUntil(deadline, stop); now < 0 {
+			return 0
+		}
+	}
+	late := now - deadline
+	p.grants++
+	p.latSum += late
+	if late > p.latMax {
+		p.latMax = late
+	}
+	if late > histMax.Nanoseconds() {
+		late = histMax.Nanoseconds()
+	}
+	_ = p.hist.RecordValue(late)
+
+	if lag := now - p.next; lag > p.capNs { // a stall: forgive the excess
+		k := int64(float64(lag-p.capNs) / p.periodF)
+		p.advance(k)
+		p.forgiven += k
+	}
+	owed := int64(float64(now-p.next)/p.periodF) + 1
+	n := p.burst
+	if owed > int64(n) {
+		p.behind++
+		n = int(min(owed, int64(max)))
+		p.take(n)
+		p.notBefore = now + int64(float64(n)*p.periodF/catchUpSpeed)
+		return n
+	}
+	if n > max {
+		p.groupLeft = n - max
+		n = max
+	}
+	p.take(n)
+	return n
+}
+
+// Return gives back n frames granted but not sent (the path was full), so
+// that they are due again at once and the average rate holds.
+func (p *Pacer) Return(n int) {
+	if n <= 0 || p.unlimited {
+		return
+	}
+	p.frames -= int64(n)
+	hi, lo := bits.Mul64(uint64(n), p.periodFrac)
+	var borrow uint64
+	p.nextFrac, borrow = bits.Sub64(p.nextFrac, lo, 0)
+	p.next -= int64(n)*p.periodNs + int64(hi) + int64(borrow)
+}
+
+func (p *Pacer) take(n int) {
+	p.frames += int64(n)
+	p.advance(int64(n))
+}
+
+// advance moves the schedule on by n frame intervals, exactly.
+func (p *Pacer) advance(n int64) {
+	hi, lo := bits.Mul64(uint64(n), p.periodFrac)
+	var carry uint64
+	p.nextFrac, carry = bits.Add64(p.nextFrac, lo, 0)
+	p.next += n*p.periodNs + int64(hi) + int64(carry)
+}
+
+// waitUntil waits for the clock to reach deadline in the configured mode
+// and returns the clock then, or -1 once stop is set.
+func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
+	for {
+		now := p.clk.Now()
+		if now >= deadline {
+			return now
+		}
+		if stop.Load() {
+			return -1
+		}
+		rem := deadline - now
+		var target int64
+		switch p.wait {
+		case Spin:
+			sys.Pause()
+			continue
+		case Hybrid:
+			lead := max64(0, p.osMean+2*p.osDev) + spinGuard.Nanoseconds()
+			if rem <= lead+minSleep.Nanoseconds() {
+				sys.Pause()
+				continue
+			}
+			target = deadline - lead
+		default: // Sleep
+			if rem <= sleepSpinMax.Nanoseconds() && rem < p.osMean {
+				sys.Pause() // an early wake: finish the few µs left
+				continue
+			}
+			target = deadline - max64(0, p.osMean)
+			if target <= now {
+				target = deadline
+			}
+		}
+		if target-now > maxSleepChunk.Nanoseconds() {
+			target = now + maxSleepChunk.Nanoseconds()
+		}
+		p.clk.sleepUntil(target)
+		p.learn(p.clk.Now() - target)
+	}
+}
+
+// learn folds one oversleep sample into the moving averages (weight 1/8).
+func (p *Pacer) learn(os int64) {
+	os = min(max(os, -learnClamp.Nanoseconds()), learnClamp.Nanoseconds())
+	p.osMean += (os - p.osMean) / 8
+	d := os - p.osMean
+	if d < 0 {
+		d = -d
+	}
+	p.osDev += (d - p.osDev) / 8
+}
+
+// Oversleep returns the learned mean oversleep and its mean deviation.
+func (p *Pacer) Oversleep() (mean, dev time.Duration) {
+	return time.Duration(p.osMean), time.Duration(p.osDev)
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}

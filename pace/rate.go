@@ -1,0 +1,238 @@
+package pace
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Layer says which bytes a bit rate counts.
+type Layer uint8
+
+const (
+	// L2 counts the frame as wpg builds it (destination MAC to the end of
+	// the payload, no FCS). It is the default.
+	L2 Layer = iota
+	// L1 also counts what the wire adds to every frame: preamble and SFD
+	// (8 B), the 4-byte FCS the NIC appends, and the 12-byte minimum
+	// inter-frame gap: L1Overhead bytes in all.
+	L1
+)
+
+// L1Overhead is the per-frame byte count --rate-layer l1 adds to a frame as
+// wpg builds it: 7 B preamble + 1 B SFD + 4 B FCS + 12 B inter-frame gap.
+// With it, 60-byte frames (64 on the wire) at 10Gbps give the textbook
+// 14.88 Mpps.
+const L1Overhead = 24
+
+// ParseLayer parses --rate-layer: "l2" (or "") and "l1", case-insensitive.
+func ParseLayer(s string) (Layer, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "l2":
+		return L2, nil
+	case "l1":
+		return L1, nil
+	}
+	return L2, fmt.Errorf("rate layer %q: want l2 (count frame bytes, the default) or l1 (also count preamble, FCS and inter-frame gap, %d B per frame)", s, L1Overhead)
+}
+
+// String returns "l2" or "l1".
+func (l Layer) String() string {
+	if l == L1 {
+		return "l1"
+	}
+	return "l2"
+}
+
+type rateKind uint8
+
+const (
+	kindUnlimited rateKind = iota
+	kindFrames             // pps or fps: frames per second
+	kindBits               // bits per second
+	kindIFG                // a fixed interval between frame starts
+)
+
+// Rate is a parsed --rate. The zero value is unlimited.
+type Rate struct {
+	kind  rateKind
+	value float64       // frames/s for kindFrames, bits/s for kindBits
+	ifg   time.Duration // kindIFG
+	unit  string        // "pps" or "fps" for kindFrames, for String
+}
+
+// ErrBadRate is wrapped by every ParseRate error.
+var ErrBadRate = errors.New("bad rate")
+
+const rateExamples = `examples: 1Mpps, 250kpps, 1000pps, 15fps, 10Gbps, 500Mbps, 2.5Gbit/s, ifg=10us; empty = unlimited`
+
+// ParseRate parses --rate:
+//
+//   - frames per second: "1000pps", "250kpps", "1.5Mpps", "15fps" (also
+//     "kfps"/"Mfps"); prefixes k/K (10³), M (10⁶), G (10⁹);
+//   - bits per second: "500Mbps", "10Gbps", "2.5Gbit/s", "800kbps"
+//     (prefixes k/K, M, G, T); counted at the layer given to
+//     FramesPerSecond;
+//   - "ifg=<duration>": a fixed interval between the starts of consecutive
+//     frames, in Go duration syntax ("10us", "1.5ms", "100ns"); it forces
+//     a burst of 1;
+//   - "" (or "0", "unlimited", "max"): no pacing.
+//
+// Errors wrap ErrBadRate and show examples.
+func ParseRate(s string) (Rate, error) {
+	t := strings.TrimSpace(s)
+	switch strings.ToLower(t) {
+	case "", "0", "unlimited", "max":
+		return Rate{}, nil
+	}
+	if rest, ok := strings.CutPrefix(strings.ToLower(t), "ifg="); ok {
+		d, err := time.ParseDuration(strings.TrimSpace(rest))
+		if err != nil || d <= 0 {
+			return Rate{}, fmt.Errorf("%w %q: ifg= wants a positive duration such as ifg=10us or ifg=1ms (%s)", ErrBadRate, s, rateExamples)
+		}
+		return Rate{kind: kindIFG, ifg: d}, nil
+	}
+	// Split the number from the unit.
+	i := 0
+	for i < len(t) && strings.IndexByte("0123456789.eE+-", t[i]) >= 0 {
+		i++ // no unit starts with e or E, so the exponent needs no special case
+	}
+	num, unit := t[:i], strings.TrimSpace(t[i:])
+	if num == "" {
+		return Rate{}, fmt.Errorf("%w %q: no number (%s)", ErrBadRate, s, rateExamples)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return Rate{}, fmt.Errorf("%w %q: %q is not a number (%s)", ErrBadRate, s, num, rateExamples)
+	}
+	if v <= 0 {
+		return Rate{}, fmt.Errorf("%w %q: the rate must be positive; leave --rate empty for unlimited (%s)", ErrBadRate, s, rateExamples)
+	}
+	if unit == "" {
+		return Rate{}, fmt.Errorf("%w %q: missing unit: say %spps, %sfps or %sMbps (%s)", ErrBadRate, s, num, num, num, rateExamples)
+	}
+	mult := 1.0
+	base := unit
+	switch unit[0] {
+	case 'k', 'K':
+		mult, base = 1e3, unit[1:]
+	case 'M':
+		mult, base = 1e6, unit[1:]
+	case 'G':
+		mult, base = 1e9, unit[1:]
+	case 'T':
+		mult, base = 1e12, unit[1:]
+	case 'm':
+		if len(unit) > 1 {
+			return Rate{}, fmt.Errorf("%w %q: lower-case m would mean milli; for mega write %sM%s (%s)", ErrBadRate, s, num, unit[1:], rateExamples)
+		}
+	}
+	switch strings.ToLower(base) {
+	case "pps", "fps":
+		if mult > 1e9 {
+			break
+		}
+		return Rate{kind: kindFrames, value: v * mult, unit: strings.ToLower(base)}, nil
+	case "bps", "bit/s", "b/s":
+		if base == "Bps" || base == "B/s" {
+			return Rate{}, fmt.Errorf("%w %q: bytes per second are not accepted (B); write bits, e.g. %s%sbps (%s)", ErrBadRate, s, formatNum(v*8), unitPrefix(mult), rateExamples)
+		}
+		return Rate{kind: kindBits, value: v * mult}, nil
+	}
+	return Rate{}, fmt.Errorf("%w %q: unknown unit %q; want pps, fps or bps with an optional k, M, G prefix, or ifg=<duration> (%s)", ErrBadRate, s, unit, rateExamples)
+}
+
+func unitPrefix(mult float64) string {
+	switch mult {
+	case 1e3:
+		return "k"
+	case 1e6:
+		return "M"
+	case 1e9:
+		return "G"
+	case 1e12:
+		return "T"
+	}
+	return ""
+}
+
+func formatNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Unlimited reports whether the rate means "as fast as the path goes".
+func (r Rate) Unlimited() bool { return r.kind == kindUnlimited }
+
+// IFG reports whether the rate is a fixed inter-frame interval (ifg=…),
+// which forces a burst of 1.
+func (r Rate) IFG() bool { return r.kind == kindIFG }
+
+// Bits reports whether the rate is a bit rate, whose frame rate depends on
+// the frame size and the layer.
+func (r Rate) Bits() bool { return r.kind == kindBits }
+
+// FramesPerSecond converts the rate to frames per second. meanFrameBytes
+// (the mean frame length as wpg builds it, without FCS) and layer matter
+// only for bit rates. It returns 0 for an unlimited rate.
+func (r Rate) FramesPerSecond(meanFrameBytes float64, layer Layer) float64 {
+	switch r.kind {
+	case kindFrames:
+		return r.value
+	case kindIFG:
+		return 1e9 / float64(r.ifg.Nanoseconds())
+	case kindBits:
+		b := meanFrameBytes
+		if layer == L1 {
+			b += L1Overhead
+		}
+		if b <= 0 {
+			return 0
+		}
+		return r.value / (8 * b)
+	}
+	return 0
+}
+
+// Split returns the share of each of w workers: the engine gives every
+// worker r.Split(w), so the workers together send r. A frame or bit rate is
+// divided by w; an ifg interval is multiplied by w (each worker keeps 1/w of
+// the frames, spaced w×ifg apart; the workers are not phase-locked to each
+// other, so the merged stream's gaps are only regular per worker).
+func (r Rate) Split(w int) Rate {
+	if w <= 1 || r.kind == kindUnlimited {
+		return r
+	}
+	s := r
+	switch r.kind {
+	case kindFrames, kindBits:
+		s.value = r.value / float64(w)
+	case kindIFG:
+		s.ifg = r.ifg * time.Duration(w)
+	}
+	return s
+}
+
+// String returns the rate in the syntax ParseRate reads ("" for
+// unlimited), normalised to the largest exact prefix: "250kpps",
+// "10Gbps", "ifg=10µs".
+func (r Rate) String() string {
+	switch r.kind {
+	case kindFrames:
+		return scaled(r.value, []string{"", "k", "M", "G"}) + r.unit
+	case kindBits:
+		return scaled(r.value, []string{"", "k", "M", "G", "T"}) + "bps"
+	case kindIFG:
+		return "ifg=" + r.ifg.String()
+	}
+	return ""
+}
+
+func scaled(v float64, prefixes []string) string {
+	i := 0
+	for i+1 < len(prefixes) && v >= 1000 {
+		v /= 1000
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + prefixes[i]
+}

@@ -1,0 +1,83 @@
+package pace
+
+import "github.com/HdrHistogram/hdrhistogram-go"
+
+// Stats describes how well a pacer kept its schedule. Lateness is how late
+// each grant was against its deadline (the due time of the first frame it
+// released); the p50/p99 "jitter" figures are its percentiles, as in the
+// report's p50_jitter and p99_jitter.
+type Stats struct {
+	// FPS is the target rate (frames/s), summed over merged pacers; 0 when
+	// unlimited.
+	FPS float64
+	// Grants is the number of grants that waited for a deadline (the rest
+	// of a burst is not counted again).
+	Grants int64
+	// Frames is the number of frames granted (less any returned).
+	Frames int64
+	// Behind counts grants that found more than a burst overdue: the
+	// caller (the path) was late.
+	Behind int64
+	// Forgiven counts frames dropped from the schedule after a stall longer
+	// than the 10 ms catch-up window; nonzero means the path could not keep
+	// up.
+	Forgiven int64
+
+	LatenessMaxNs  int64
+	LatenessMeanNs int64
+	P50JitterNs    int64
+	P99JitterNs    int64
+
+	latSum int64
+	hist   *hdrhistogram.Histogram
+}
+
+// Stats returns a snapshot of the pacer's statistics. Call it from the
+// goroutine that calls Grant or after that goroutine stopped.
+func (p *Pacer) Stats() Stats {
+	h := newHist()
+	h.Merge(p.hist)
+	return finish(Stats{
+		FPS: p.fps, Grants: p.grants, Frames: p.frames, Behind: p.behind, Forgiven: p.forgiven,
+		LatenessMaxNs: p.latMax, latSum: p.latSum, hist: h,
+	})
+}
+
+func finish(s Stats) Stats {
+	if s.Grants > 0 {
+		s.LatenessMeanNs = s.latSum / s.Grants
+	}
+	if s.hist != nil && s.hist.TotalCount() > 0 {
+		s.P50JitterNs = s.hist.ValueAtQuantile(50)
+		s.P99JitterNs = s.hist.ValueAtQuantile(99)
+	}
+	return s
+}
+
+// Quantile returns the lateness (ns) at quantile q in [0, 100].
+func (s Stats) Quantile(q float64) int64 {
+	if s.hist == nil {
+		return 0
+	}
+	return s.hist.ValueAtQuantile(q)
+}
+
+// MergeStats merges per-worker statistics: counts and target rates add,
+// the maximum is the largest, and the percentiles come from the merged
+// histograms.
+func MergeStats(s ...Stats) Stats {
+	m := Stats{hist: newHist()}
+	for _, x := range s {
+		m.FPS += x.FPS
+		m.Grants += x.Grants
+		m.Frames += x.Frames
+		m.Behind += x.Behind
+		m.Forgiven += x.Forgiven
+		m.latSum += x.latSum
+		m.LatenessMaxNs = max(m.LatenessMaxNs, x.LatenessMaxNs)
+		if x.hist != nil {
+			m.hist.Merge(x.hist)
+		}
+	}
+	return finish(m)
+}
