@@ -117,7 +117,7 @@ type Job struct {
 	stop     atomic.Bool
 	reason   atomic.Value // Stop
 	counters Counters
-	start    time.Time
+	start    atomic.Int64 // unix ns when the workers started, 0 before
 	done     chan struct{}
 	result   Result
 }
@@ -153,10 +153,11 @@ func (j *Job) Counters() *Counters { return &j.counters }
 
 // Elapsed returns the time since the workers started sending (0 before).
 func (j *Job) Elapsed() time.Duration {
-	if j.start.IsZero() {
+	st := j.start.Load()
+	if st == 0 {
 		return 0
 	}
-	return time.Since(j.start)
+	return time.Since(time.Unix(0, st))
 }
 
 // Stop asks the workers to stop with the given reason.
@@ -195,7 +196,8 @@ func (j *Job) run(ctx context.Context) {
 	if failed.Load() {
 		j.Stop(StopError)
 	}
-	j.start = time.Now()
+	t0 := time.Now()
+	j.start.Store(t0.UnixNano())
 	close(startCh)
 
 	var timer <-chan time.Time
@@ -214,7 +216,7 @@ func (j *Job) run(ctx context.Context) {
 		j.Stop(StopSignal)
 	}
 	<-finished
-	elapsed := time.Since(j.start).Seconds()
+	elapsed := time.Since(t0).Seconds()
 
 	r := &j.result
 	r.Seconds = elapsed
