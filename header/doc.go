@@ -1,0 +1,12 @@
+// Package header provides []byte views of network headers (Ethernet, 802.1Q
+// VLAN, IPv4, IPv6, UDP, TCP, ICMPv4/ICMPv6 echo, ARP) with accessors at
+// fixed offsets, and the internet checksum: full computation, pseudo-header
+// sums and the RFC 1624 incremental update used when a field is patched in
+// place.
+//
+// A view is a byte slice starting at the first byte of its header; the
+// accessors neither allocate nor check lengths beyond Go's bounds checks, so
+// they suit per-packet patching in a hot loop. Multi-byte fields are
+// big-endian (network order). The package does no I/O and needs no
+// privileges.
+package header
