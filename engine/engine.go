@@ -15,10 +15,12 @@ import (
 
 // Pacer decides when frames may go; see package pace. Grant blocks until at
 // least one frame may be sent and returns how many (1..max), or 0 once stop
-// is set. Setup runs once on the worker's own thread before the loop.
+// is set. Return gives back frames granted but not sent (the path was
+// full). Setup runs once on the worker's own thread before the loop.
 type Pacer interface {
 	Setup() error
 	Grant(max int, stop *atomic.Bool) int
+	Return(n int)
 }
 
 // Config describes one run.
@@ -370,6 +372,9 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limit uint64, i 
 		if rerr != nil {
 			return frames, bytes, empty, rerr
 		}
+		if pacer != nil && n < want {
+			pacer.Return(want - n)
+		}
 		if n == 0 {
 			empty++
 			runtime.Gosched()
@@ -382,6 +387,9 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limit uint64, i 
 		}
 		for _, l := range lens[:sent] {
 			bytes += uint64(l)
+		}
+		if pacer != nil && sent < m {
+			pacer.Return(m - sent)
 		}
 		frames += uint64(sent)
 		fc.Store(frames)

@@ -20,9 +20,10 @@ type Config struct {
 	// Burst is the number of frames one grant releases back to back (the
 	// bucket depth); 0 picks it automatically: 1 unless the frame interval
 	// is shorter than the wait resolution (1 µs for spin and hybrid, 50 µs
-	// for sleep), then as many frames as fit in that resolution. Set it to
-	// 1 for an ifg= rate (Rate.IFG).
+	// for sleep), then as many frames as fit in that resolution.
 	Burst int
+	// IFG forces a burst of 1 whatever Burst says (an ifg= rate).
+	IFG bool
 	// Wait is how the pacer waits for a deadline.
 	Wait WaitMode
 	// Clock reads the time; nil means a CLOCK_MONOTONIC clock.
@@ -115,6 +116,9 @@ func New(cfg Config) *Pacer {
 		p.periodFrac = math.MaxUint64
 	}
 	p.burst = cfg.Burst
+	if cfg.IFG {
+		p.burst = 1
+	}
 	if p.burst <= 0 {
 		res := time.Microsecond
 		if cfg.Wait == Sleep {

@@ -236,3 +236,10 @@ func scaled(v float64, prefixes []string) string {
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64) + prefixes[i]
 }
+
+// Config returns the pacer configuration of one of workers workers for
+// this rate: FPS is the worker's share (Split), IFG is set for an ifg=
+// rate. The caller fills in Burst (--burst), Wait and Clock.
+func (r Rate) Config(meanFrameBytes float64, layer Layer, workers int) Config {
+	return Config{FPS: r.Split(workers).FramesPerSecond(meanFrameBytes, layer), IFG: r.IFG()}
+}
