@@ -95,3 +95,12 @@ func Uint32At(b []byte, off int) *atomic.Uint32 {
 // name memory by address); b must be non-empty and must not move (mmap'd
 // or heap memory that stays referenced).
 func AddrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+
+// DupFd duplicates fd (close-on-exec).
+func DupFd(fd int) (int, error) {
+	n, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("dup fd %d: %w", fd, err)
+	}
+	return n, nil
+}
