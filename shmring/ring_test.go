@@ -32,7 +32,7 @@ func pair(t testing.TB, cfg Config) (*Ring, *Ring) {
 
 func TestLayout(t *testing.T) {
 	for _, c := range []struct {
-		cfg            Config
+		cfg           Config
 		slots, stride int
 	}{
 		{Config{Slots: 3, SlotSize: 96}, 4, 128},
