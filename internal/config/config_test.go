@@ -1,0 +1,115 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseOverridesDefaultsAndRecordsSource(t *testing.T) {
+	c := Default()
+	doc := "# wpg\n[tx]\nprerender_max_bytes = \"64MiB\"\nring_bytes = 8388608\n\n[server]\npreview_max = 512\n"
+	if err := c.Parse("wpg.toml", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if c.TX.PrerenderMaxBytes != 64<<20 || c.TX.RingBytes != 8<<20 || c.Server.PreviewMax != 512 {
+		t.Fatalf("values not applied: %+v %+v", c.TX, c.Server)
+	}
+	if c.TX.PrerenderMaxPackets != 100_000_000 || c.Server.JobHistory != 100 || c.Server.JobHistoryDB != 1000 {
+		t.Fatalf("defaults lost: %+v %+v", c.TX, c.Server)
+	}
+	for key, want := range map[string]string{
+		"tx.prerender_max_bytes": "wpg.toml:3", "tx.ring_bytes": "wpg.toml:4",
+		"server.preview_max": "wpg.toml:7", "server.job_history": "default",
+	} {
+		if c.Sources[key] != want {
+			t.Errorf("source of %s = %q, want %q", key, c.Sources[key], want)
+		}
+	}
+	if err := c.Set("tx.ring_bytes", 4<<20, "--ring-bytes"); err != nil || c.TX.RingBytes != 4<<20 || c.Sources["tx.ring_bytes"] != "--ring-bytes" {
+		t.Fatalf("flag override: %v %d %s", err, c.TX.RingBytes, c.Sources["tx.ring_bytes"])
+	}
+}
+
+func TestParseErrorsCarryLocation(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{"[tx]\nring_byte = 5\n", "wpg.toml:2:1: unknown key \"tx.ring_byte\""},
+		{"[tx]\nring_bytes = \"lots\"\n", "wpg.toml:2:14: tx.ring_bytes: \"lots\" is not a size"},
+		{"[server]\npreview_max = 0\n", "wpg.toml:2:15: server.preview_max = 0 is below the minimum 1"},
+		{"[server]\njob_history = \"ten\"\n", "wpg.toml:2:15: server.job_history: \"ten\" is a string"},
+		{"[tx\nring_bytes = 1\n", "wpg.toml:1:"},
+		{"[tx]\nprerender_max_packets = 1.5\n", "is not a whole number"},
+	}
+	for _, tc := range cases {
+		err := Default().Parse("wpg.toml", []byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want it to contain %q", tc.doc, err, tc.want)
+		}
+	}
+}
+
+func TestFindPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("WPG_CONFIG", "")
+	if p, err := Find(""); err != nil || p != "" {
+		t.Fatalf("no file: got %q %v", p, err)
+	}
+	xdg := filepath.Join(dir, "xdg", "wpg", "wpg.toml")
+	os.MkdirAll(filepath.Dir(xdg), 0o755)
+	os.WriteFile(xdg, nil, 0o644)
+	if p, _ := Find(""); p != xdg {
+		t.Fatalf("xdg: got %q", p)
+	}
+	os.WriteFile("wpg.toml", nil, 0o644)
+	if p, _ := Find(""); p != "wpg.toml" {
+		t.Fatalf("./wpg.toml: got %q", p)
+	}
+	env := filepath.Join(dir, "env.toml")
+	os.WriteFile(env, nil, 0o644)
+	t.Setenv("WPG_CONFIG", env)
+	if p, _ := Find(""); p != env {
+		t.Fatalf("$WPG_CONFIG: got %q", p)
+	}
+	if p, _ := Find(xdg); p != xdg {
+		t.Fatalf("--config: got %q", p)
+	}
+	if _, err := Find(filepath.Join(dir, "missing.toml")); err == nil {
+		t.Fatal("a missing --config file must be an error")
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"4096": 4096, "16MiB": 16 << 20, "256M": 256 << 20, "1GiB": 1 << 30, "10KB": 10000, "2 KiB": 2048} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "abc", "-5", "5XB", "1.5MiB"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) must fail", bad)
+		}
+	}
+}
+
+func ExampleDefault() {
+	c := Default()
+	for _, k := range Keys {
+		v, _ := c.Get(k.Name)
+		if k.Size {
+			fmt.Println(k.Name, FormatSize(v), c.Sources[k.Name])
+		} else {
+			fmt.Println(k.Name, v, c.Sources[k.Name])
+		}
+	}
+	// Output:
+	// tx.prerender_max_bytes 256 MiB default
+	// tx.prerender_max_packets 100000000 default
+	// tx.ring_bytes 16 MiB default
+	// server.preview_max 256 default
+	// server.job_history 100 default
+	// server.job_history_db 1000 default
+}
