@@ -104,3 +104,15 @@ func DupFd(fd int) (int, error) {
 	}
 	return n, nil
 }
+
+// MapAnon maps size bytes of private anonymous memory (for staging buffers
+// that must not move and that the kernel may reference after a call
+// returns, as with vmsplice, or that a peer reads with process_vm_readv).
+// Close unmaps it.
+func MapAnon(size int) (*SharedMapping, error) {
+	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %d bytes anonymous: %w", size, err)
+	}
+	return &SharedMapping{b: b}, nil
+}

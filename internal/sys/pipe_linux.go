@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -148,4 +149,24 @@ func IsEPIPE(err error) bool { return errors.Is(err, unix.EPIPE) }
 // IsConnReset reports whether err says the peer closed a socket.
 func IsConnReset(err error) bool {
 	return errors.Is(err, unix.ECONNRESET) || errors.Is(err, unix.EPIPE)
+}
+
+// PollIn waits up to timeout (< 0: no limit) until fd is readable or hung
+// up and reports whether it is.
+func PollIn(fd int, timeout time.Duration) (bool, error) {
+	ms := -1
+	if timeout >= 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, ms)
+		if errors.Is(err, unix.EINTR) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("poll fd %d: %w", fd, err)
+		}
+		return n > 0, nil
+	}
 }

@@ -1,0 +1,373 @@
+//go:build linux
+
+package pipe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "pipe",
+		Kind:        backend.KindLocal,
+		Summary:     "a pipe or FIFO (stdout/stdin by default), enlarged to pipe-max-size; optional vmsplice",
+		NewSender:   func(ctx context.Context, o backend.Options) (backend.Sender, error) { return newSender(ctx, o, 0) },
+		NewReceiver: func(ctx context.Context, o backend.Options) (backend.Receiver, error) { return newReceiver(ctx, o, 0) },
+		Payload:     true,
+		NeedsPeer:   true,
+		// One pipe carries one ordered stream of whole frames.
+		SingleWorker: true,
+	})
+}
+
+const (
+	pageSize      = 4096
+	stagingBudget = 8 << 20 // bytes of frames handed out per Reserve, at least one frame
+	groupBytes    = 64 << 10
+)
+
+// sizePipe enlarges fd to want bytes (pipe-max-size when want is 0) and
+// returns the capacity and a warning when the kernel gave less.
+func sizePipe(fd, want int) (capacity int, warn string, err error) {
+	if want <= 0 {
+		max, err := sys.PipeMaxSize()
+		if err != nil {
+			max = 1 << 20
+			warn = fmt.Sprintf("cannot read %s (%v); asking for 1 MiB", sys.PipeMaxSizePath, err)
+		}
+		want = max
+	}
+	got, err := sys.SetPipeSize(fd, want)
+	for err != nil && want > pageSize {
+		if !sys.IsPermission(err) {
+			break
+		}
+		want /= 2
+		got, err = sys.SetPipeSize(fd, want)
+		warn = fmt.Sprintf("the kernel refused a larger pipe (EPERM: pipe-user-pages-soft in /proc/sys/fs exceeded, or above pipe-max-size without CAP_SYS_RESOURCE); using %d bytes", got)
+	}
+	if err != nil {
+		cur, gerr := sys.PipeSize(fd)
+		if gerr != nil {
+			return 0, "", fmt.Errorf("size the pipe: %w", err)
+		}
+		return cur, fmt.Sprintf("cannot resize the pipe (%v); using its %d bytes", err, cur), nil
+	}
+	if got < want {
+		warn = fmt.Sprintf("pipe is %d bytes, asked for %d", got, want)
+	}
+	return got, warn, nil
+}
+
+type sender struct {
+	fd       int
+	ownFd    bool
+	where    string
+	vmsplice bool
+	pipeSize int
+	warn     string
+	maxFrame int
+	stride   int
+	mem      *sys.SharedMapping
+	slots    int // staging slots
+	perCall  int // frames per Reserve
+	delay    int // vmsplice: slots that must be queued after a slot before it is reused
+	queued   uint64
+	reserved int
+	writes   uint64
+	frames   uint64
+	child    *peer.Process
+	report   []byte
+	closed   bool
+}
+
+func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Sender, error) {
+	if o.MaxFrame <= 0 {
+		return nil, errors.New("pipe: MaxFrame not set")
+	}
+	s := &sender{fd: -1, maxFrame: o.MaxFrame, vmsplice: o.Vmsplice}
+	var err error
+	switch {
+	case o.FIFO != "":
+		s.where = "fifo " + o.FIFO
+		s.fd, err = sys.OpenFIFO(o.FIFO, true)
+		if err != nil {
+			return nil, fmt.Errorf("pipe sender: %w", err)
+		}
+		s.ownFd = true
+	case o.Connect == peer.AutoPeer || (o.Connect == "" && !sys.IsPipe(1)):
+		r, w, err := sys.NewPipe()
+		if err != nil {
+			return nil, fmt.Errorf("pipe sender: %w", err)
+		}
+		s.fd, s.ownFd = w, true
+		rf := os.NewFile(uintptr(r), "pipe-read")
+		s.child, err = peer.Start("pipe", false, rf)
+		rf.Close()
+		if err != nil {
+			sys.CloseFd(w)
+			return nil, fmt.Errorf("pipe sender: %w", err)
+		}
+		s.where = fmt.Sprintf("pipe to receiver process %d", s.child.PID())
+	case o.Connect == "" || o.Connect == "-":
+		s.fd, s.where = 1, "stdout"
+		if !sys.IsPipe(1) {
+			return nil, errors.New("pipe sender: standard output is not a pipe: pipe it into a reader (wpg send --backend pipe … | wpg recv --backend pipe), or use --fifo PATH")
+		}
+	default:
+		return nil, fmt.Errorf("pipe sender: --connect %q: the pipe path has no rendezvous socket; use --fifo PATH, or pipe stdout into the reader", o.Connect)
+	}
+	s.pipeSize, s.warn, err = sizePipe(s.fd, pipeSize)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("pipe sender (%s): %w", s.where, err)
+	}
+	if s.warn != "" {
+		fmt.Fprintf(os.Stderr, "wpg: warning: pipe (%s): %s\n", s.where, s.warn)
+	}
+	s.stride = s.maxFrame
+	s.perCall = max(1, min(stagingBudget/s.maxFrame, max(o.Batch, 1)))
+	s.slots = s.perCall
+	if s.vmsplice {
+		s.stride = (s.maxFrame + pageSize - 1) / pageSize * pageSize
+		pagesPerSlot := s.stride / pageSize
+		s.delay = (s.pipeSize/pageSize + pagesPerSlot - 1) / pagesPerSlot
+		s.slots = s.delay + s.perCall
+	}
+	s.mem, err = sys.MapAnon(s.slots * s.stride)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("pipe sender staging (%d × %d bytes): %w", s.slots, s.stride, err)
+	}
+	return s, nil
+}
+
+func (s *sender) slot(i uint64) []byte {
+	off := int(i%uint64(s.slots)) * s.stride
+	return s.mem.Bytes()[off : off+s.maxFrame : off+s.maxFrame]
+}
+
+func (s *sender) Reserve(bufs [][]byte) (int, error) {
+	n := min(len(bufs), s.perCall)
+	for i := 0; i < n; i++ {
+		if s.vmsplice {
+			bufs[i] = s.slot(s.queued + uint64(i))
+		} else {
+			bufs[i] = s.slot(uint64(i))
+		}
+	}
+	s.reserved = n
+	return n, nil
+}
+
+func (s *sender) Commit(lens []int) (int, error) {
+	n := min(len(lens), s.reserved)
+	s.reserved = 0
+	if s.vmsplice {
+		for i := 0; i < n; i++ {
+			if _, err := s.push(s.slot(s.queued)[:lens[i]]); err != nil {
+				return i, err
+			}
+			s.queued++
+			s.frames++
+		}
+		return n, nil
+	}
+	// Small frames go back to back, up to groupBytes per write(2); a large
+	// frame goes in a write of its own, so that the pipe rarely holds a
+	// partial frame and the reader gets one frame per read.
+	done := 0
+	for done < n {
+		k, total := 0, 0
+		for done+k < n && (k == 0 || total+lens[done+k] <= groupBytes) &&
+			(k == 0 || lens[done+k-1] == s.stride) {
+			total += lens[done+k]
+			k++
+		}
+		off := done * s.stride
+		written, err := s.push(s.mem.Bytes()[off : off+total])
+		if err != nil {
+			w := wholeFrames(lens[done:done+k], written)
+			s.frames += uint64(w)
+			return done + w, err
+		}
+		s.frames += uint64(k)
+		done += k
+	}
+	return n, nil
+}
+
+// wholeFrames is the number of frames of lens that lie completely within
+// the first written bytes (a frame cut by a broken pipe is not counted).
+func wholeFrames(lens []int, written int) int {
+	for i, l := range lens {
+		if written < l {
+			return i
+		}
+		written -= l
+	}
+	return len(lens)
+}
+
+// push writes b completely (write(2) or vmsplice(2) calls) and returns the
+// bytes written.
+func (s *sender) push(b []byte) (int, error) {
+	total := 0
+	for len(b) > 0 {
+		var n int
+		var err error
+		if s.vmsplice {
+			n, err = sys.Vmsplice(s.fd, b)
+		} else {
+			n, err = sys.Write(s.fd, b)
+		}
+		if n > 0 {
+			s.writes++
+			b = b[n:]
+			total += n
+		}
+		if err != nil {
+			if sys.IsEPIPE(err) {
+				return total, fmt.Errorf("pipe (%s): the reader has gone (EPIPE): %w", s.where, err)
+			}
+			return total, fmt.Errorf("pipe (%s): write: %w", s.where, err)
+		}
+	}
+	return total, nil
+}
+
+func (s *sender) MaxFrame() int { return s.maxFrame }
+
+func (s *sender) Info() backend.Info {
+	mode := "write"
+	if s.vmsplice {
+		mode = "vmsplice"
+	}
+	d := map[string]string{
+		"path":      s.where,
+		"pipe_size": strconv.Itoa(s.pipeSize),
+		"writes":    strconv.FormatUint(s.writes, 10),
+		"frames":    strconv.FormatUint(s.frames, 10),
+	}
+	if s.frames > 0 {
+		d["writes_per_frame"] = strconv.FormatFloat(float64(s.writes)/float64(s.frames), 'f', 3, 64)
+	}
+	if s.vmsplice {
+		d["staging_slots"] = strconv.Itoa(s.slots)
+		d["reuse_after_slots"] = strconv.Itoa(s.delay)
+	}
+	return backend.Info{Backend: "pipe", Mode: mode, Reason: s.warn, NUMANode: -1, Details: d}
+}
+
+func (s *sender) Flush() error { return nil }
+
+func (s *sender) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.ownFd {
+		err = sys.CloseFd(s.fd)
+	}
+	if s.child != nil {
+		rep, werr := s.child.Wait(30 * time.Second)
+		s.report = rep
+		if err == nil {
+			err = werr
+		}
+	}
+	// The staging pages may still be referenced by the pipe (vmsplice)
+	// until the reader drained it; the reader has now exited or owns
+	// the pipe, and unmapping only drops our mapping, not the pages.
+	if s.mem != nil {
+		s.mem.Close()
+	}
+	return err
+}
+
+func (s *sender) PeerReport() []byte { return s.report }
+
+type receiver struct {
+	fd       int
+	ownFd    bool
+	where    string
+	pipeSize int
+	warn     string
+	sr       *peer.StreamReader
+	ctx      context.Context
+}
+
+func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.Receiver, error) {
+	r := &receiver{fd: 0, where: "stdin", ctx: ctx}
+	if o.FIFO != "" {
+		fd, err := sys.OpenFIFO(o.FIFO, false)
+		if err != nil {
+			return nil, fmt.Errorf("pipe receiver: %w", err)
+		}
+		r.fd, r.ownFd, r.where = fd, true, "fifo "+o.FIFO
+	} else if !sys.IsPipe(0) {
+		return nil, errors.New("pipe receiver: standard input is not a pipe: run `wpg send --backend pipe … | wpg recv --backend pipe`, or use --fifo PATH on both sides")
+	}
+	if pipeSize > 0 {
+		var err error
+		r.pipeSize, r.warn, err = sizePipe(r.fd, pipeSize)
+		if err != nil {
+			return nil, fmt.Errorf("pipe receiver (%s): %w", r.where, err)
+		}
+	} else {
+		r.pipeSize, _ = sys.PipeSize(r.fd)
+	}
+	fd := r.fd
+	r.sr = peer.NewStreamReader(func(b []byte) (int, error) { return sys.Read(fd, b) })
+	return r, nil
+}
+
+// Next returns the frames already buffered, or waits up to timeout for the
+// pipe to become readable and reads once.
+func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
+	if !r.sr.HasFrame() {
+		ready, err := sys.PollIn(r.fd, timeout)
+		if err != nil {
+			return 0, fmt.Errorf("pipe (%s): %w", r.where, err)
+		}
+		if !ready {
+			return 0, nil
+		}
+	}
+	return r.sr.Next(views)
+}
+
+func (r *receiver) Info() backend.Info {
+	size, err := sys.PipeSize(r.fd)
+	if err != nil {
+		size = r.pipeSize
+	}
+	d := map[string]string{
+		"path":      r.where,
+		"pipe_size": strconv.Itoa(size),
+		"reads":     strconv.FormatUint(r.sr.Reads, 10),
+		"frames":    strconv.FormatUint(r.sr.Frames, 10),
+	}
+	if r.sr.Frames > 0 {
+		d["reads_per_frame"] = strconv.FormatFloat(float64(r.sr.Reads)/float64(r.sr.Frames), 'f', 3, 64)
+	}
+	return backend.Info{Backend: "pipe", Mode: "read", Reason: r.warn, NUMANode: -1, Details: d}
+}
+
+func (r *receiver) Close() error {
+	if r.ownFd {
+		r.ownFd = false
+		return sys.CloseFd(r.fd)
+	}
+	return nil
+}

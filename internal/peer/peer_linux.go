@@ -1,0 +1,296 @@
+//go:build linux
+
+package peer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+// AutoPeer as Options.Connect asks a local backend's sender to start its own
+// receiver process (the default of the socket-based paths when Connect is
+// empty; the pipe path needs it explicitly when stdout is a pipe).
+const AutoPeer = "auto"
+
+// Hello is the message each side sends once after connecting. Fields a
+// backend does not use stay zero.
+type Hello struct {
+	Backend  string `json:"backend"`
+	PID      int    `json:"pid"`
+	MaxFrame int    `json:"max_frame,omitempty"`
+	Slots    int    `json:"slots,omitempty"`
+	// Addr and Len name a buffer in the sender (cma: where the receiver
+	// reads with process_vm_readv).
+	Addr uint64 `json:"addr,omitempty"`
+	Len  int    `json:"len,omitempty"`
+	// Mode is the transfer mode the sender chose (cma: "readv"/"writev").
+	Mode  string `json:"mode,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Command builds the child process that receives for backend with the
+// given extra flags. Tests replace it to re-execute the test binary.
+var Command = func(backend string, args []string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("start receiver: locate the wpg binary: %w", err)
+	}
+	full := append([]string{"recv", "--backend", backend, "--json"}, args...)
+	return exec.Command(exe, full...), nil
+}
+
+// Process is a receiver child started by the sender.
+type Process struct {
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	errBuf tailBuffer
+	dir    string
+	Sock   string // rendezvous socket path ("" for a pipe child)
+	done   chan struct{}
+	werr   error
+	once   sync.Once
+}
+
+// Start starts a receiver child for backend. With listen it creates a
+// private directory and passes `--listen DIR/peer.sock`; stdin, when not
+// nil, becomes the child's standard input (the pipe's read end). The
+// child's stderr is passed through to ours (and its tail kept for errors).
+func Start(backend string, listen bool, stdin *os.File, args ...string) (*Process, error) {
+	p := &Process{done: make(chan struct{})}
+	if listen {
+		dir, err := os.MkdirTemp("", "wpg-"+backend+"-")
+		if err != nil {
+			return nil, fmt.Errorf("start receiver: %w", err)
+		}
+		p.dir = dir
+		p.Sock = filepath.Join(dir, "peer.sock")
+		args = append([]string{"--listen", p.Sock}, args...)
+	}
+	cmd, err := Command(backend, args)
+	if err != nil {
+		p.cleanup()
+		return nil, err
+	}
+	cmd.Stdout = &p.out
+	cmd.Stderr = &p.errBuf
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	// The child dies with us if we are killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		p.cleanup()
+		return nil, fmt.Errorf("start receiver %s: %w", strings.Join(cmd.Args, " "), err)
+	}
+	p.cmd = cmd
+	go func() {
+		p.werr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// PID returns the child's process id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Exited returns a non-nil error once the child has exited.
+func (p *Process) Exited() error {
+	select {
+	case <-p.done:
+		return p.exitErr()
+	default:
+		return nil
+	}
+}
+
+func (p *Process) exitErr() error {
+	msg := strings.TrimSpace(p.errBuf.String())
+	if msg != "" {
+		msg = ": " + msg
+	}
+	if p.werr != nil {
+		return fmt.Errorf("receiver process %d exited (%v)%s", p.cmd.Process.Pid, p.werr, msg)
+	}
+	return fmt.Errorf("receiver process %d exited%s", p.cmd.Process.Pid, msg)
+}
+
+// Wait waits up to timeout for the child to exit (killing it after that)
+// and returns its standard output: the JSON report.
+func (p *Process) Wait(timeout time.Duration) ([]byte, error) {
+	var err error
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+		err = fmt.Errorf("receiver process %d did not finish within %v after the sender closed", p.cmd.Process.Pid, timeout)
+	}
+	p.cleanup()
+	if err == nil && p.werr != nil {
+		var ee *exec.ExitError
+		// A receiver that found loss or corruption exits non-zero but
+		// still reports; only a missing report is an error here.
+		if !errors.As(p.werr, &ee) || p.out.Len() == 0 {
+			err = p.exitErr()
+		}
+	}
+	return bytes.TrimSpace(p.out.Bytes()), err
+}
+
+// Kill stops the child at once (used when the sender fails to start).
+func (p *Process) Kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+	p.cleanup()
+}
+
+func (p *Process) cleanup() {
+	p.once.Do(func() {
+		if p.dir != "" {
+			os.RemoveAll(p.dir)
+		}
+	})
+}
+
+// tailBuffer passes writes through to os.Stderr and keeps the last 4 KiB.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	os.Stderr.Write(b)
+	t.mu.Lock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 4096 {
+		t.buf = t.buf[len(t.buf)-4096:]
+	}
+	t.mu.Unlock()
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// Dial connects to the receiver listening on path, retrying until timeout
+// while the socket does not exist yet; alive, when not nil, is checked
+// between attempts (a child that exited ends the wait with its error).
+func Dial(ctx context.Context, path string, timeout time.Duration, alive func() error) (*net.UnixConn, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+		if err == nil {
+			return c, nil
+		}
+		if alive != nil {
+			if aerr := alive(); aerr != nil {
+				return nil, aerr
+			}
+		}
+		retry := errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
+		if !retry || time.Now().After(deadline) {
+			return nil, fmt.Errorf("connect to receiver at %s: %w (start `wpg recv --listen %s` first, or drop --connect to let wpg start one)", path, err, path)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// Accept listens on path, accepts one sender and removes the socket file.
+// It honours ctx while waiting.
+func Accept(ctx context.Context, path string) (*net.UnixConn, error) {
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (remove a stale socket file or choose another --listen path)", path, err)
+	}
+	l.SetUnlinkOnClose(true)
+	defer l.Close()
+	stop := context.AfterFunc(ctx, func() { l.SetDeadline(time.Now()) })
+	defer stop()
+	c, err := l.AcceptUnix()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("waiting for a sender on %s: %w", path, ctx.Err())
+		}
+		return nil, fmt.Errorf("accept on %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Send writes h as one message with fds attached.
+func Send(c *net.UnixConn, h Hello, fds ...int) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	return sys.SendFds(c, b, fds...)
+}
+
+// Recv reads one hello and the descriptors that came with it, waiting at
+// most timeout. A hello carrying Error is returned as an error.
+func Recv(c *net.UnixConn, timeout time.Duration) (Hello, []int, error) {
+	var h Hello
+	c.SetReadDeadline(time.Now().Add(timeout))
+	defer c.SetReadDeadline(time.Time{})
+	buf := make([]byte, 4096)
+	n, fds, err := sys.RecvFds(c, buf)
+	if err != nil {
+		return h, nil, fmt.Errorf("peer hello: %w", err)
+	}
+	if err := json.Unmarshal(buf[:n], &h); err != nil {
+		for _, fd := range fds {
+			sys.CloseFd(fd)
+		}
+		return h, nil, fmt.Errorf("peer hello: not a wpg peer (%v)", err)
+	}
+	if h.Error != "" {
+		for _, fd := range fds {
+			sys.CloseFd(fd)
+		}
+		return h, nil, fmt.Errorf("peer: %s", h.Error)
+	}
+	return h, fds, nil
+}
+
+// Watch returns a channel closed when the peer closes c or dies (a read
+// returns EOF or an error). It reads and discards anything else, so only
+// use it once the hello exchange is over.
+func Watch(c *net.UnixConn) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		var b [64]byte
+		for {
+			if _, err := c.Read(b[:]); err != nil {
+				close(ch)
+				return
+			}
+		}
+	}()
+	return ch
+}

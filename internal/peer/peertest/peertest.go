@@ -1,0 +1,263 @@
+// Package peertest lets the tests of local backends run a real receiving
+// process before (and independently of) the wpg binary: TestMain calls Main,
+// which makes peer.Command re-execute the test binary as a receiver that
+// runs recv.Run over the backend's Receiver and prints the JSON result, as
+// `wpg recv --json` does.
+package peertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/recv"
+)
+
+const (
+	envChild  = "WPG_PEERTEST_CHILD"
+	envSender = "WPG_PEERTEST_SENDER"
+)
+
+// Main runs the tests, or the receiver when this process is a child.
+func Main(m *testing.M) {
+	if name := os.Getenv(envChild); name != "" {
+		os.Exit(child(name, os.Args[1:]))
+	}
+	if name := os.Getenv(envSender); name != "" {
+		os.Exit(senderChild(name, os.Args[1:]))
+	}
+	peer.Command = func(backendName string, args []string) (*exec.Cmd, error) {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), envChild+"="+backendName)
+		return cmd, nil
+	}
+	os.Exit(m.Run())
+}
+
+// ReceiverCommand returns a command running a receiver for backendName with
+// flags (--listen, --fifo, --recv-mode, --busy-wait) in a
+// child process, for tests that start the receiver first.
+func ReceiverCommand(backendName string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envChild+"="+backendName)
+	return cmd
+}
+
+func child(name string, args []string) int {
+	var o backend.Options
+	for i := 0; i < len(args); i++ {
+		val := func() string {
+			i++
+			if i < len(args) {
+				return args[i]
+			}
+			return ""
+		}
+		switch args[i] {
+		case "--listen":
+			o.Listen = val()
+		case "--fifo":
+			o.FIFO = val()
+		case "--recv-mode":
+			o.RecvMode = val()
+		case "--busy-wait":
+			o.BusyWait = true
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	rx, err := reg.NewReceiver(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "receiver:", err)
+		return 2
+	}
+	res, err := recv.Run(ctx, rx, frame.DecodePayload, recv.Options{Batch: 64})
+	rx.Close()
+	json.NewEncoder(os.Stdout).Encode(res)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "receive:", err)
+		return 1
+	}
+	if !res.OK() {
+		return 1
+	}
+	return 0
+}
+
+// Send renders count payload frames of size bytes through s in batches of
+// batch and returns the frames the sender accepted and the first error.
+func Send(s backend.Sender, size int, count uint64, batch int, verify frame.VerifyMode) (uint64, error) {
+	src, err := frame.NewPayloadSource(frame.PayloadConfig{Size: size, Count: count, Verify: verify}, 0, 1)
+	if err != nil {
+		return 0, err
+	}
+	bufs := make([][]byte, batch)
+	lens := make([]int, batch)
+	var sent uint64
+	for sent < count {
+		want := int(min(uint64(batch), count-sent))
+		n, err := s.Reserve(bufs[:want])
+		if err != nil {
+			return sent, err
+		}
+		if n == 0 {
+			continue
+		}
+		m := src.Render(bufs[:n], lens[:n], time.Now().UnixNano())
+		k, err := s.Commit(lens[:m])
+		sent += uint64(k)
+		if err != nil {
+			return sent, err
+		}
+	}
+	return sent, s.Flush()
+}
+
+// Report parses a receiver's JSON report.
+func Report(t testing.TB, b []byte) recv.Result {
+	t.Helper()
+	var r recv.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("receiver report %q: %v", b, err)
+	}
+	return r
+}
+
+// CheckIntact fails unless r shows exactly n intact frames of frameLen.
+func CheckIntact(t testing.TB, r recv.Result, n uint64, frameLen int) {
+	t.Helper()
+	if r.Frames != n || r.Lost != 0 || r.Corrupted != 0 || r.Duplicated != 0 || r.Reordered != 0 || r.Unsigned != 0 || r.Bytes != n*uint64(frameLen) {
+		t.Fatalf("receiver saw frames=%d bytes=%d lost=%d corrupted=%d dup=%d reordered=%d unsigned=%d stop=%s; want %d intact frames of %d bytes",
+			r.Frames, r.Bytes, r.Lost, r.Corrupted, r.Duplicated, r.Reordered, r.Unsigned, r.Stop, n, frameLen)
+	}
+}
+
+// IsExit reports whether err is a process exit error.
+func IsExit(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee)
+}
+
+// SenderCommand returns a command running a sender for backendName in a
+// child process, with flags --fifo, --connect, --size, --count, --vmsplice
+// and --hang (stay alive after sending, to be killed). It prints
+// "sent N" on its standard output after sending (read it with
+// WaitForLine).
+func SenderCommand(backendName string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envSender+"="+backendName)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// WaitForLine starts reading cmd's standard output (call before Start is
+// not needed: it must be called after StdoutPipe was set up by
+// SenderCommand's caller or here) and returns the first line.
+func WaitForLine(t testing.TB, cmd *exec.Cmd) string {
+	t.Helper()
+	r, ok := cmd.Stdout.(*lineWaiter)
+	if !ok {
+		t.Fatal("WaitForLine: start the command with StartWithLines")
+	}
+	select {
+	case l := <-r.ch:
+		return l
+	case <-time.After(30 * time.Second):
+		t.Fatal("child printed nothing within 30 s")
+	}
+	return ""
+}
+
+type lineWaiter struct {
+	buf []byte
+	ch  chan string
+}
+
+func (w *lineWaiter) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c == '\n' {
+			select {
+			case w.ch <- string(w.buf):
+			default:
+			}
+			w.buf = w.buf[:0]
+			continue
+		}
+		w.buf = append(w.buf, c)
+	}
+	return len(b), nil
+}
+
+// StartWithLines starts cmd with its standard output collected line by line
+// for WaitForLine.
+func StartWithLines(cmd *exec.Cmd) error {
+	cmd.Stdout = &lineWaiter{ch: make(chan string, 16)}
+	return cmd.Start()
+}
+
+func senderChild(name string, args []string) int {
+	var o backend.Options
+	size, count, hang := 4096, uint64(10), false
+	for i := 0; i < len(args); i++ {
+		val := func() string {
+			i++
+			if i < len(args) {
+				return args[i]
+			}
+			return ""
+		}
+		switch args[i] {
+		case "--fifo":
+			o.FIFO = val()
+		case "--connect":
+			o.Connect = val()
+		case "--size":
+			size, _ = strconv.Atoi(val())
+		case "--count":
+			count, _ = strconv.ParseUint(val(), 10, 64)
+		case "--vmsplice":
+			o.Vmsplice = true
+		case "--hang":
+			hang = true
+		}
+	}
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	o.MaxFrame = frame.PayloadHeaderLen + size
+	o.Batch = 16
+	s, err := reg.NewSender(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sender:", err)
+		return 2
+	}
+	n, err := Send(s, size, count, 16, frame.VerifyOn)
+	fmt.Printf("sent %d\n", n)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "send:", err)
+		return 1
+	}
+	if hang {
+		select {}
+	}
+	s.Close()
+	return 0
+}

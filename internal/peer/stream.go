@@ -1,0 +1,148 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wpg-dev/wpg/frame"
+)
+
+// ReadFunc is one read(2)-like call.
+type ReadFunc func(b []byte) (int, error)
+
+// StreamReader cuts a byte stream (pipe, unix stream socket) into wpg
+// payload frames using the length in each header. It asks the kernel for
+// exactly the bytes that complete the current frame when frames are large,
+// so a frame that the pipe holds whole arrives in one read; small frames
+// are read many per call (up to Chunk bytes).
+type StreamReader struct {
+	read  ReadFunc
+	buf   []byte
+	r, w  int
+	last  int // length of the last frame seen (frames of a run share it)
+	Chunk int // read size for small frames (default 256 KiB)
+	// Reads counts read calls that returned data; Frames counts frames.
+	Reads, Frames uint64
+	eof           bool
+}
+
+// NewStreamReader returns a reader calling read.
+func NewStreamReader(read ReadFunc) *StreamReader {
+	return &StreamReader{read: read, buf: make([]byte, 1<<20), Chunk: 256 << 10}
+}
+
+// ErrNotPayload says the stream does not carry wpg payload frames.
+var ErrNotPayload = errors.New("stream does not carry wpg payload frames (was it sent with --raw, or by another program?)")
+
+// Next fills views with the complete frames available after at most one
+// read call, valid until the next call. It returns io.EOF at the end of the
+// stream (an error if it ends inside a frame).
+func (s *StreamReader) Next(views [][]byte) (int, error) {
+	if s.r == s.w {
+		s.r, s.w = 0, 0
+	}
+	n := s.cut(views)
+	if n > 0 {
+		return n, nil
+	}
+	if s.eof {
+		if s.w > s.r {
+			return 0, fmt.Errorf("stream ended inside a frame (%d bytes of it arrived)", s.w-s.r)
+		}
+		return 0, io.EOF
+	}
+	// Make room: move a partial frame to the front and grow for big frames.
+	need := s.frameNeed()
+	if s.r > 0 {
+		copy(s.buf, s.buf[s.r:s.w])
+		s.w -= s.r
+		s.r = 0
+	}
+	if need > len(s.buf) {
+		nb := make([]byte, need)
+		copy(nb, s.buf[:s.w])
+		s.buf = nb
+	}
+	want := need - s.w
+	if s.last > 0 && s.last < s.Chunk {
+		// Small frames: read a chunk's worth of whole frames.
+		want = max(want, (s.Chunk/s.last)*s.last-s.w)
+	} else if s.last == 0 {
+		want = max(want, min(s.Chunk, len(s.buf))-s.w)
+	}
+	if s.w+want > len(s.buf) {
+		want = len(s.buf) - s.w
+	}
+	m, err := s.read(s.buf[s.w : s.w+want])
+	if m > 0 {
+		s.Reads++
+		s.w += m
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		s.eof = true
+	} else if m == 0 {
+		s.eof = true
+	}
+	n = s.cut(views)
+	if n == 0 && s.eof {
+		return s.Next(views)
+	}
+	return n, nil
+}
+
+// HasFrame reports whether a complete frame (or the end of the stream) is
+// buffered, so that Next returns without a read call.
+func (s *StreamReader) HasFrame() bool {
+	if s.eof {
+		return true
+	}
+	if s.w-s.r < frame.PayloadHeaderLen {
+		return false
+	}
+	l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w])
+	return !ok || s.w-s.r >= l
+}
+
+// frameNeed returns the bytes the buffer must hold for the current frame.
+func (s *StreamReader) frameNeed() int {
+	if s.w-s.r >= frame.PayloadHeaderLen {
+		if l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w]); ok {
+			return l
+		}
+	}
+	if s.last > 0 {
+		return s.last
+	}
+	return frame.PayloadHeaderLen
+}
+
+func (s *StreamReader) cut(views [][]byte) int {
+	n := 0
+	for n < len(views) && s.w-s.r >= frame.PayloadHeaderLen {
+		l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w])
+		if !ok {
+			// Hand the rest over as one unsigned blob so the receiver
+			// counts it instead of stalling, then fail on the next call.
+			if n == 0 {
+				views[0] = s.buf[s.r:s.w]
+				s.r = s.w
+				s.eof = true
+				return 1
+			}
+			return n
+		}
+		if s.w-s.r < l {
+			break
+		}
+		views[n] = s.buf[s.r : s.r+l : s.r+l]
+		s.r += l
+		s.last = l
+		s.Frames++
+		n++
+	}
+	return n
+}
