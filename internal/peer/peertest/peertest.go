@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -260,4 +261,133 @@ func senderChild(name string, args []string) int {
 	}
 	s.Close()
 	return 0
+}
+
+// Size is one case of the standard matrix: count frames of size bytes.
+type Size struct {
+	Size  int
+	Count uint64
+}
+
+// Sizes is the standard matrix of the local backends' tests.
+var Sizes = []Size{{64, 20000}, {4096, 5000}, {460800, 200}, {16 << 20, 6}}
+
+// Matrix sends every case of sizes through backend name with a receiver
+// child the sender starts itself (Connect "auto"), and checks that every
+// frame arrived intact.
+func Matrix(t *testing.T, name string, o backend.Options, sizes []Size) {
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sizes {
+		t.Run(strconv.Itoa(c.Size), func(t *testing.T) {
+			o := o
+			o.Connect = peer.AutoPeer
+			o.MaxFrame = frame.PayloadHeaderLen + c.Size
+			o.Batch = 64
+			s, err := reg.NewSender(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent, err := Send(s, c.Size, c.Count, 64, frame.VerifyOn)
+			if err != nil {
+				s.Close()
+				t.Fatalf("sent %d: %v", sent, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r := Report(t, s.(backend.PeerReporter).PeerReport())
+			CheckIntact(t, r, c.Count, frame.PayloadHeaderLen+c.Size)
+			if r.Stop != "eof" {
+				t.Errorf("receiver stopped with %q, want eof", r.Stop)
+			}
+		})
+	}
+}
+
+// KilledReceiver starts an independent receiver listening on a socket,
+// connects a sender, kills the receiver and checks that the sender fails
+// with an error saying the receiver has gone.
+func KilledReceiver(t *testing.T, name string, o backend.Options) {
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := t.TempDir() + "/rx.sock"
+	rx := ReceiverCommand(name, "--listen", sock)
+	rx.Stderr = os.Stderr
+	if err := rx.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { rx.Process.Kill(); rx.Wait() }()
+	o.Connect = sock
+	o.MaxFrame = frame.PayloadHeaderLen + 4096
+	o.Batch = 16
+	s, err := reg.NewSender(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := Send(s, 4096, 100, 16, frame.VerifyOn); err != nil {
+		t.Fatal(err)
+	}
+	rx.Process.Kill()
+	rx.Wait()
+	done := make(chan error, 1)
+	var more uint64
+	go func() {
+		var err error
+		more, err = Send(s, 4096, 1<<40, 16, frame.VerifyOn)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "gone") {
+			t.Fatalf("after the receiver died: err = %v; want a 'receiver has gone' error", err)
+		}
+		t.Logf("sender stopped after %d more frames: %v", more, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("sender still sending 20 s after its receiver died")
+	}
+}
+
+// KilledSender starts an independent receiver, a sender child that sends
+// 10 frames and hangs, kills the sender and checks that the receiver
+// reports the 10 frames and an end of stream.
+func KilledSender(t *testing.T, name string) {
+	sock := t.TempDir() + "/rx.sock"
+	rx := ReceiverCommand(name, "--listen", sock)
+	var out strings.Builder
+	rx.Stdout = &out
+	rx.Stderr = os.Stderr
+	if err := rx.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tx := SenderCommand(name, "--connect", sock, "--size", "4096", "--count", "10", "--hang")
+	if err := StartWithLines(tx); err != nil {
+		t.Fatal(err)
+	}
+	if l := WaitForLine(t, tx); l != "sent 10" {
+		t.Fatalf("sender child said %q", l)
+	}
+	tx.Process.Kill()
+	tx.Wait()
+	werr := make(chan error, 1)
+	go func() { werr <- rx.Wait() }()
+	select {
+	case err := <-werr:
+		if err != nil && !IsExit(err) {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		rx.Process.Kill()
+		t.Fatal("receiver did not finish 20 s after its sender died")
+	}
+	r := Report(t, []byte(out.String()))
+	CheckIntact(t, r, 10, frame.PayloadHeaderLen+4096)
+	if r.Stop != "eof" {
+		t.Errorf("receiver stop = %q, want eof", r.Stop)
+	}
 }

@@ -1,0 +1,395 @@
+//go:build linux
+
+package shm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/shmring"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "shm",
+		Kind:        backend.KindLocal,
+		Summary:     "a ring of slots in a memfd shared by sender and receiver processes",
+		NewSender:   newSender,
+		NewReceiver: newReceiver,
+		Payload:     true,
+		NeedsPeer:   true,
+	})
+}
+
+const (
+	ringBudget  = 16 << 20 // default ring size target in bytes
+	maxDefSlots = 4096
+	copyBudget  = 16 << 20 // bytes copied out per Next in copy mode
+	helloWait   = 10 * time.Second
+	waitSlice   = 20 * time.Millisecond
+)
+
+// DefaultSlots is the slot count used when --slots is not given: about
+// 16 MiB of ring, at least 4 slots (2 above 64 MiB frames), at most 4096.
+func DefaultSlots(maxFrame int) int {
+	stride := (maxFrame + 63) &^ 63
+	n := ringBudget / stride
+	minSlots := 4
+	if stride > 64<<20 {
+		minSlots = 2
+	}
+	if n < minSlots {
+		return minSlots
+	}
+	n = 1 << (bits.Len(uint(n)) - 1)
+	return min(n, maxDefSlots)
+}
+
+// meet connects the sender to its receiver: a child it starts (Connect ""
+// or "auto") or an independent `wpg recv --listen` at o.Connect.
+func meet(ctx context.Context, name string, o backend.Options, childArgs []string) (*net.UnixConn, *peer.Process, error) {
+	if o.Connect == "" || o.Connect == peer.AutoPeer {
+		child, err := peer.Start(name, true, nil, childArgs...)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := peer.Dial(ctx, child.Sock, helloWait, child.Exited)
+		if err != nil {
+			child.Kill()
+			return nil, nil, err
+		}
+		return c, child, nil
+	}
+	c, err := peer.Dial(ctx, o.Connect, helloWait, nil)
+	return c, nil, err
+}
+
+type sender struct {
+	ring    *shmring.Ring
+	prod    *shmring.Producer
+	conn    *net.UnixConn
+	gone    <-chan struct{}
+	child   *peer.Process
+	peerPID int
+	report  []byte
+	frames  uint64
+	full    uint64
+	busy    bool
+	where   string
+	closed  bool
+}
+
+func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
+	if o.MaxFrame <= 0 {
+		return nil, errors.New("shm: MaxFrame not set")
+	}
+	slots := o.Slots
+	if slots <= 0 {
+		slots = DefaultSlots(o.MaxFrame)
+	}
+	ring, err := shmring.Create(shmring.Config{Slots: slots, SlotSize: o.MaxFrame})
+	if err != nil {
+		return nil, fmt.Errorf("shm sender: %w (lower --slots or --size)", err)
+	}
+	var args []string
+	if o.RecvMode != "" {
+		args = append(args, "--recv-mode", o.RecvMode)
+	}
+	if o.BusyWait {
+		args = append(args, "--busy-wait")
+	}
+	conn, child, err := meet(ctx, "shm", o, args)
+	if err != nil {
+		ring.Close()
+		return nil, fmt.Errorf("shm sender: %w", err)
+	}
+	s := &sender{ring: ring, conn: conn, child: child, busy: o.BusyWait}
+	s.where = o.Connect
+	if child != nil {
+		s.where = fmt.Sprintf("receiver process %d", child.PID())
+	}
+	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots()}, ring.Fd()); err != nil {
+		s.abort()
+		return nil, fmt.Errorf("shm sender: %w", err)
+	}
+	h, _, err := peer.Recv(conn, helloWait)
+	if err != nil {
+		s.abort()
+		return nil, fmt.Errorf("shm sender (%s): %w", s.where, err)
+	}
+	s.peerPID = h.PID
+	s.prod = ring.Producer()
+	s.prod.BusyWait = o.BusyWait
+	s.gone = peer.Watch(conn)
+	return s, nil
+}
+
+func (s *sender) abort() {
+	s.conn.Close()
+	if s.child != nil {
+		s.child.Kill()
+	}
+	s.ring.Close()
+	s.closed = true
+}
+
+func (s *sender) peerGone() error {
+	select {
+	case <-s.gone:
+		return fmt.Errorf("shm: the receiver (pid %d) has gone: its socket closed after %d frames were handed over", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
+	default:
+		if s.prod.PeerClosed() {
+			return fmt.Errorf("shm: the receiver (pid %d) closed the ring after %d frames", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
+		}
+		return nil
+	}
+}
+
+func (s *sender) Reserve(bufs [][]byte) (int, error) {
+	n, err := s.prod.Reserve(bufs)
+	if n > 0 || err != nil {
+		if err != nil {
+			return 0, s.peerGoneOr(err)
+		}
+		return n, nil
+	}
+	s.full++
+	if err := s.prod.WaitSpace(waitSlice); err != nil {
+		return 0, s.peerGoneOr(err)
+	}
+	if err := s.peerGone(); err != nil {
+		return 0, err
+	}
+	n, err = s.prod.Reserve(bufs)
+	if err != nil {
+		return 0, s.peerGoneOr(err)
+	}
+	return n, nil
+}
+
+func (s *sender) peerGoneOr(err error) error {
+	if g := s.peerGone(); g != nil {
+		return g
+	}
+	return fmt.Errorf("shm: %w", err)
+}
+
+func (s *sender) Commit(lens []int) (int, error) {
+	n := s.prod.Commit(lens)
+	s.frames += uint64(n)
+	return n, nil
+}
+
+func (s *sender) MaxFrame() int { return s.ring.SlotSize() }
+
+func (s *sender) Info() backend.Info {
+	wait := "futex"
+	if s.busy {
+		wait = "busy"
+	}
+	return backend.Info{
+		Backend: "shm", Mode: "ring", NUMANode: -1, RingDepth: s.ring.Slots(),
+		Details: map[string]string{
+			"peer":          s.where,
+			"slot_size":     strconv.Itoa(s.ring.SlotSize()),
+			"slot_stride":   strconv.Itoa(s.ring.Stride()),
+			"ring_bytes":    strconv.Itoa(s.ring.Size()),
+			"wait":          wait,
+			"ring_full":     strconv.FormatUint(s.full, 10),
+			"frames":        strconv.FormatUint(s.frames, 10),
+			"render":        "in place (frames are written into the ring slots)",
+			"rendezvous":    "unix socket, memfd passed with SCM_RIGHTS",
+			"peer_pid":      strconv.Itoa(s.peerPID),
+			"syscalls_idle": "futex wake only when the receiver sleeps",
+		},
+	}
+}
+
+// Flush waits until the receiver has consumed every committed frame.
+func (s *sender) Flush() error {
+	for s.prod.Pending() > 0 {
+		if err := s.peerGone(); err != nil {
+			return err
+		}
+		s.prod.WaitSpace(waitSlice)
+		time.Sleep(100 * time.Microsecond)
+	}
+	return nil
+}
+
+func (s *sender) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.prod.Close()
+	var err error
+	if s.child != nil {
+		s.report, err = s.child.Wait(30 * time.Second)
+	}
+	s.conn.Close()
+	if cerr := s.ring.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *sender) PeerReport() []byte { return s.report }
+
+type receiver struct {
+	ring    *shmring.Ring
+	cons    *shmring.Consumer
+	conn    *net.UnixConn
+	gone    <-chan struct{}
+	copyOut bool
+	bufs    *sys.SharedMapping
+	perCopy int
+	busy    bool
+	peerPID int
+	frames  uint64
+	info    backend.Info
+}
+
+func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
+	if o.Listen == "" {
+		return nil, errors.New("shm receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
+	}
+	var copyOut bool
+	switch o.RecvMode {
+	case "", "inplace":
+	case "copy":
+		copyOut = true
+	default:
+		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.RecvMode)
+	}
+	conn, err := peer.Accept(ctx, o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("shm receiver: %w", err)
+	}
+	h, fds, err := peer.Recv(conn, helloWait)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("shm receiver: %w", err)
+	}
+	fail := func(err error) (backend.Receiver, error) {
+		for _, fd := range fds {
+			sys.CloseFd(fd)
+		}
+		peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid(), Error: err.Error()})
+		conn.Close()
+		return nil, fmt.Errorf("shm receiver: %w", err)
+	}
+	if h.Backend != "shm" {
+		return fail(fmt.Errorf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend))
+	}
+	if len(fds) != 1 {
+		return fail(fmt.Errorf("the sender passed %d descriptors, want the ring's memfd", len(fds)))
+	}
+	ring, err := shmring.Open(fds[0])
+	if err != nil {
+		fds = nil
+		return fail(err)
+	}
+	r := &receiver{ring: ring, conn: conn, copyOut: copyOut, busy: o.BusyWait, peerPID: h.PID}
+	if copyOut {
+		r.perCopy = max(1, copyBudget/ring.SlotSize())
+		r.bufs, err = sys.MapAnon(r.perCopy * ring.SlotSize())
+		if err != nil {
+			ring.Close()
+			return fail(err)
+		}
+	}
+	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid()}); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("shm receiver: %w", err)
+	}
+	r.cons = ring.Consumer()
+	r.cons.BusyWait = o.BusyWait
+	r.gone = peer.Watch(conn)
+	return r, nil
+}
+
+func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
+	if r.copyOut && len(views) > r.perCopy {
+		views = views[:r.perCopy]
+	}
+	n, err := r.cons.Next(views, timeout)
+	if n == 0 && err == nil {
+		select {
+		case <-r.gone:
+			// The sender died without closing the ring: what is in the
+			// ring has been taken; report what arrived.
+			if n, err = r.cons.Next(views, 0); n == 0 {
+				return 0, io.EOF
+			}
+		default:
+			return 0, nil
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	r.frames += uint64(n)
+	if r.copyOut {
+		mem := r.bufs.Bytes()
+		ss := r.ring.SlotSize()
+		for i := 0; i < n; i++ {
+			dst := mem[i*ss : i*ss+len(views[i])]
+			copy(dst, views[i])
+			views[i] = dst
+		}
+		r.cons.Release()
+	}
+	return n, nil
+}
+
+func (r *receiver) Info() backend.Info {
+	if r.ring == nil {
+		return r.info
+	}
+	mode := "inplace"
+	if r.copyOut {
+		mode = "copy"
+	}
+	wait := "futex"
+	if r.busy {
+		wait = "busy"
+	}
+	return backend.Info{
+		Backend: "shm", Mode: mode, NUMANode: -1, RingDepth: r.ring.Slots(),
+		Details: map[string]string{
+			"slot_size":  strconv.Itoa(r.ring.SlotSize()),
+			"ring_bytes": strconv.Itoa(r.ring.Size()),
+			"wait":       wait,
+			"frames":     strconv.FormatUint(r.frames, 10),
+			"peer_pid":   strconv.Itoa(r.peerPID),
+		},
+	}
+}
+
+func (r *receiver) Close() error {
+	if r.ring == nil {
+		return nil
+	}
+	r.info = r.Info()
+	if r.cons != nil {
+		r.cons.Close()
+	}
+	r.conn.Close()
+	err := r.ring.Close()
+	r.ring = nil
+	if r.bufs != nil {
+		r.bufs.Close()
+	}
+	return err
+}
