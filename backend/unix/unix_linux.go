@@ -1,0 +1,265 @@
+//go:build linux
+
+package unix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "unix",
+		Kind:        backend.KindLocal,
+		Summary:     "unix stream socket with enlarged buffers, the everyday baseline",
+		NewSender:   newSender,
+		NewReceiver: newReceiver,
+		Payload:     true,
+		NeedsPeer:   true,
+	})
+}
+
+const (
+	sockBuf       = 4 << 20
+	stagingBudget = 8 << 20
+	groupBytes    = 256 << 10
+	helloWait     = 10 * time.Second
+)
+
+type sender struct {
+	conn     *net.UnixConn
+	child    *peer.Process
+	peerPID  int
+	where    string
+	sndBuf   int
+	mem      *sys.SharedMapping
+	maxFrame int
+	perCall  int
+	reserved int
+	writes   uint64
+	frames   uint64
+	report   []byte
+	closed   bool
+}
+
+func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
+	if o.MaxFrame <= 0 {
+		return nil, errors.New("unix: MaxFrame not set")
+	}
+	s := &sender{maxFrame: o.MaxFrame}
+	var err error
+	if o.Connect == "" || o.Connect == peer.AutoPeer {
+		s.child, err = peer.Start("unix", true, nil)
+		if err != nil {
+			return nil, fmt.Errorf("unix sender: %w", err)
+		}
+		s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
+		if err != nil {
+			s.child.Kill()
+			return nil, fmt.Errorf("unix sender: %w", err)
+		}
+		s.where = fmt.Sprintf("receiver process %d", s.child.PID())
+	} else {
+		s.conn, err = peer.Dial(ctx, o.Connect, helloWait, nil)
+		if err != nil {
+			return nil, fmt.Errorf("unix sender: %w", err)
+		}
+		s.where = o.Connect
+	}
+	fail := func(err error) (backend.Sender, error) {
+		s.conn.Close()
+		if s.child != nil {
+			s.child.Kill()
+		}
+		return nil, fmt.Errorf("unix sender (%s): %w", s.where, err)
+	}
+	if s.sndBuf, _, err = sys.SetSocketBuffers(s.conn, sockBuf); err != nil {
+		fmt.Fprintf(os.Stderr, "wpg: warning: unix sender: %v\n", err)
+	}
+	if err := peer.Send(s.conn, peer.Hello{Backend: "unix", PID: os.Getpid(), MaxFrame: o.MaxFrame}); err != nil {
+		return fail(err)
+	}
+	h, _, err := peer.Recv(s.conn, helloWait)
+	if err != nil {
+		return fail(err)
+	}
+	s.peerPID = h.PID
+	s.perCall = max(1, min(stagingBudget/s.maxFrame, max(o.Batch, 1)))
+	if s.mem, err = sys.MapAnon(s.perCall * s.maxFrame); err != nil {
+		return fail(err)
+	}
+	return s, nil
+}
+
+func (s *sender) Reserve(bufs [][]byte) (int, error) {
+	n := min(len(bufs), s.perCall)
+	mem := s.mem.Bytes()
+	for i := 0; i < n; i++ {
+		bufs[i] = mem[i*s.maxFrame : (i+1)*s.maxFrame : (i+1)*s.maxFrame]
+	}
+	s.reserved = n
+	return n, nil
+}
+
+func (s *sender) Commit(lens []int) (int, error) {
+	n := min(len(lens), s.reserved)
+	s.reserved = 0
+	mem := s.mem.Bytes()
+	done := 0
+	for done < n {
+		k, total := 0, 0
+		for done+k < n && (k == 0 || total+lens[done+k] <= groupBytes) &&
+			(k == 0 || lens[done+k-1] == s.maxFrame) {
+			total += lens[done+k]
+			k++
+		}
+		off := done * s.maxFrame
+		w, err := s.conn.Write(mem[off : off+total])
+		s.writes++
+		if err != nil {
+			m := wholeFrames(lens[done:done+k], w)
+			s.frames += uint64(m)
+			if sys.IsConnReset(err) {
+				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone (%v) after %d frames", s.where, s.peerPID, errors.Unwrap(err), s.frames)
+			}
+			return done + m, fmt.Errorf("unix (%s): write: %w", s.where, err)
+		}
+		s.frames += uint64(k)
+		done += k
+	}
+	return n, nil
+}
+
+func wholeFrames(lens []int, written int) int {
+	for i, l := range lens {
+		if written < l {
+			return i
+		}
+		written -= l
+	}
+	return len(lens)
+}
+
+func (s *sender) MaxFrame() int { return s.maxFrame }
+
+func (s *sender) Info() backend.Info {
+	d := map[string]string{
+		"peer":     s.where,
+		"sndbuf":   strconv.Itoa(s.sndBuf),
+		"writes":   strconv.FormatUint(s.writes, 10),
+		"frames":   strconv.FormatUint(s.frames, 10),
+		"peer_pid": strconv.Itoa(s.peerPID),
+	}
+	if s.frames > 0 {
+		d["writes_per_frame"] = strconv.FormatFloat(float64(s.writes)/float64(s.frames), 'f', 3, 64)
+	}
+	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d}
+}
+
+func (s *sender) Flush() error { return nil }
+
+func (s *sender) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.conn.Close()
+	if s.child != nil {
+		var werr error
+		s.report, werr = s.child.Wait(30 * time.Second)
+		if err == nil {
+			err = werr
+		}
+	}
+	if s.mem != nil {
+		s.mem.Close()
+	}
+	return err
+}
+
+func (s *sender) PeerReport() []byte { return s.report }
+
+type receiver struct {
+	conn    *net.UnixConn
+	sr      *peer.StreamReader
+	rcvBuf  int
+	peerPID int
+}
+
+var errTimeout = errors.New("timeout")
+
+func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
+	if o.Listen == "" {
+		return nil, errors.New("unix receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
+	}
+	conn, err := peer.Accept(ctx, o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("unix receiver: %w", err)
+	}
+	r := &receiver{conn: conn}
+	if _, r.rcvBuf, err = sys.SetSocketBuffers(conn, sockBuf); err != nil {
+		fmt.Fprintf(os.Stderr, "wpg: warning: unix receiver: %v\n", err)
+	}
+	h, _, err := peer.Recv(conn, helloWait)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("unix receiver: %w", err)
+	}
+	if h.Backend != "unix" {
+		msg := fmt.Sprintf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend)
+		peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid(), Error: msg})
+		conn.Close()
+		return nil, fmt.Errorf("unix receiver: %s", msg)
+	}
+	r.peerPID = h.PID
+	if err := peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid()}); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("unix receiver: %w", err)
+	}
+	r.sr = peer.NewStreamReader(func(b []byte) (int, error) {
+		n, err := conn.Read(b)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, errTimeout
+		}
+		if sys.IsConnReset(err) {
+			return n, nil // the sender died: end of stream
+		}
+		return n, err
+	})
+	return r, nil
+}
+
+func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
+	if !r.sr.HasFrame() {
+		r.conn.SetReadDeadline(time.Now().Add(timeout))
+	}
+	n, err := r.sr.Next(views)
+	if errors.Is(err, errTimeout) {
+		return 0, nil
+	}
+	return n, err
+}
+
+func (r *receiver) Info() backend.Info {
+	d := map[string]string{
+		"rcvbuf":   strconv.Itoa(r.rcvBuf),
+		"reads":    strconv.FormatUint(r.sr.Reads, 10),
+		"frames":   strconv.FormatUint(r.sr.Frames, 10),
+		"peer_pid": strconv.Itoa(r.peerPID),
+	}
+	if r.sr.Frames > 0 {
+		d["reads_per_frame"] = strconv.FormatFloat(float64(r.sr.Reads)/float64(r.sr.Frames), 'f', 3, 64)
+	}
+	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d}
+}
+
+func (r *receiver) Close() error { return r.conn.Close() }
