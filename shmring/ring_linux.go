@@ -438,3 +438,13 @@ func spin(i int) {
 		runtime.Gosched()
 	}
 }
+
+// Index returns the free-running index of the next slot Reserve hands out
+// (slot Index() mod Slots()), for protocols that pair ring slots with
+// buffers elsewhere.
+func (p *Producer) Index() uint64 { return p.head }
+
+// Index returns the free-running index of the first frame the next Next
+// returns (after releasing the previous ones, the index of the first held
+// frame plus the number held).
+func (c *Consumer) Index() uint64 { return c.tail + uint64(c.held) }

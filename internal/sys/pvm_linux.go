@@ -80,3 +80,90 @@ func YamaPtraceScope() (scope int, ok bool) {
 
 // IsESRCH reports whether err says the process does not exist.
 func IsESRCH(err error) bool { return errors.Is(err, unix.ESRCH) }
+
+// PVMBatch moves many buffers with one process_vm_readv/writev call; it
+// keeps its iovec arrays so that a transfer allocates nothing.
+type PVMBatch struct {
+	local  []unix.Iovec
+	remote []unix.RemoteIovec
+	// Calls counts system calls made.
+	Calls uint64
+}
+
+// NewPVMBatch returns a batch for up to n buffers per call (n ≤ 1024).
+func NewPVMBatch(n int) *PVMBatch {
+	n = min(max(n, 1), 1024)
+	return &PVMBatch{local: make([]unix.Iovec, 0, n), remote: make([]unix.RemoteIovec, 0, n)}
+}
+
+// Max returns the most buffers one call takes.
+func (b *PVMBatch) Max() int { return cap(b.local) }
+
+// Transfer copies remote[i] (an address in process pid) into locals[i]
+// (read) or locals[i] to remote[i] (write), for every i, completely:
+// partial transfers are resumed where they stopped. len(locals) ≤ Max().
+func (b *PVMBatch) Transfer(pid int, write bool, locals [][]byte, remote []uintptr) error {
+	first, off := 0, 0
+	for first < len(locals) {
+		b.local, b.remote = b.local[:0], b.remote[:0]
+		total := 0
+		for i := first; i < len(locals); i++ {
+			l := locals[i]
+			o := 0
+			if i == first {
+				o = off
+			}
+			if len(l)-o == 0 {
+				continue
+			}
+			iov := unix.Iovec{Base: &l[o]}
+			iov.SetLen(len(l) - o)
+			b.local = append(b.local, iov)
+			b.remote = append(b.remote, unix.RemoteIovec{Base: remote[i] + uintptr(o), Len: len(l) - o})
+			total += len(l) - o
+		}
+		if total == 0 {
+			return nil
+		}
+		var n int
+		var err error
+		for {
+			if write {
+				n, err = unix.ProcessVMWritev(pid, b.local, b.remote, 0)
+			} else {
+				n, err = unix.ProcessVMReadv(pid, b.local, b.remote, 0)
+			}
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		b.Calls++
+		if err != nil {
+			op := "process_vm_readv"
+			if write {
+				op = "process_vm_writev"
+			}
+			return fmt.Errorf("%s(pid %d, %d buffers, %d bytes): %w", op, pid, len(b.local), total, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("process_vm transfer with pid %d made no progress (remote memory unmapped?)", pid)
+		}
+		// Advance (first, off) by n bytes.
+		for n > 0 && first < len(locals) {
+			left := len(locals[first]) - off
+			if n < left {
+				off += n
+				n = 0
+				break
+			}
+			n -= left
+			first++
+			off = 0
+		}
+		for first < len(locals) && len(locals[first]) == off {
+			first++
+			off = 0
+		}
+	}
+	return nil
+}

@@ -1,0 +1,414 @@
+//go:build linux
+
+package cma
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/shmring"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "cma",
+		Kind:        backend.KindLocal,
+		Summary:     "process_vm_readv between two processes (stock kernel's cross-process copy)",
+		NewSender:   newSender,
+		NewReceiver: newReceiver,
+		Payload:     true,
+		NeedsPeer:   true,
+	})
+}
+
+const (
+	stagingBudget = 16 << 20
+	maxSlots      = 1024
+	helloWait     = 10 * time.Second
+	waitSlice     = 20 * time.Millisecond
+	copyBudget    = 16 << 20
+)
+
+func stride(maxFrame int) int {
+	if maxFrame >= 4096 {
+		return (maxFrame + 4095) &^ 4095
+	}
+	return (maxFrame + 63) &^ 63
+}
+
+// slotsFor returns the staging slot count: about 16 MiB, 4 … 1024 slots
+// (2 for frames above 64 MiB).
+func slotsFor(maxFrame, want int) int {
+	if want > 0 {
+		return min(want, maxSlots)
+	}
+	n := stagingBudget / stride(maxFrame)
+	lo := 4
+	if maxFrame > 64<<20 {
+		lo = 2
+	}
+	return min(max(n, lo), maxSlots)
+}
+
+type sender struct {
+	ring     *shmring.Ring
+	prod     *shmring.Producer
+	staging  *sys.SharedMapping
+	stride   int
+	maxFrame int
+	dbufs    [][]byte
+	eights   []int
+	conn     *net.UnixConn
+	gone     <-chan struct{}
+	child    *peer.Process
+	peerPID  int
+	where    string
+	frames   uint64
+	report   []byte
+	closed   bool
+	reserved int
+}
+
+func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
+	if o.MaxFrame <= 0 {
+		return nil, errors.New("cma: MaxFrame not set")
+	}
+	if err := sys.AllowAnyPtracer(); err != nil {
+		return nil, fmt.Errorf("cma sender: let the receiver read our memory: %w", err)
+	}
+	ring, err := shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Slots), SlotSize: 8})
+	if err != nil {
+		return nil, fmt.Errorf("cma sender: %w", err)
+	}
+	s := &sender{ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
+	s.staging, err = sys.MapAnon(ring.Slots() * s.stride)
+	if err != nil {
+		ring.Close()
+		return nil, fmt.Errorf("cma sender staging (%d × %d bytes): %w", ring.Slots(), s.stride, err)
+	}
+	if o.Connect == "" || o.Connect == peer.AutoPeer {
+		s.child, err = peer.Start("cma", true, nil)
+		if err == nil {
+			s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
+			s.where = fmt.Sprintf("receiver process %d", s.child.PID())
+		}
+	} else {
+		s.where = o.Connect
+		s.conn, err = peer.Dial(ctx, o.Connect, helloWait, nil)
+	}
+	if err != nil {
+		s.abort()
+		return nil, fmt.Errorf("cma sender: %w", err)
+	}
+	h := peer.Hello{Backend: "cma", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots(),
+		Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
+	if err := peer.Send(s.conn, h, ring.Fd()); err != nil {
+		s.abort()
+		return nil, fmt.Errorf("cma sender: %w", err)
+	}
+	rh, _, err := peer.Recv(s.conn, helloWait)
+	if err != nil {
+		s.abort()
+		return nil, fmt.Errorf("cma sender (%s): %w", s.where, err)
+	}
+	s.peerPID = rh.PID
+	s.prod = ring.Producer()
+	s.gone = peer.Watch(s.conn)
+	return s, nil
+}
+
+func (s *sender) abort() {
+	if s.conn != nil {
+		s.conn.Close()
+	}
+	if s.child != nil {
+		s.child.Kill()
+	}
+	s.staging.Close()
+	s.ring.Close()
+	s.closed = true
+}
+
+func (s *sender) peerGone() error {
+	select {
+	case <-s.gone:
+		return fmt.Errorf("cma: the receiver (pid %d) has gone: its socket closed after %d frames were taken", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
+	default:
+		if s.prod.PeerClosed() {
+			return fmt.Errorf("cma: the receiver (pid %d) closed the ring after %d frames", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
+		}
+		return nil
+	}
+}
+
+func (s *sender) Reserve(bufs [][]byte) (int, error) {
+	if cap(s.dbufs) < len(bufs) {
+		s.dbufs = make([][]byte, len(bufs))
+		s.eights = make([]int, len(bufs))
+		for i := range s.eights {
+			s.eights[i] = 8
+		}
+	}
+	d := s.dbufs[:len(bufs)]
+	n, err := s.prod.Reserve(d)
+	if err == nil && n == 0 {
+		if err = s.prod.WaitSpace(waitSlice); err == nil {
+			if g := s.peerGone(); g != nil {
+				return 0, g
+			}
+			n, err = s.prod.Reserve(d)
+		}
+	}
+	if err != nil {
+		if g := s.peerGone(); g != nil {
+			return 0, g
+		}
+		return 0, fmt.Errorf("cma: %w", err)
+	}
+	mem := s.staging.Bytes()
+	slots := uint64(s.ring.Slots())
+	base := s.prod.Index()
+	for i := 0; i < n; i++ {
+		off := int((base+uint64(i))%slots) * s.stride
+		bufs[i] = mem[off : off+s.maxFrame : off+s.maxFrame]
+	}
+	s.reserved = n
+	return n, nil
+}
+
+func (s *sender) Commit(lens []int) (int, error) {
+	n := min(len(lens), s.reserved)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(s.dbufs[i], uint64(lens[i]))
+	}
+	s.prod.Commit(s.eights[:n])
+	s.frames += uint64(n)
+	s.reserved = 0
+	return n, nil
+}
+
+func (s *sender) MaxFrame() int { return s.maxFrame }
+
+func (s *sender) Info() backend.Info {
+	d := map[string]string{
+		"peer":          s.where,
+		"staging_slots": strconv.Itoa(s.ring.Slots()),
+		"slot_stride":   strconv.Itoa(s.stride),
+		"frames":        strconv.FormatUint(s.frames, 10),
+		"peer_pid":      strconv.Itoa(s.peerPID),
+		"transfer":      "receiver pulls with process_vm_readv; descriptors through a memfd ring",
+	}
+	if scope, ok := sys.YamaPtraceScope(); ok {
+		d["yama_ptrace_scope"] = strconv.Itoa(scope)
+	} else {
+		d["yama_ptrace_scope"] = "no Yama"
+	}
+	return backend.Info{Backend: "cma", Mode: "readv", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
+}
+
+func (s *sender) Flush() error {
+	for s.prod.Pending() > 0 {
+		if err := s.peerGone(); err != nil {
+			return err
+		}
+		s.prod.WaitSpace(waitSlice)
+		time.Sleep(100 * time.Microsecond)
+	}
+	return nil
+}
+
+func (s *sender) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.prod.Close()
+	var err error
+	if s.child != nil {
+		s.report, err = s.child.Wait(30 * time.Second)
+	}
+	s.conn.Close()
+	s.ring.Close()
+	s.staging.Close()
+	return err
+}
+
+func (s *sender) PeerReport() []byte { return s.report }
+
+type receiver struct {
+	ring     *shmring.Ring
+	cons     *shmring.Consumer
+	conn     *net.UnixConn
+	gone     <-chan struct{}
+	pid      int
+	base     uintptr
+	stride   int
+	slots    uint64
+	maxFrame int
+	mem      *sys.SharedMapping
+	perCall  int
+	dviews   [][]byte
+	locals   [][]byte
+	remotes  []uintptr
+	pvm      *sys.PVMBatch
+	frames   uint64
+	info     backend.Info
+}
+
+func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
+	if o.Listen == "" {
+		return nil, errors.New("cma receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
+	}
+	conn, err := peer.Accept(ctx, o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("cma receiver: %w", err)
+	}
+	h, fds, err := peer.Recv(conn, helloWait)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cma receiver: %w", err)
+	}
+	fail := func(err error) (backend.Receiver, error) {
+		for _, fd := range fds {
+			sys.CloseFd(fd)
+		}
+		peer.Send(conn, peer.Hello{Backend: "cma", PID: os.Getpid(), Error: err.Error()})
+		conn.Close()
+		return nil, fmt.Errorf("cma receiver: %w", err)
+	}
+	if h.Backend != "cma" {
+		return fail(fmt.Errorf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend))
+	}
+	if len(fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 {
+		return fail(errors.New("incomplete cma hello from the sender"))
+	}
+	ring, err := shmring.Open(fds[0])
+	if err != nil {
+		fds = nil
+		return fail(err)
+	}
+	fds = nil
+	r := &receiver{ring: ring, conn: conn, pid: h.PID, base: uintptr(h.Addr), stride: h.Len,
+		slots: uint64(ring.Slots()), maxFrame: h.MaxFrame}
+	r.perCall = max(1, min(copyBudget/h.MaxFrame, 1024))
+	if r.mem, err = sys.MapAnon(r.perCall * stride(h.MaxFrame)); err != nil {
+		ring.Close()
+		return fail(err)
+	}
+	// Probe the permission now, so that a refusal is reported at once
+	// with its fix instead of after the first frame.
+	probe := make([]byte, 1)
+	if _, err := sys.ProcessVMReadv(r.pid, probe, r.base); err != nil {
+		r.mem.Close()
+		ring.Close()
+		return fail(permHint(err))
+	}
+	r.pvm = sys.NewPVMBatch(r.perCall)
+	r.dviews = make([][]byte, r.perCall)
+	r.locals = make([][]byte, r.perCall)
+	r.remotes = make([]uintptr, r.perCall)
+	if err := peer.Send(conn, peer.Hello{Backend: "cma", PID: os.Getpid()}); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("cma receiver: %w", err)
+	}
+	r.cons = ring.Consumer()
+	r.gone = peer.Watch(conn)
+	return r, nil
+}
+
+func permHint(err error) error {
+	if !sys.IsPermission(err) {
+		return err
+	}
+	hint := "the receiver needs ptrace access to the sender (same user, or CAP_SYS_PTRACE)"
+	if scope, ok := sys.YamaPtraceScope(); ok {
+		switch scope {
+		case 2:
+			hint = "Yama ptrace_scope is 2: the receiver needs CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or run as root)"
+		case 3:
+			hint = "Yama ptrace_scope is 3: process_vm_readv is disabled on this system until reboot"
+		}
+	}
+	return fmt.Errorf("%w (%s)", err, hint)
+}
+
+func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
+	want := min(len(views), r.perCall)
+	n, err := r.cons.Next(r.dviews[:want], timeout)
+	if n == 0 && err == nil {
+		select {
+		case <-r.gone:
+			if n, err = r.cons.Next(r.dviews[:want], 0); n == 0 && err == nil {
+				return 0, io.EOF
+			}
+		default:
+			return 0, nil
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	idx := r.cons.Index() - uint64(n)
+	mem := r.mem.Bytes()
+	st := stride(r.maxFrame)
+	for i := 0; i < n; i++ {
+		l := int(binary.LittleEndian.Uint64(r.dviews[i]))
+		if l > r.maxFrame {
+			l = r.maxFrame
+		}
+		r.locals[i] = mem[i*st : i*st+l]
+		r.remotes[i] = r.base + uintptr(int((idx+uint64(i))%r.slots)*r.stride)
+	}
+	if err := r.pvm.Transfer(r.pid, false, r.locals[:n], r.remotes[:n]); err != nil {
+		if sys.IsESRCH(err) {
+			return 0, io.EOF // the sender has gone
+		}
+		return 0, permHint(err)
+	}
+	r.cons.Release()
+	copy(views, r.locals[:n])
+	r.frames += uint64(n)
+	return n, nil
+}
+
+func (r *receiver) Info() backend.Info {
+	if r.ring == nil {
+		return r.info
+	}
+	d := map[string]string{
+		"frames":   strconv.FormatUint(r.frames, 10),
+		"calls":    strconv.FormatUint(r.pvm.Calls, 10),
+		"peer_pid": strconv.Itoa(r.pid),
+		"per_call": strconv.Itoa(r.perCall),
+		"transfer": "process_vm_readv from the sender's staging slots",
+	}
+	if r.frames > 0 {
+		d["calls_per_frame"] = strconv.FormatFloat(float64(r.pvm.Calls)/float64(r.frames), 'f', 3, 64)
+	}
+	return backend.Info{Backend: "cma", Mode: "readv", NUMANode: -1, RingDepth: int(r.slots), Details: d}
+}
+
+func (r *receiver) Close() error {
+	if r.ring == nil {
+		return nil
+	}
+	r.info = r.Info()
+	if r.cons != nil {
+		r.cons.Close()
+	}
+	r.conn.Close()
+	err := r.ring.Close()
+	r.ring = nil
+	r.mem.Close()
+	return err
+}

@@ -1,0 +1,24 @@
+//go:build linux
+
+package cma
+
+import (
+	"testing"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/peer/peertest"
+)
+
+func TestMain(m *testing.M) { peertest.Main(m) }
+
+func TestFramesIntact(t *testing.T) {
+	peertest.Matrix(t, "cma", backend.Options{}, peertest.Sizes)
+}
+
+func TestFramesIntactTwoSlots(t *testing.T) {
+	peertest.Matrix(t, "cma", backend.Options{Slots: 2}, peertest.Sizes[:3])
+}
+
+func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "cma", backend.Options{}) }
+
+func TestSenderKilled(t *testing.T) { peertest.KilledSender(t, "cma") }
