@@ -1,0 +1,630 @@
+package template
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/header"
+)
+
+// Plans.
+const (
+	PlanAuto      = "auto"      // prerender the streams that fit the limits, stream the rest
+	PlanPrerender = "prerender" // prerender every stream (an error if one does not fit)
+	PlanStream    = "stream"    // patch every frame in place while sending
+)
+
+// Default prerender limits (wpg.toml tx.prerender_max_bytes / _packets).
+const (
+	DefaultPrerenderMaxBytes   int64 = 256 << 20
+	DefaultPrerenderMaxPackets int64 = 100_000_000
+)
+
+// CompileOptions say which worker the Source is for and how to plan it.
+type CompileOptions struct {
+	// Worker i of Workers W renders the packets k ≡ i (mod W) of every stream.
+	Worker, Workers int
+	// Plan is PlanAuto (also ""), PlanPrerender or PlanStream.
+	Plan string
+	// PrerenderMaxBytes and PrerenderMaxPackets bound the frames prerendered
+	// by all workers together (each worker gets 1/W); 0 means the default.
+	PrerenderMaxBytes   int64
+	PrerenderMaxPackets int64
+}
+
+// Source renders the frames of one worker. It implements engine.Source.
+// It is not safe for concurrent use: each worker compiles its own.
+type Source struct {
+	streams  []*cstream
+	active   []int // indexes of streams with frames left
+	cur      []int64
+	total    int64
+	maxFrame int
+	mean     float64
+	plan     string
+	detail   string
+}
+
+// cstream is a compiled stream for one worker.
+type cstream struct {
+	L     *layout
+	id    uint16
+	share int64
+	sig   bool
+
+	k, w      uint64 // next packet index, stride (workers)
+	left      uint64 // frames left for this worker
+	unlimited bool
+
+	// Streaming: image and varying fields.
+	img     []byte
+	sizes   []sizeEntry // one entry per distinct size
+	sizeCur cursor      // index into sizes (when the size varies)
+	sizeVar bool
+	fields  []pfield
+	ipLen   int // offsets of length fields to patch when the size varies; -1 if none
+	ip6Len  int
+	udpLen  int
+
+	// Prerendering.
+	pre    bool
+	arena  []byte
+	frames []preFrame
+	pj     int
+}
+
+type sizeEntry struct {
+	n      int
+	ip, l4 uint64 // base sums
+	oddSig bool   // signature at an odd offset from the L4 header
+}
+
+type preFrame struct {
+	off int
+	n   uint16
+	odd bool
+}
+
+// pfield is a varying field being patched.
+type pfield struct {
+	off, width int
+	shift      uint
+	mask       uint64
+	cov        uint8
+	c          cursor
+}
+
+// cursor walks a Value for one worker: packet k, k+W, k+2W, …
+type cursor struct {
+	v    *Value
+	kind Kind
+	idx  uint64 // k mod period for periodic kinds
+	adv  uint64 // W mod period
+	n    uint64 // period
+	k, w uint64 // for Random
+	// Increment/Decrement
+	base, step uint64
+	neg        bool
+	list       []uint64
+}
+
+func newCursor(v *Value, k, w uint64) cursor {
+	c := cursor{v: v, kind: v.Kind, k: k, w: w}
+	if p := v.Period(); p > 0 {
+		c.n = p
+		c.idx = k % p
+		c.adv = w % p
+	}
+	switch v.Kind {
+	case Increment:
+		c.base, c.step = v.From, v.Step
+	case Decrement:
+		c.base, c.step, c.neg = v.To, v.Step, true
+	case List, Weighted:
+		c.list = v.List
+	}
+	return c
+}
+
+// next returns the value of the current packet and advances by W packets.
+func (c *cursor) next() uint64 {
+	var x uint64
+	switch c.kind {
+	case Increment:
+		x = c.base + c.idx*c.step
+	case Decrement:
+		x = c.base - c.idx*c.step
+	case List, Weighted:
+		x = c.list[c.idx]
+	case Random:
+		x = c.v.At(c.k)
+		c.k += c.w
+		return x
+	default:
+		return c.v.From
+	}
+	c.idx += c.adv
+	if c.idx >= c.n {
+		c.idx -= c.n
+	}
+	return x
+}
+
+// Compile builds the Source of worker o.Worker of o.Workers for spec.
+func Compile(spec *Spec, o CompileOptions) (*Source, error) {
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Worker < 0 || o.Worker >= o.Workers {
+		return nil, fmt.Errorf("template: worker %d out of range 0..%d", o.Worker, o.Workers-1)
+	}
+	switch o.Plan {
+	case "":
+		o.Plan = PlanAuto
+	case PlanAuto, PlanPrerender, PlanStream:
+	default:
+		return nil, fmt.Errorf("template: unknown plan %q: use auto, prerender or stream (--plan)", o.Plan)
+	}
+	if o.PrerenderMaxBytes <= 0 {
+		o.PrerenderMaxBytes = DefaultPrerenderMaxBytes
+	}
+	if o.PrerenderMaxPackets <= 0 {
+		o.PrerenderMaxPackets = DefaultPrerenderMaxPackets
+	}
+	if len(spec.Streams) == 0 {
+		return nil, fmt.Errorf("template %s: no streams", spec.File)
+	}
+	W := uint64(o.Workers)
+	budgetBytes := o.PrerenderMaxBytes / int64(o.Workers)
+	budgetPkts := o.PrerenderMaxPackets / int64(o.Workers)
+	s := &Source{}
+	var details []string
+	npre, nstream := 0, 0
+	var shares float64
+	for i := range spec.Streams {
+		st := &spec.Streams[i]
+		L := newLayout(st, uint16(i))
+		cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W}
+		if st.Count == 0 {
+			cs.unlimited = true
+		} else if st.Count > uint64(o.Worker) {
+			cs.left = (st.Count - uint64(o.Worker) + W - 1) / W
+		}
+		maxN := int(st.Size.Max())
+		s.maxFrame = max(s.maxFrame, maxN)
+		mean := meanOf(&st.Size)
+		s.mean += mean * float64(st.Share)
+		shares += float64(st.Share)
+
+		// How many distinct frames this worker sends before repeating.
+		period := streamPeriod(st)
+		need := uint64(0)
+		finite := true
+		switch {
+		case !cs.unlimited && period > 0:
+			need = min(cs.left, period/gcd(period, W))
+		case !cs.unlimited:
+			need = cs.left
+		case period > 0:
+			need = period / gcd(period, W)
+		default:
+			finite = false
+		}
+		var why string
+		pre := false
+		if o.Plan != PlanStream && finite && need > 0 {
+			bytes := prerenderBytes(st, uint64(o.Worker), W, need)
+			switch {
+			case int64(need) > budgetPkts:
+				why = fmt.Sprintf("%d frames per worker exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets; each of %d workers gets 1/%d)", need, budgetPkts, o.PrerenderMaxPackets, o.Workers, o.Workers)
+			case bytes > budgetBytes:
+				why = fmt.Sprintf("%s per worker exceeds the %s left of the prerender limit of %s (--prerender-max-bytes / tx.prerender_max_bytes; each of %d workers gets 1/%d)", sizeString(bytes), sizeString(budgetBytes), sizeString(o.PrerenderMaxBytes), o.Workers, o.Workers)
+			default:
+				pre = true
+				budgetPkts -= int64(need)
+				budgetBytes -= bytes
+				why = fmt.Sprintf("prerendered %d frames (%s)", need, sizeString(bytes))
+				if !cs.unlimited && need == cs.left {
+					why += ", the whole count"
+				} else {
+					why += ", one period of its fields, replayed"
+				}
+			}
+		} else if o.Plan == PlanStream {
+			why = "streamed (--plan stream)"
+		} else if !finite {
+			why = "streamed: random fields and no count, nothing finite to prerender"
+		} else {
+			why = "no frames for this worker"
+		}
+		if o.Plan == PlanPrerender && !pre && need > 0 {
+			return nil, fmt.Errorf("template %s: stream %d (%s) cannot be prerendered: %s; raise the limit, set a count, or use --plan auto", spec.File, i, st.Name, strings.TrimPrefix(why, "streamed: "))
+		}
+		if pre {
+			cs.prerender(need)
+			npre++
+		} else {
+			if !strings.HasPrefix(why, "streamed") && why != "no frames for this worker" {
+				why = "streamed: " + why
+			}
+			cs.compileStream()
+			nstream++
+		}
+		details = append(details, fmt.Sprintf("stream %d (%s): %s", i, st.Name, why))
+		s.streams = append(s.streams, cs)
+		if cs.unlimited || cs.left > 0 {
+			s.active = append(s.active, i)
+			s.total += cs.share
+		}
+	}
+	if shares > 0 {
+		s.mean /= shares
+	}
+	s.cur = make([]int64, len(s.streams))
+	switch {
+	case nstream == 0:
+		s.plan = PlanPrerender
+	case npre == 0:
+		s.plan = PlanStream
+	default:
+		s.plan = fmt.Sprintf("prerender %d/stream %d", npre, nstream)
+	}
+	s.detail = strings.Join(details, "; ")
+	return s, nil
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// streamPeriod is the number of packets after which every field and the
+// size repeat; 0 when a field is random or the period is astronomically long.
+func streamPeriod(st *Stream) uint64 {
+	p := uint64(1)
+	lcm := func(v *Value) {
+		q := v.Period()
+		if q == 0 || p == 0 {
+			p = 0
+			return
+		}
+		g := gcd(p, q)
+		hi, lo := bits.Mul64(p/g, q)
+		if hi != 0 || lo > 1<<48 {
+			p = 0
+			return
+		}
+		p = lo
+	}
+	lcm(&st.Size)
+	for _, sl := range newLayout(st, 0).slots {
+		v := sl.v
+		lcm(&v)
+	}
+	return p
+}
+
+func meanOf(v *Value) float64 {
+	switch v.Kind {
+	case List, Weighted:
+		var s float64
+		for _, x := range v.List {
+			s += float64(x)
+		}
+		return s / float64(len(v.List))
+	case Increment, Decrement:
+		n := v.n()
+		return float64(v.From) + float64(n-1)*float64(v.Step)/2
+	case Random:
+		if len(v.List) > 0 {
+			var s float64
+			for _, x := range v.List {
+				s += float64(x)
+			}
+			return s / float64(len(v.List))
+		}
+		return (float64(v.From) + float64(v.To)) / 2
+	}
+	return float64(v.From)
+}
+
+func prerenderBytes(st *Stream, k, w, need uint64) int64 {
+	if st.Size.Kind == Fixed {
+		return int64(need) * int64(st.Size.From)
+	}
+	c := newCursor(&st.Size, k, w)
+	var total int64
+	for range need {
+		total += int64(c.next())
+	}
+	return total
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// compileStream prepares the frame image, the per-size base sums and the
+// varying-field patchers.
+func (cs *cstream) compileStream() {
+	L, st := cs.L, cs.L.st
+	maxN := int(st.Size.Max())
+	cs.img = make([]byte, maxN)
+	L.write(cs.img, maxN, 0, 0, true)
+	scratch := make([]byte, maxN)
+	var distinct []uint64
+	if st.Size.Kind == Fixed {
+		distinct = []uint64{st.Size.From}
+	} else {
+		cs.sizeVar = true
+		distinct = distinctSizes(&st.Size)
+	}
+	index := map[uint64]uint64{}
+	for i, n := range distinct {
+		ip, l4 := L.baseSums(scratch, int(n))
+		cs.sizes = append(cs.sizes, sizeEntry{n: int(n), ip: ip, l4: l4, oddSig: (int(n)-frame.SignatureLen-max(L.l4, 0))&1 == 1})
+		index[n] = uint64(i)
+	}
+	if cs.sizeVar {
+		// A Value over size-table indexes with the same sequence as Size.
+		iv := st.Size
+		switch iv.Kind {
+		case Increment, Decrement:
+			// Map through a list of one period.
+			list := make([]uint64, iv.n())
+			for j := range list {
+				list[j] = index[iv.At(uint64(j))]
+			}
+			iv = Value{Kind: List, List: list}
+		case List, Weighted:
+			list := make([]uint64, len(iv.List))
+			for j, x := range iv.List {
+				list[j] = index[x]
+			}
+			iv.List = list
+		case Random:
+			if len(iv.List) > 0 {
+				list := make([]uint64, len(iv.List))
+				for j, x := range iv.List {
+					list[j] = index[x]
+				}
+				iv.List = list
+			} else {
+				iv.From, iv.To = 0, iv.To-iv.From // distinct sizes are From..To in order
+			}
+		}
+		cs.sizeCur = newCursor(&iv, cs.k, cs.w)
+		cs.ipLen, cs.ip6Len, cs.udpLen = -1, -1, -1
+		switch {
+		case st.IPv4 != nil:
+			cs.ipLen = L.l3 + 2
+		case st.IPv6 != nil:
+			cs.ip6Len = L.l3 + 4
+		}
+		if st.UDP != nil {
+			cs.udpLen = L.l4 + 4
+		}
+	}
+	for i := range L.slots {
+		sl := &L.slots[i]
+		if sl.v.Kind == Fixed {
+			continue
+		}
+		cs.fields = append(cs.fields, pfield{off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: sl.cov, c: newCursor(&sl.v, cs.k, cs.w)})
+	}
+}
+
+// distinctSizes lists the sizes a varying size takes, ascending; for a
+// range they are From..To (every value, so a random pick maps by offset).
+func distinctSizes(v *Value) []uint64 {
+	if len(v.List) > 0 {
+		seen := map[uint64]bool{}
+		var out []uint64
+		for _, x := range v.List {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	out := make([]uint64, 0, v.To-v.From+1)
+	for x := v.From; x <= v.To; x++ {
+		out = append(out, x)
+	}
+	return out
+}
+
+// prerender renders this worker's next need frames into one arena.
+func (cs *cstream) prerender(need uint64) {
+	L, st := cs.L, cs.L.st
+	cs.pre = true
+	total := prerenderBytes(st, cs.k, cs.w, need)
+	cs.arena = make([]byte, total)
+	cs.frames = make([]preFrame, need)
+	sc := newCursor(&st.Size, cs.k, cs.w)
+	off := 0
+	k := cs.k
+	for j := range need {
+		n := int(sc.next())
+		L.write(cs.arena[off:], n, k, 0, false)
+		cs.frames[j] = preFrame{off: off, n: uint16(n), odd: (n-frame.SignatureLen-max(L.l4, 0))&1 == 1}
+		off += n
+		k += cs.w
+	}
+}
+
+// sigSum is the checksum contribution of a signature's seq and time.
+func sigSum(seq uint64, ts uint64, odd bool) uint64 {
+	s := header.Word64Sum(seq) + header.Word64Sum(ts)
+	if odd {
+		return uint64(header.Swap16(header.Fold(s)))
+	}
+	return s
+}
+
+// renderOne writes the stream's next frame into b and returns its length.
+func (cs *cstream) renderOne(b []byte, now uint64) int {
+	seq := cs.k
+	cs.k += cs.w
+	if cs.pre {
+		f := cs.frames[cs.pj]
+		cs.pj++
+		if cs.pj == len(cs.frames) {
+			cs.pj = 0
+		}
+		n := int(f.n)
+		copy(b[:n], cs.arena[f.off:f.off+n])
+		if cs.sig {
+			sig := b[n-frame.SignatureLen:]
+			binary.BigEndian.PutUint64(sig[4:], seq)
+			binary.BigEndian.PutUint64(sig[12:], now)
+			if c := cs.L.l4Csum; c >= 0 {
+				old := binary.BigEndian.Uint16(b[c:])
+				x := ^header.Fold(uint64(^old) + sigSum(seq, now, f.odd))
+				if x == 0 && cs.L.udp {
+					x = 0xffff
+				}
+				binary.BigEndian.PutUint16(b[c:], x)
+			}
+		}
+		return n
+	}
+	var se *sizeEntry
+	if cs.sizeVar {
+		se = &cs.sizes[cs.sizeCur.next()]
+	} else {
+		se = &cs.sizes[0]
+	}
+	n := se.n
+	copy(b[:n], cs.img[:n])
+	ip, l4 := se.ip, se.l4
+	if cs.sizeVar {
+		if cs.ipLen >= 0 {
+			binary.BigEndian.PutUint16(b[cs.ipLen:], uint16(n-cs.L.l3))
+		}
+		if cs.ip6Len >= 0 {
+			binary.BigEndian.PutUint16(b[cs.ip6Len:], uint16(n-cs.L.l3-header.IPv6Len))
+		}
+		if cs.udpLen >= 0 {
+			binary.BigEndian.PutUint16(b[cs.udpLen:], uint16(n-cs.L.l4))
+		}
+	}
+	for i := range cs.fields {
+		f := &cs.fields[i]
+		v := (f.c.next() << f.shift) & f.mask
+		old := loadSlot(b, f.off, f.width)
+		storeSlot(b, f.off, f.width, old|v)
+		s := header.Word64Sum(v)
+		if f.cov&covIP != 0 {
+			ip += s
+		}
+		if f.cov&covL4 != 0 {
+			l4 += s
+		}
+	}
+	if cs.sig {
+		sig := b[n-frame.SignatureLen:]
+		if cs.sizeVar { // the image holds the signature header at the largest size only
+			binary.BigEndian.PutUint16(sig[0:], frame.SignatureMagic)
+			binary.BigEndian.PutUint16(sig[2:], cs.id)
+		}
+		binary.BigEndian.PutUint64(sig[4:], seq)
+		binary.BigEndian.PutUint64(sig[12:], now)
+		l4 += sigSum(seq, now, se.oddSig)
+	}
+	if c := cs.L.ipCsum; c >= 0 {
+		binary.BigEndian.PutUint16(b[c:], ^header.Fold(ip))
+	}
+	if c := cs.L.l4Csum; c >= 0 {
+		x := ^header.Fold(l4)
+		if x == 0 && cs.L.udp {
+			x = 0xffff
+		}
+		binary.BigEndian.PutUint16(b[c:], x)
+	}
+	return n
+}
+
+// Render implements engine.Source: it writes up to len(bufs) frames and
+// returns how many; fewer means every stream reached its count.
+func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
+	now := uint64(nowNs)
+	n := 0
+	for n < len(bufs) && len(s.active) > 0 {
+		if len(s.active) == 1 {
+			cs := s.streams[s.active[0]]
+			m := len(bufs) - n
+			if !cs.unlimited && uint64(m) > cs.left {
+				m = int(cs.left)
+			}
+			for j := range m {
+				lens[n+j] = cs.renderOne(bufs[n+j], now)
+			}
+			n += m
+			if !cs.unlimited {
+				cs.left -= uint64(m)
+				if cs.left == 0 {
+					s.active = s.active[:0]
+				}
+			}
+			continue
+		}
+		// Smooth weighted round-robin over the active streams.
+		best := -1
+		for _, i := range s.active {
+			s.cur[i] += s.streams[i].share
+			if best < 0 || s.cur[i] > s.cur[best] {
+				best = i
+			}
+		}
+		s.cur[best] -= s.total
+		cs := s.streams[best]
+		lens[n] = cs.renderOne(bufs[n], now)
+		n++
+		if !cs.unlimited {
+			cs.left--
+			if cs.left == 0 {
+				s.remove(best)
+			}
+		}
+	}
+	return n
+}
+
+func (s *Source) remove(i int) {
+	for j, a := range s.active {
+		if a == i {
+			s.active = append(s.active[:j], s.active[j+1:]...)
+			break
+		}
+	}
+	s.total -= s.streams[i].share
+	// Restart the round-robin state of the remaining streams.
+	for _, a := range s.active {
+		s.cur[a] = 0
+	}
+}
+
+// MaxFrame is the largest frame the source produces.
+func (s *Source) MaxFrame() int { return s.maxFrame }
+
+// MeanFrame is the share-weighted mean frame length.
+func (s *Source) MeanFrame() float64 { return s.mean }
+
+// Plan reports "prerender", "stream" or "prerender N/stream M", and per
+// stream what was chosen and why.
+func (s *Source) Plan() (plan, detail string) { return s.plan, s.detail }

@@ -1,0 +1,46 @@
+package template
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is a template error: where (file, line, column, field path), what,
+// and how to fix it. Error() is one line:
+//
+//	mixed.wpg.yaml:12:9: streams[1].ipv4.src: "2001:db8::1" is an IPv6 address in an IPv4 field; use an IPv4 address such as 198.18.0.1
+type Error struct {
+	File      string
+	Line, Col int    // 1-based; 0 when unknown
+	Path      string // e.g. streams[1].ipv4.src
+	Msg       string // what is wrong
+	Fix       string // how to fix it (may be empty)
+	Err       error  // underlying error (YAML syntax), if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteByte(':')
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%d:%d:", e.Line, e.Col)
+	}
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Fix != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Fix)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
