@@ -1,0 +1,187 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wpg-dev/wpg/internal/testbed"
+)
+
+// run runs wpg with args in dir and returns stdout, stderr and the exit code.
+func run(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(testbed.Wpg(t), args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badConfigDir := filepath.Join(dir, "cfg-unknown")
+	os.Mkdir(badConfigDir, 0o755)
+	os.WriteFile(filepath.Join(badConfigDir, "wpg.toml"), []byte("[tx]\nring_byte = 5\n"), 0o644)
+	badValueDir := filepath.Join(dir, "cfg-value")
+	os.Mkdir(badValueDir, 0o755)
+	os.WriteFile(filepath.Join(badValueDir, "wpg.toml"), []byte("[server]\npreview_max = -3\n"), 0o644)
+	_ = write
+
+	cases := []struct {
+		name string
+		dir  string
+		args []string
+		want []string // all must appear in the one-line error
+	}{
+		{"unknown backend", dir, []string{"send", "--backend", "carrier-pigeon", "--count", "1"}, []string{`unknown backend "carrier-pigeon"`, "null", "pcapfile"}},
+		{"pcapfile two workers", dir, []string{"send", "--backend", "pcapfile", "-o", "x.pcap", "--workers", "2", "--count", "1"}, []string{"one worker only", "--workers 1"}},
+		{"pcapfile without output", dir, []string{"send", "--backend", "pcapfile", "--count", "1"}, []string{"-o FILE"}},
+		{"bad rate", dir, []string{"send", "--rate", "fast", "--count", "1"}, []string{"--rate", "fast"}},
+		{"bad wait", dir, []string{"send", "--rate", "1kpps", "--wait", "nap", "--count", "1"}, []string{"--wait", "spin"}},
+		{"bad clock", dir, []string{"send", "--clock", "sundial", "--count", "1"}, []string{"--clock", "monotonic"}},
+		{"bad plan", dir, []string{"send", "--plan", "later", "--count", "1"}, []string{"--plan", "prerender"}},
+		{"zero batch", dir, []string{"send", "--batch", "0", "--count", "1"}, []string{"--batch 0"}},
+		{"cpu not allowed", dir, []string{"send", "--pin-core", "4095", "--count", "1"}, []string{"CPU 4095", "allowed"}},
+		{"pin-core with two workers", dir, []string{"send", "--pin-core", "0", "--workers", "2", "--count", "1"}, []string{"--pin-core", "--pin-cores"}},
+		{"bad ring bytes", dir, []string{"send", "--ring-bytes", "huge", "--count", "1"}, []string{"--ring-bytes", "16MiB"}},
+		{"missing template", dir, []string{"send", "nope.wpg.yaml", "--count", "1"}, []string{"nope.wpg.yaml"}},
+		{"afpacket without interface", dir, []string{"send", "--backend", "afpacket", "--count", "1"}, []string{"-i IFACE"}},
+		{"unknown config key", badConfigDir, []string{"send", "--count", "1"}, []string{"wpg.toml:2:1", `unknown key "tx.ring_byte"`, "tx.ring_bytes"}},
+		{"bad config value", badValueDir, []string{"config"}, []string{"wpg.toml:2:15", "server.preview_max", "minimum 1"}},
+		{"missing --config file", dir, []string{"config", "--config", "/nonexistent/wpg.toml"}, []string{"--config /nonexistent/wpg.toml", "no such file"}},
+		{"payload size too small", dir, []string{"send", "--backend", "memcpy", "--size", "10", "--count", "1"}, []string{"--size", "64"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, tc.dir, tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want non-zero; stderr %q", stderr)
+			}
+			line := strings.TrimRight(stderr, "\n")
+			if strings.Count(line, "\n") != 0 || !strings.HasPrefix(line, "wpg: ") {
+				t.Fatalf("want one line starting with \"wpg: \", got %q", stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("error %q lacks %q", line, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBenchNullJSON(t *testing.T) {
+	out, stderr, code := run(t, t.TempDir(), "bench", "--duration", "300ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep["schema"] != "wpg.report/v1" || rep["stop"] != "duration" {
+		t.Fatalf("schema/stop: %v %v", rep["schema"], rep["stop"])
+	}
+	if be := rep["backend"].(map[string]any); be["backend"] != "null" {
+		t.Fatalf("backend %v", be)
+	}
+	for _, k := range []string{"frames", "bytes", "seconds", "pps", "bps", "target_pps", "achieved_ratio", "tsc", "p50_jitter", "p99_jitter", "workers", "plan", "environment"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	if rep["frames"].(float64) < 1000 || rep["frame_size"].(float64) != 64 {
+		t.Fatalf("frames %v frame_size %v", rep["frames"], rep["frame_size"])
+	}
+}
+
+func TestSendCountIsExact(t *testing.T) {
+	out, stderr, code := run(t, t.TempDir(), "send", "--count", "12345", "--workers", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Frames  uint64
+		Stop    string
+		Workers []struct{ Frames uint64 }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Frames != 12345 || rep.Stop != "count" || len(rep.Workers) != 2 || rep.Workers[0].Frames != 6173 || rep.Workers[1].Frames != 6172 {
+		t.Fatalf("got %+v", rep)
+	}
+}
+
+func TestCtrlCLeavesValidPcap(t *testing.T) {
+	tshark := testbed.RequireTool(t, "tshark", "tshark")
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "slow.pcap")
+	cmd := exec.Command(testbed.Wpg(t), "send", "--backend", "pcapfile", "-o", pcap, "--rate", "2000pps", "--json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("wpg after SIGINT: %v: %s", err, errb.String())
+	}
+	var rep struct {
+		Frames uint64
+		Stop   string
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("no report after SIGINT: %v: %q", err, out.String())
+	}
+	if rep.Stop != "signal" || rep.Frames == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	tout, err := exec.Command(tshark, "-r", pcap, "-T", "fields", "-e", "frame.number").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v: %s", err, tout)
+	}
+	lines := strings.Fields(string(tout))
+	if uint64(len(lines)) != rep.Frames {
+		t.Fatalf("tshark read %d frames, the report says %d", len(lines), rep.Frames)
+	}
+	if strings.Contains(string(tout), "cut short") || strings.Contains(string(tout), "appears to be damaged") {
+		t.Fatalf("tshark: %s", tout)
+	}
+}
+
+func TestConfigShowsSources(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "wpg.toml"), []byte("[tx]\nring_bytes = \"8MiB\"\n"), 0o644)
+	out, stderr, code := run(t, dir, "config")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, want := range []string{"tx.ring_bytes", "8 MiB", "wpg.toml:2", "tx.prerender_max_bytes", "256 MiB", "default", "server.job_history_db"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wpg config output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/report"
+)
+
+// runJob is what `wpg send` and `wpg bench` have in common: validate every
+// input, start the engine, show progress, print the report.
+func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error {
+	ctx := cmd.Context()
+	cfg, err := applyConfig(cmd, f)
+	if err != nil {
+		return err
+	}
+	reg, err := backend.Lookup(f.backendName())
+	if err != nil {
+		return err
+	}
+	if reg.NewSender == nil {
+		return fmt.Errorf("backend %s has no sending side", reg.Name)
+	}
+	if f.workers < 1 {
+		return fmt.Errorf("--workers %d: must be at least 1", f.workers)
+	}
+	if reg.SingleWorker && f.workers > 1 {
+		return fmt.Errorf("backend %s supports one worker only, got --workers %d: use --workers 1", reg.Name, f.workers)
+	}
+	if f.batch < 1 || f.batch > 65536 {
+		return fmt.Errorf("--batch %d: must be between 1 and 65536", f.batch)
+	}
+	if f.ringDepth < 1 {
+		return fmt.Errorf("--ring-depth %d: must be at least 1", f.ringDepth)
+	}
+	if reg.Name == "pcapfile" && f.output == "" {
+		return fmt.Errorf("backend pcapfile needs an output file: add -o FILE.pcap")
+	}
+	if reg.Kind == backend.KindNetwork && reg.Name != "pcapfile" && f.iface == "" {
+		return fmt.Errorf("backend %s needs an interface: add -i IFACE (e.g. -i lo, or a veth)", reg.Name)
+	}
+
+	// Rate control.
+	rate, err := pace.ParseRate(f.rate)
+	if err != nil {
+		return fmt.Errorf("--rate: %w", err)
+	}
+	layer, err := pace.ParseLayer(f.rateLayer)
+	if err != nil {
+		return fmt.Errorf("--rate-layer: %w", err)
+	}
+	wait, err := pace.ParseWait(f.wait)
+	if err != nil {
+		return fmt.Errorf("--wait: %w", err)
+	}
+	if f.burst < 0 {
+		return fmt.Errorf("--burst %d: must be 0 (automatic) or more", f.burst)
+	}
+	clock, err := pace.NewClock(f.clock)
+	if err != nil {
+		return fmt.Errorf("--clock: %w", err)
+	}
+
+	// Frames.
+	frames, err := newFrames(f, cfg, reg, templatePath)
+	if err != nil {
+		return err
+	}
+
+	// Pinning.
+	cores, err := chooseCores(f)
+	if err != nil {
+		return err
+	}
+
+	opts := backend.Options{
+		MaxFrame:    frames.maxFrame,
+		Interface:   f.iface,
+		Batch:       f.batch,
+		RingDepth:   f.ringDepth,
+		RingBytes:   cfg.TX.RingBytes,
+		NoTxRing:    f.noTxRing,
+		QdiscBypass: f.qdiscBypass,
+		Queue:       f.queue,
+		XDPMode:     f.xdpMode,
+		BusyPoll:    f.busyPoll,
+		Output:      f.output,
+		Format:      f.format,
+		FIFO:        f.fifo,
+		Vmsplice:    f.vmsplice,
+		Connect:     f.connect,
+		RecvMode:    f.recvMode,
+		BusyWait:    f.busyWait,
+		Slots:       f.slots,
+	}
+	ecfg := engine.Config{
+		Backend:   reg,
+		Options:   opts,
+		NewSource: frames.newSource,
+		Now:       clock.Now,
+		Workers:   f.workers,
+		Cores:     cores,
+		Batch:     f.batch,
+		Count:     f.count,
+		Duration:  f.duration,
+	}
+	targetFPS := 0.0
+	burst := f.burst
+	if !rate.Unlimited() {
+		targetFPS = rate.FramesPerSecond(frames.meanFrame, layer)
+		if targetFPS <= 0 {
+			return fmt.Errorf("--rate %s gives no frames per second", f.rate)
+		}
+		if rate.IFG() {
+			burst = 1
+		}
+		perWorker := targetFPS / float64(f.workers)
+		ecfg.NewPacer = func(int) engine.Pacer {
+			return pace.New(pace.Config{FPS: perWorker, Burst: burst, Wait: wait, Clock: clock})
+		}
+	}
+
+	// The report goes to stdout unless stdout carries the data (pipe).
+	out := cmd.OutOrStdout()
+	if reg.Name == "pipe" && f.fifo == "" {
+		out = cmd.ErrOrStderr()
+	}
+
+	job, err := engine.Start(ctx, ecfg)
+	if err != nil {
+		return err
+	}
+	prog := report.StartProgress(cmd.ErrOrStderr(), 500*time.Millisecond, func() (uint64, uint64, time.Duration) {
+		fr, by := job.Counters().Totals()
+		return fr, by, job.Elapsed()
+	})
+	res := job.Wait()
+	prog.Stop()
+
+	rep := buildReport(command, templatePath, f, res, rate, targetFPS, clock, wait)
+	if err := res.Err(); err != nil {
+		rep.Error = err.Error()
+	}
+	if f.json {
+		if err := rep.WriteJSON(out); err != nil {
+			return err
+		}
+	} else {
+		rep.WriteTable(out)
+	}
+	if err := res.Err(); err != nil {
+		if res.Frames == 0 {
+			// Nothing ran: the error is the whole story.
+			return &ExitError{Code: 1, Err: err}
+		}
+		return &ExitError{Code: 1, Err: fmt.Errorf("run stopped by an error after %d frames: %w", res.Frames, err)}
+	}
+	return nil
+}
+
+func buildReport(command, templatePath string, f *runFlags, res *engine.Result, rate pace.Rate, targetFPS float64, clock *pace.Clock, wait pace.WaitMode) *report.Report {
+	rep := &report.Report{
+		Schema:    report.Schema,
+		Command:   command,
+		Template:  templatePath,
+		Batch:     f.batch,
+		Frames:    res.Frames,
+		Bytes:     res.Bytes,
+		Seconds:   res.Seconds,
+		BPSLayer:  "l2",
+		Stop:      string(res.Stop),
+		Clock:     clock.Source(),
+		TSC:       clock.TSC(),
+		TargetPPS: targetFPS,
+	}
+	if res.Frames > 0 {
+		rep.FrameSize = float64(res.Bytes) / float64(res.Frames)
+	} else {
+		rep.FrameSize = res.MeanFrame
+	}
+	if res.Seconds > 0 {
+		rep.PPS = float64(res.Frames) / res.Seconds
+		rep.BPS = float64(res.Bytes) * 8 / res.Seconds
+	}
+	if len(res.Workers) > 0 {
+		rep.Backend = res.Workers[0].Info
+		rep.Plan, rep.PlanDetail = res.Workers[0].Plan, res.Workers[0].PlanDetail
+	}
+	var stats []pace.Stats
+	for _, w := range res.Workers {
+		wr := report.Worker{Worker: w.Worker, CPU: w.CPU, NUMANode: w.Info.NUMANode, Frames: w.Frames, Bytes: w.Bytes,
+			Seconds: w.Seconds, CPUSeconds: w.CPUSeconds, Mode: w.Info.Mode}
+		if w.Seconds > 0 {
+			wr.PPS = float64(w.Frames) / w.Seconds
+		}
+		if w.Err != nil {
+			wr.Error = w.Err.Error()
+		}
+		rep.CPUSeconds += w.CPUSeconds
+		rep.Workers = append(rep.Workers, wr)
+		if p, ok := w.Pacer.(*pace.Pacer); ok && p != nil {
+			stats = append(stats, p.Stats())
+		}
+		if len(w.PeerReport) > 0 && json.Valid(w.PeerReport) {
+			rep.Verification = json.RawMessage(w.PeerReport)
+		}
+	}
+	if !rate.Unlimited() {
+		rep.Rate = rate.String()
+		rep.Wait = wait.String()
+		if targetFPS > 0 {
+			rep.AchievedRatio = rep.PPS / targetFPS
+		}
+		st := pace.MergeStats(stats...)
+		rep.LatenessMaxNs, rep.LatenessMeanNs = st.LatenessMaxNs, st.LatenessMeanNs
+		rep.P50JitterNs, rep.P99JitterNs = st.P50JitterNs, st.P99JitterNs
+		if rep.AchievedRatio < 0.999 && res.Stop == engine.StopDuration {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the path did not keep up: %.2f %% of the target rate; %s",
+				rep.AchievedRatio*100, whereTimeWent(res)))
+		}
+	}
+	if rep.Backend.Reason != "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("backend mode %s: %s", rep.Backend.Mode, rep.Backend.Reason))
+	}
+	rep.Environment = environment(f.iface)
+	return rep
+}
+
+func whereTimeWent(res *engine.Result) string {
+	var cpu, secs float64
+	var empty uint64
+	for _, w := range res.Workers {
+		cpu += w.CPUSeconds
+		secs += w.Seconds
+		empty += w.EmptyReserves
+	}
+	s := fmt.Sprintf("the sender threads were busy %.0f %% of the time", 100*cpu/max(secs, 1e-9))
+	if empty > 0 {
+		s += fmt.Sprintf(", and found the backend full %d times (the path drains slower than the rate)", empty)
+	}
+	return s
+}
+
+// chooseCores turns --pin-core / --pin-cores / --auto-pin into one CPU per
+// worker, or nil for no pinning.
+func chooseCores(f *runFlags) ([]int, error) {
+	allowed, err := sys.AllowedCPUs()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case f.pinCores != "":
+		list, err := parseCPUList(f.pinCores)
+		if err != nil {
+			return nil, fmt.Errorf("--pin-cores: %w", err)
+		}
+		if len(list) < f.workers {
+			return nil, fmt.Errorf("--pin-cores %s names %d CPUs for %d workers: name one per worker", f.pinCores, len(list), f.workers)
+		}
+		list = list[:f.workers]
+		return list, engine.CheckCores(list, allowed)
+	case f.pinCore >= 0:
+		if f.workers != 1 {
+			return nil, fmt.Errorf("--pin-core pins one worker, got --workers %d: use --pin-cores or --auto-pin", f.workers)
+		}
+		return []int{f.pinCore}, engine.CheckCores([]int{f.pinCore}, allowed)
+	case f.autoPin:
+		var nodeCPUs []int
+		if f.iface != "" {
+			if node, ok := readInt("/sys/class/net/" + f.iface + "/device/numa_node"); ok && node >= 0 {
+				if b, err := os.ReadFile("/sys/devices/system/node/node" + strconv.Itoa(node) + "/cpulist"); err == nil {
+					nodeCPUs, _ = parseCPUList(string(b))
+				}
+			}
+		}
+		return engine.AutoCores(allowed, nodeCPUs, f.workers)
+	}
+	return nil, nil
+}
