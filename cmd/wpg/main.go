@@ -10,14 +10,7 @@ import (
 
 	"github.com/wpg-dev/wpg/internal/cli"
 
-	// Backends register themselves.
-	_ "github.com/wpg-dev/wpg/backend/cma"
-	_ "github.com/wpg-dev/wpg/backend/memcpy"
-	_ "github.com/wpg-dev/wpg/backend/null"
-	_ "github.com/wpg-dev/wpg/backend/pcapfile"
-	_ "github.com/wpg-dev/wpg/backend/pipe"
-	_ "github.com/wpg-dev/wpg/backend/shm"
-	_ "github.com/wpg-dev/wpg/backend/unix"
+	_ "github.com/wpg-dev/wpg/backend/all" // every backend registers itself
 )
 
 func main() {
