@@ -188,3 +188,21 @@ func TestConfigShowsSources(t *testing.T) {
 		}
 	}
 }
+
+func TestProgressOnlyOnTerminal(t *testing.T) {
+	script := testbed.RequireTool(t, "script", "bsdutils")
+	wpg := testbed.Wpg(t)
+	// On a terminal (script gives the command a pty): progress lines.
+	out, err := exec.Command(script, "-qec", wpg+" bench --duration 1500ms", "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(string(out), " pps  ") || !strings.Contains(string(out), "frames") {
+		t.Fatalf("no progress line on a terminal: %q", out)
+	}
+	// Not a terminal: no progress, only the report.
+	_, stderr, code := run(t, t.TempDir(), "bench", "--duration", "1500ms")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q: want silence when stderr is not a terminal", code, stderr)
+	}
+}
