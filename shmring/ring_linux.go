@@ -252,7 +252,7 @@ func (p *Producer) Commit(lens []int) int {
 	p.head += uint64(n)
 	p.reserved = 0
 	r.head.Store(p.head)
-	if r.consWait.Load() != 0 {
+	if r.consWait.Load() != 0 && r.consWait.CompareAndSwap(1, 0) {
 		r.headWake.Add(1)
 		sys.FutexWake(r.headWake, 1)
 	}
@@ -374,7 +374,13 @@ func (c *Consumer) Release() {
 	c.tail += uint64(c.held)
 	c.held = 0
 	r.tail.Store(c.tail)
-	if r.prodWait.Load() != 0 {
+	// A sleeping producer is woken once half the ring is free (or the
+	// ring is empty), not on every release: one futex call per half
+	// ring instead of one per batch.
+	// The flag is taken (1 → 0) by the waker, so that one wake-up is
+	// issued per sleep.
+	if r.prodWait.Load() != 0 && (c.headCache-c.tail <= r.slots/2 || r.prodDone.Load() != 0) &&
+		r.prodWait.CompareAndSwap(1, 0) {
 		r.tailWake.Add(1)
 		sys.FutexWake(r.tailWake, 1)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,6 +79,12 @@ func child(name string, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if path := os.Getenv("WPG_PEERTEST_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	reg, err := backend.Lookup(name)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -390,4 +397,52 @@ func KilledSender(t *testing.T, name string) {
 	if r.Stop != "eof" {
 		t.Errorf("receiver stop = %q, want eof", r.Stop)
 	}
+}
+
+// Bench measures backend name sending b.N frames of size bytes to a
+// receiver child it starts itself, as `wpg bench` does: the time covers
+// rendering, the transfer and the receiver's verification (verify), up to
+// the receiver having taken the last frame (Flush). It reports frames/s
+// and the receiver's counts.
+func Bench(b *testing.B, name string, o backend.Options, size int, verify frame.VerifyMode) {
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Connect = peer.AutoPeer
+	o.MaxFrame = frame.PayloadHeaderLen + size
+	o.Batch = 256
+	s, err := reg.NewSender(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(o.MaxFrame))
+	b.ResetTimer()
+	start := time.Now()
+	sent, err := Send(s, size, uint64(b.N), 256, verify)
+	el := time.Since(start)
+	b.StopTimer()
+	if err != nil {
+		s.Close()
+		b.Fatalf("sent %d: %v", sent, err)
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r := Report(b, s.(backend.PeerReporter).PeerReport())
+	if r.Frames != uint64(b.N) || r.Corrupted != 0 {
+		b.Fatalf("receiver: %d frames, %d corrupted; want %d intact", r.Frames, r.Corrupted, b.N)
+	}
+	b.ReportMetric(float64(b.N)/el.Seconds(), "frames/s")
+}
+
+// SizeName names a size for sub-test names: 64B, 450KiB, 1MiB.
+func SizeName(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + "MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + "KiB"
+	}
+	return strconv.Itoa(n) + "B"
 }
