@@ -220,7 +220,7 @@ func (p *parser0) yamlErr(err error) error {
 		if parent != "" && strings.Count(parent, ".") == 0 && strings.HasPrefix(parent, "streams[") {
 			e.Msg = fmt.Sprintf("unknown key or layer %q in %s", key, parent)
 		}
-	case errors.As(err, &dup):
+	case errors.As(err, &dup), strings.Contains(e.Msg, "already defined"):
 		e.Fix = "remove one of the two entries"
 	case errors.As(err, &te), errors.As(err, &ute):
 		e.Fix = "see docs/templates.md for the shape of " + orTop(e.Path)
@@ -471,6 +471,9 @@ func (p *parser0) errAt(n ast.Node, path, msg, fix string) *Error {
 		}
 	}
 	e := &Error{File: p.file, Path: path, Msg: msg, Fix: fix}
+	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
+		n = m.Values[0].Key // a block mapping: point at its first key
+	}
 	if n != nil {
 		if tk := n.GetToken(); tk != nil {
 			e.Line, e.Col = tk.Position.Line, tk.Position.Column

@@ -1,0 +1,74 @@
+package template
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestBadTemplates: every bad template gives one line with file:line:col,
+// the field path, what is wrong and a fix.
+func TestBadTemplates(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		want       string // the whole message starts with this
+		fix        string // and contains this
+	}{
+		{"malformed yaml", "streams: [{ipv4: {}\n", "bad.wpg.yaml:1:", "fix the YAML syntax"},
+		{"unknown top key", "stream:\n  - udp: {}\n", `bad.wpg.yaml:1:1: stream: unknown key "stream" in the top level`, `did you mean "streams"?`},
+		{"unknown layer", "streams:\n  - ipv4: {}\n    udpp: {}\n", `bad.wpg.yaml:3:5: streams[0].udpp: unknown key or layer "udpp" in streams[0]`, `did you mean "udp"?`},
+		{"unknown field", "streams:\n  - ipv4: {}\n    udp: {sport: 1}\n", `bad.wpg.yaml:3:11: streams[0].udp.sport: unknown key "sport" in streams[0].udp`, "valid keys are src, dst"},
+		{"port out of range", "streams:\n  - ipv4: {}\n    udp: {src: 70000}\n", `bad.wpg.yaml:3:16: streams[0].udp.src: port 70000 is out of range`, "use a value in 0..65535"},
+		{"port range out of range", "streams:\n  - ipv4: {}\n    udp: {dst: {from: 1, to: 65536}}\n", `bad.wpg.yaml:3:30: streams[0].udp.dst.to: port 65536 is out of range`, "0..65535"},
+		{"ipv6 in ipv4", "streams:\n  - name: x\n    ipv4:\n      src: 2001:db8::1\n    udp: {}\n", `bad.wpg.yaml:4:12: streams[0].ipv4.src: "2001:db8::1" is an IPv6 address in an IPv4 field`, "use an IPv4 address such as 198.18.0.1"},
+		{"ipv4 in ipv6", "streams:\n  - ipv6: {dst: 198.18.0.1}\n    udp: {}\n", `bad.wpg.yaml:2:17: streams[0].ipv6.dst: "198.18.0.1" is an IPv4 address in an IPv6 field`, "2001:2::1"},
+		{"bad ipv4", "streams:\n  - ipv4: {dst: 198.18.0.300}\n", `bad.wpg.yaml:2:17: streams[0].ipv4.dst: "198.18.0.300" is not an IPv4 address`, "dotted decimal"},
+		{"size below headers", "streams:\n  - size: 60\n    ipv4: {}\n    udp: {}\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 60 is below the 62 bytes this stream needs (42 of headers + 20 of signature)`, "signature: false (then 42)"},
+		{"imix below vlan tcp", "streams:\n  - size: imix\n    vlan: {id: 5}\n    ipv4: {}\n    tcp: {}\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 64 is below the 78 bytes`, "at least 78"},
+		{"bad mac", "streams:\n  - ethernet: {src: \"02:00:00:00:00\"}\n", `bad.wpg.yaml:2:21: streams[0].ethernet.src: "02:00:00:00:00" is not a MAC address`, "six hex bytes"},
+		{"bad imix weights", "streams:\n  - size: {imix: {64: 0, 1518: 0}}\n    ipv4: {}\n", `bad.wpg.yaml:2:18: streams[0].size.imix: all imix weights are 0`, "weight of 1 or more"},
+		{"negative imix weight", "streams:\n  - size: {imix: {64: -1}}\n", `bad.wpg.yaml:2:23: streams[0].size.imix.64: IMIX weight -1 is negative`, ""},
+		{"count negative", "streams:\n  - count: -5\n    ipv4: {}\n", `bad.wpg.yaml:2:12: streams[0].count: count -5 is negative`, "use a value in 0.."},
+		{"share zero", "streams:\n  - share: 0\n", `bad.wpg.yaml:2:12: streams[0].share: share 0 would never send the stream`, "share: 1 or more"},
+		{"udp without ip", "streams:\n  - udp: {}\n", `bad.wpg.yaml:2:5: streams[0].udp: udp needs an IP layer`, "add ipv4: {} or ipv6: {}"},
+		{"icmp with ipv6", "streams:\n  - ipv6: {}\n    icmp: {}\n", `bad.wpg.yaml:3:5: streams[0].icmp: icmp (ICMPv4) needs an ipv4 layer`, "use icmpv6"},
+		{"two l3", "streams:\n  - ipv4: {}\n    ipv6: {}\n", `bad.wpg.yaml:2:5: streams[0]: a stream has at most one of ipv4, ipv6 and arp`, "split"},
+		{"vlan id range", "streams:\n  - vlan: {id: 4095}\n", `bad.wpg.yaml:2:16: streams[0].vlan.id: VLAN id 4095 is out of range`, "0..4094"},
+		{"no streams", "seed: 1\n", `bad.wpg.yaml:1:1: streams: no streams`, "add a `streams:` list"},
+		{"empty file", "", `bad.wpg.yaml:1:1: empty template`, "streams"},
+		{"key without value", "streams:\n  - ipv4: {}\n    udp:\n", `bad.wpg.yaml:3:5: streams[0].udp: key without a value`, "udp: {}"},
+		{"bad mode", "streams:\n  - ipv4: {ttl: {from: 1, to: 9, mode: up}}\n", `bad.wpg.yaml:2:40: streams[0].ipv4.ttl.mode: unknown mode "up"`, "increment, decrement or random"},
+		{"range missing to", "streams:\n  - ipv4: {ttl: {from: 1}}\n", `bad.wpg.yaml:2:17: streams[0].ipv4.ttl: a varying 8-bit value needs both from and to`, ""},
+		{"unknown range key", "streams:\n  - ipv4: {ttl: {from: 1, too: 9}}\n", `bad.wpg.yaml:2:27: streams[0].ipv4.ttl.too: unknown key "too"`, `did you mean "to"?`},
+		{"ipv6 range upper bits", "streams:\n  - ipv6: {src: {from: \"2001:2::1\", to: \"2001:3::1\"}}\n", `bad.wpg.yaml:2:41: streams[0].ipv6.src.to: IPv6 ranges may vary only the lower 64 bits`, "first four groups"},
+		{"unknown tcp flag", "streams:\n  - ipv4: {}\n    tcp: {flags: [syn, fyn]}\n", `bad.wpg.yaml:3:24: streams[0].tcp.flags[1]: unknown TCP flag "fyn"`, "fin, syn"},
+		{"bad boolean", "streams:\n  - signature: maybe\n", `bad.wpg.yaml:2:16: streams[0].signature: "maybe" is not a boolean`, "true or false"},
+		{"duplicate key", "streams:\n  - ipv4: {}\n    ipv4: {}\n", `bad.wpg.yaml:3:5:`, "remove one"},
+		{"payload field beyond frame", "streams:\n  - size: 64\n    ipv4: {}\n    udp: {}\n    payload: {fields: [{offset: 1, width: 2, value: 1}]}\n", `bad.wpg.yaml:5:33: streams[0].payload.fields[0].offset: payload field at offset 1 (width 2) ends beyond the 2 payload bytes`, "raise the frame size"},
+		{"frame too large", "streams:\n  - size: 10000\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 10000 is out of range`, "0..9216"},
+		{"stream not a mapping", "streams:\n  - 5\n", `bad.wpg.yaml:2:5: streams[0]: expected a mapping`, ""},
+		{"two documents", "streams: []\n---\nstreams: []\n", `bad.wpg.yaml:1:1: 2 YAML documents`, "remove the extra ---"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.wpg.yaml", []byte(c.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+			if !strings.HasPrefix(msg, c.want) {
+				t.Errorf("error\n  %s\nwant prefix\n  %s", msg, c.want)
+			}
+			if !strings.Contains(msg, c.fix) {
+				t.Errorf("error\n  %s\nhas no fix %q", msg, c.fix)
+			}
+			var te *Error
+			if !errors.As(err, &te) || te.Line == 0 {
+				t.Errorf("not a positioned *Error: %#v", err)
+			}
+		})
+	}
+}
