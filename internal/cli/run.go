@@ -11,6 +11,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
@@ -103,6 +104,10 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		BusyWait:    f.busyWait,
 		Slots:       f.slots,
 	}
+	if command == "bench" && reg.NeedsPeer && f.connect == "" && f.fifo == "" {
+		// bench is one command: the local path starts its own receiver.
+		opts.Connect = peer.AutoPeer
+	}
 	ecfg := engine.Config{
 		Backend:   reg,
 		Options:   opts,
@@ -147,6 +152,10 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	res := job.Wait()
 	prog.Stop()
 
+	if err := res.Err(); err != nil && res.Frames == 0 && !startedAny(res) {
+		// Nothing started (a backend could not open): the error is the whole story.
+		return &ExitError{Code: 1, Err: err}
+	}
 	rep := buildReport(command, templatePath, f, res, rate, targetFPS, clock, wait)
 	if err := res.Err(); err != nil {
 		rep.Error = err.Error()
@@ -234,6 +243,16 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 	}
 	rep.Environment = environment(f.iface)
 	return rep
+}
+
+// startedAny reports whether any worker opened its backend.
+func startedAny(res *engine.Result) bool {
+	for _, w := range res.Workers {
+		if w.Info.Backend != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func whereTimeWent(res *engine.Result) string {
