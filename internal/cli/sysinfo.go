@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+func init() { register(newSysinfoCmd) }
+
+func newSysinfoCmd() *cobra.Command {
+	var asJSON bool
+	var iface string
+	cmd := &cobra.Command{
+		Use:   "sysinfo",
+		Short: "describe this machine: CPU, cores, NUMA, governor, kernel, TSC, NIC, pipe and memlock limits",
+		Long: `sysinfo prints the environment record that wpg reports embed and docs/perf.md asks for: CPU model,
+online and allowed CPUs, physical cores, NUMA nodes, cpufreq governor, kernel, the TSC flags
+(constant_tsc, nonstop_tsc), /proc/sys/fs/pipe-max-size and this process's memlock limit (ulimit -l).
+With -i IFACE it adds the interface's driver, link speed, MTU, queue counts, NUMA node and XPS map.
+It reads /proc and /sys only and needs no privileges.`,
+		Example: "  wpg sysinfo\n  wpg sysinfo -i lo --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := sysinfo.Host.Environment(iface)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(e)
+			}
+			e.WriteTable(out)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the report's environment object)")
+	cmd.Flags().StringVarP(&iface, "interface", "i", "", "also describe this network interface")
+	return cmd
+}
