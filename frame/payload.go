@@ -479,3 +479,26 @@ func stampLinear(stamp uint64) uint32 {
 	}
 	return crc
 }
+
+// PayloadDecoder returns the decoder a receiver uses for mode: DecodePayload
+// for VerifyOn, DecodePayloadHeader for VerifyOff, and for VerifySample a
+// decoder that fully checks one frame in SampleEvery and the header and
+// first and last stamps of the others. The sampling decoder keeps a counter:
+// use one per receive loop.
+func PayloadDecoder(mode VerifyMode) func(b []byte) (sig Signature, ok, corrupt bool) {
+	switch mode {
+	case VerifyOff:
+		return DecodePayloadHeader
+	case VerifySample:
+		n := 0
+		return func(b []byte) (Signature, bool, bool) {
+			n++
+			if n == SampleEvery {
+				n = 0
+				return DecodePayload(b)
+			}
+			return DecodePayloadHeader(b)
+		}
+	}
+	return DecodePayload
+}

@@ -213,3 +213,26 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+func TestPayloadDecoderSample(t *testing.T) {
+	s, _ := NewPayloadSource(PayloadConfig{Size: 8192}, 0, 1)
+	f := renderOne(t, s)
+	bad := append([]byte(nil), f...)
+	bad[PayloadHeaderLen+5000] ^= 1 // between stamps: only the CRC sees it
+	dec := PayloadDecoder(VerifySample)
+	caught := 0
+	for i := 0; i < 2*SampleEvery; i++ {
+		if _, ok, corrupt := dec(bad); ok && corrupt {
+			caught++
+		}
+	}
+	if caught != 2 {
+		t.Fatalf("sample mode caught %d of %d damaged frames, want 2 (one in %d)", caught, 2*SampleEvery, SampleEvery)
+	}
+	if _, _, corrupt := PayloadDecoder(VerifyOn)(bad); !corrupt {
+		t.Fatal("verify on missed the damage")
+	}
+	if _, ok, corrupt := PayloadDecoder(VerifyOff)(bad); !ok || corrupt {
+		t.Fatal("verify off should only check header and stamps")
+	}
+}
