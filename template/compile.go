@@ -216,9 +216,12 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 		var why string
 		pre := false
 		if o.Plan != PlanStream && finite && need > 0 {
-			bytes := prerenderBytes(st, uint64(o.Worker), W, need)
+			var bytes int64
+			if need <= uint64(max(budgetPkts, 0)) {
+				bytes = prerenderBytes(st, uint64(o.Worker), W, need)
+			}
 			switch {
-			case int64(need) > budgetPkts:
+			case need > uint64(max(budgetPkts, 0)):
 				why = fmt.Sprintf("%d frames per worker exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets; each of %d workers gets 1/%d)", need, budgetPkts, o.PrerenderMaxPackets, o.Workers, o.Workers)
 			case bytes > budgetBytes:
 				why = fmt.Sprintf("%s per worker exceeds the %s left of the prerender limit of %s (--prerender-max-bytes / tx.prerender_max_bytes; each of %d workers gets 1/%d)", sizeString(bytes), sizeString(budgetBytes), sizeString(o.PrerenderMaxBytes), o.Workers, o.Workers)

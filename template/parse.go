@@ -734,6 +734,9 @@ func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, u
 		}
 		v.Step = s
 	}
+	if modeS != "random" && (v.To-v.From)/v.Step == 1<<64-1 {
+		return v, 0, p.errAt(m, path, "the range spans all 2^64 values", "narrow the range by one value, or use mode: random")
+	}
 	switch {
 	case modeS == "random":
 		v.Kind = Random
