@@ -1,0 +1,297 @@
+package pace
+
+import (
+	"math"
+	"sync/atomic"
+	"testing"
+)
+
+// run drives p from a fake clock for frames frames with batches of max and
+// returns the fake time of every grant and its size.
+func run(t *testing.T, p *Pacer, f *fakeClock, frames int64, max int) (at []int64, n []int) {
+	t.Helper()
+	var stop atomic.Bool
+	var sent int64
+	for sent < frames {
+		g := p.Grant(max, &stop)
+		if g < 1 || g > max {
+			t.Fatalf("Grant(%d) = %d", max, g)
+		}
+		at = append(at, f.now)
+		n = append(n, g)
+		sent += int64(g)
+	}
+	return at, n
+}
+
+func TestLongRunAverageExact(t *testing.T) {
+	for _, mode := range []WaitMode{Spin, Hybrid, Sleep} {
+		for _, fps := range []float64{1e6 / 3, 1000, 15, 7.3e6} {
+			// spinning advances fake time by one step per clock read: keep
+			// the number of reads per frame interval modest
+			step := max(7, int64(1e9/fps/1000))
+			f := &fakeClock{now: 1e12, step: step, oversleep: 3000}
+			p := New(Config{FPS: fps, Wait: mode, Clock: newFakeClock(f)})
+			start := f.now + f.step
+			frames := int64(200_000)
+			if fps < 1e4 {
+				frames = 3_000
+			}
+			at, n := run(t, p, f, frames, 64)
+			// Every frame goes at or after its due time minus the burst it
+			// belongs to, and the schedule advanced by exactly frames
+			// intervals.
+			period := 1e9 / fps
+			var k int64
+			for i := range at {
+				due := float64(start) + float64(k-int64(p.Burst()-1))*period
+				if float64(at[i]) < due-1 {
+					t.Fatalf("%v %v fps: grant %d of frame %d at %d, due %.1f: early", mode, fps, i, k, at[i], due)
+				}
+				k += int64(n[i])
+			}
+			want := float64(start) + float64(k)*period
+			got := float64(p.next) + float64(p.nextFrac)/(1<<64)
+			if math.Abs(got-want) > 1e-6*period+1 {
+				t.Errorf("%v %v fps: after %d frames next = %.3f, want %.3f", mode, fps, k, got, want)
+			}
+			// at any grant, the frames granted before it are the frames due
+			// by then, give or take one burst
+			last := at[len(at)-1]
+			before := k - int64(n[len(n)-1])
+			due := int64(float64(last-start)/period) + 1
+			if d := before - due; d > int64(p.Burst()) || d < -int64(p.Burst()) {
+				t.Errorf("%v %v fps: %d frames granted before %d ns, %d due (burst %d)", mode, fps, before, last-start, due, p.Burst())
+			}
+			if s := p.Stats(); s.Frames != k || s.Forgiven != 0 {
+				t.Errorf("%v %v fps: stats %+v", mode, fps, s)
+			}
+		}
+	}
+}
+
+func TestBurstGroups(t *testing.T) {
+	f := &fakeClock{now: 0, step: 100}
+	p := New(Config{FPS: 1000, Burst: 10, Wait: Spin, Clock: newFakeClock(f)})
+	at, n := run(t, p, f, 100, 64)
+	if len(at) != 10 {
+		t.Fatalf("%d grants for 100 frames with burst 10", len(at))
+	}
+	for i := range at {
+		if n[i] != 10 {
+			t.Errorf("grant %d released %d frames, want 10", i, n[i])
+		}
+		if i > 0 {
+			if gap := at[i] - at[i-1]; gap < 10e6 || gap > 10e6+100 {
+				t.Errorf("grant %d came %d ns after the previous, want 10 ms", i, gap)
+			}
+		}
+	}
+	// a burst larger than the batch: the rest follows without waiting
+	f = &fakeClock{step: 100}
+	p = New(Config{FPS: 1000, Burst: 100, Wait: Spin, Clock: newFakeClock(f)})
+	at, n = run(t, p, f, 300, 64)
+	if len(n) != 6 || n[0] != 64 || n[1] != 36 || at[1]-at[0] > 0 || at[2]-at[0] < 100e6 {
+		t.Errorf("burst 100 in batches of 64: sizes %v at %v", n, at)
+	}
+}
+
+func TestAutoBurst(t *testing.T) {
+	for _, c := range []struct {
+		fps  float64
+		wait WaitMode
+		want int
+	}{
+		{1000, Hybrid, 1}, {1e6, Spin, 1}, {10e6, Hybrid, 10}, {100e3, Hybrid, 1}, {100e3, Sleep, 5}, {1000, Sleep, 1},
+	} {
+		if b := New(Config{FPS: c.fps, Wait: c.wait}).Burst(); b != c.want {
+			t.Errorf("auto burst at %v fps %v = %d, want %d", c.fps, c.wait, b, c.want)
+		}
+	}
+}
+
+func TestIFGForcesBurst1(t *testing.T) {
+	r, err := ParseRate("ifg=10us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := r.Config(1500, L2, 1)
+	cfg.Burst = 32
+	f := &fakeClock{step: 1}
+	cfg.Clock, cfg.Wait = newFakeClock(f), Spin
+	p := New(cfg)
+	if p.Burst() != 1 {
+		t.Fatalf("ifg burst = %d", p.Burst())
+	}
+	at, n := run(t, p, f, 1000, 64)
+	for i := range n {
+		if n[i] != 1 {
+			t.Fatalf("grant %d released %d frames under ifg=", i, n[i])
+		}
+		if i > 0 && (at[i]-at[i-1] < 10_000-2 || at[i]-at[i-1] > 10_000+2) {
+			t.Fatalf("gap %d = %d ns, want 10 µs", i, at[i]-at[i-1])
+		}
+	}
+}
+
+func TestCatchUpCapped(t *testing.T) {
+	f := &fakeClock{step: 1}
+	const fps = 100e3 // 10 µs
+	p := New(Config{FPS: fps, Wait: Spin, Clock: newFakeClock(f)})
+	var stop atomic.Bool
+	for range 100 {
+		p.Grant(64, &stop)
+	}
+	f.now += 1e9 // a one-second stall
+	// the first grant after the stall releases at most 10 ms worth
+	g := p.Grant(1<<30, &stop)
+	if g > 1001 || g < 999 {
+		t.Errorf("first grant after a 1 s stall = %d frames, want 10 ms worth (1000)", g)
+	}
+	s := p.Stats()
+	if s.Forgiven < 98_000 || s.Forgiven > 100_000 || s.Behind != 1 {
+		t.Errorf("stats after stall: %+v", s)
+	}
+	// with batches of 64, owed frames are repaid at most 1.5× the rate:
+	// no 1 ms window holds more than twice its share (100 frames)
+	f.now += 20e6
+	at, n := run(t, p, f, 5000, 64)
+	for i := range at {
+		sum := 0
+		for j := i; j < len(at) && at[j]-at[i] < 1e6; j++ {
+			sum += n[j]
+		}
+		if sum > 200 {
+			t.Fatalf("%d frames in the 1 ms from grant %d", sum, i)
+		}
+	}
+	// and the debt (10 ms = 1000 frames) is repaid: the schedule is back
+	// on track, the long-run average holds net of forgiven frames
+	last := at[len(at)-1]
+	if lag := last - p.next; lag > 20_000 {
+		t.Errorf("still %d ns behind after catching up", lag)
+	}
+}
+
+func TestReturn(t *testing.T) {
+	f := &fakeClock{step: 1}
+	p := New(Config{FPS: 1000, Wait: Spin, Clock: newFakeClock(f)})
+	var stop atomic.Bool
+	p.Grant(64, &stop)
+	t0 := f.now
+	p.Grant(64, &stop) // 1 ms later
+	if f.now-t0 < 1e6-2 {
+		t.Fatal("second grant did not wait")
+	}
+	p.Return(1) // the path was full
+	t1 := f.now
+	if g := p.Grant(64, &stop); g != 1 || f.now-t1 > 2 {
+		t.Errorf("after Return the frame should be due at once: got %d after %d ns", g, f.now-t1)
+	}
+	if s := p.Stats(); s.Frames != 2 {
+		t.Errorf("frames = %d, want 2", s.Frames)
+	}
+}
+
+func TestStopPrompt(t *testing.T) {
+	for _, mode := range []WaitMode{Spin, Sleep, Hybrid} {
+		f := &fakeClock{step: 100}
+		var stop atomic.Bool
+		f.onSleep = func(target int64) int64 {
+			stop.Store(true) // stop arrives during the first sleep
+			return target
+		}
+		p := New(Config{FPS: 0.1, Wait: mode, Clock: newFakeClock(f)}) // a frame every 10 s
+		if g := p.Grant(64, &stop); g != 1 {
+			t.Fatalf("first grant = %d", g)
+		}
+		t0 := f.now
+		if mode == Spin {
+			go func() {}()
+			f.step = 1000
+			f.onSleep = nil
+			// spin: stop is seen on the next clock read
+			stop.Store(true)
+		}
+		if g := p.Grant(64, &stop); g != 0 {
+			t.Errorf("%v: Grant after stop = %d", mode, g)
+		}
+		if d := f.now - t0; d > 1_100_000 {
+			t.Errorf("%v: Grant returned %d ns after stop, want within 1 ms", mode, d)
+		}
+		if stop.Store(false); mode != Spin && f.sleeps != 1 {
+			t.Errorf("%v: %d sleeps before noticing stop", mode, f.sleeps)
+		}
+	}
+}
+
+func TestLearnedOversleep(t *testing.T) {
+	// Sleeps wake 40 µs late; hybrid learns it, sleeps shorter and spins
+	// the rest, so lateness in fake time is just the spin step.
+	f := &fakeClock{step: 50, oversleep: 40_000}
+	p := New(Config{FPS: 1000, Wait: Hybrid, Clock: newFakeClock(f)})
+	if err := p.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p, f, 2000, 64)
+	mean, _ := p.Oversleep()
+	if mean < 39_000 || mean > 41_000 {
+		t.Errorf("learned oversleep %v, want about 40 µs", mean)
+	}
+	s := p.Stats()
+	if s.LatenessMeanNs > 200 || s.P99JitterNs > 200 {
+		t.Errorf("hybrid lateness mean %d p99 %d ns with a 50 ns clock step", s.LatenessMeanNs, s.P99JitterNs)
+	}
+	// sleep mode aims at the deadline: late by less than the oversleep
+	f = &fakeClock{step: 50, oversleep: 40_000}
+	p = New(Config{FPS: 1000, Wait: Sleep, Clock: newFakeClock(f)})
+	_ = p.Setup()
+	run(t, p, f, 2000, 64)
+	if s := p.Stats(); s.LatenessMeanNs > 5_000 {
+		t.Errorf("sleep lateness mean %d ns with a constant 40 µs oversleep", s.LatenessMeanNs)
+	}
+	if f.reads > 4*2000+100 {
+		t.Errorf("sleep mode read the clock %d times for 2000 frames: it spun", f.reads)
+	}
+}
+
+func TestUnlimited(t *testing.T) {
+	p := New(Config{})
+	var stop atomic.Bool
+	if !p.Unlimited() || p.Grant(64, &stop) != 64 {
+		t.Error("unlimited pacer did not grant the batch")
+	}
+	stop.Store(true)
+	if p.Grant(64, &stop) != 0 {
+		t.Error("unlimited pacer granted after stop")
+	}
+}
+
+func TestMergeStats(t *testing.T) {
+	var ss []Stats
+	for i := range 3 {
+		f := &fakeClock{step: int64(100 * (i + 1))}
+		p := New(Config{FPS: 1000, Wait: Spin, Clock: newFakeClock(f)})
+		run(t, p, f, 100, 64)
+		ss = append(ss, p.Stats())
+	}
+	m := MergeStats(ss...)
+	if m.FPS != 3000 || m.Frames != 300 || m.Grants != ss[0].Grants+ss[1].Grants+ss[2].Grants {
+		t.Errorf("merged %+v", m)
+	}
+	if m.LatenessMaxNs != max(ss[0].LatenessMaxNs, ss[1].LatenessMaxNs, ss[2].LatenessMaxNs) {
+		t.Errorf("merged max %d", m.LatenessMaxNs)
+	}
+	if m.P50JitterNs < ss[0].P50JitterNs || m.P50JitterNs > ss[2].P50JitterNs || m.Quantile(100) < m.P99JitterNs {
+		t.Errorf("merged p50 %d outside the workers' %d..%d", m.P50JitterNs, ss[0].P50JitterNs, ss[2].P50JitterNs)
+	}
+}
+
+func TestGrantNoAlloc(t *testing.T) {
+	f := &fakeClock{step: 10, oversleep: 1000}
+	p := New(Config{FPS: 1e6, Wait: Hybrid, Clock: newFakeClock(f)})
+	var stop atomic.Bool
+	if a := testing.AllocsPerRun(1000, func() { p.Grant(64, &stop) }); a != 0 {
+		t.Errorf("Grant allocates %v times", a)
+	}
+}
