@@ -1,0 +1,243 @@
+package membench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Method is one way of moving a buffer from the exporting process to the
+// importing one (or, for LocalCopy, within one process).
+type Method string
+
+// The methods, in the order the table shows them.
+const (
+	// LocalCopy copies between two buffers of one process: the memory
+	// bandwidth reference.
+	LocalCopy Method = "LOCAL-cpy"
+	// SHMCopy maps the exporter's memfd and copies it out into a private buffer.
+	SHMCopy Method = "SHM-cpy"
+	// SHMDirect maps the exporter's memfd and reads it in place (no copy),
+	// the stock-kernel analogue of XPMEMDirect.
+	SHMDirect Method = "SHM-dir"
+	// CMACopy pulls the exporter's private memory with process_vm_readv,
+	// the stock-kernel analogue of XPMEMCopy.
+	CMACopy Method = "CMA-cpy"
+	// XPMEMCopy attaches the exporter's private memory through /dev/xpmem
+	// and copies it out.
+	XPMEMCopy Method = "XPMEM-cpy"
+	// XPMEMDirect attaches the exporter's memory and reads it in place.
+	XPMEMDirect Method = "XPMEM-dir"
+	// Pipe has the exporter write the buffer into a pipe (enlarged to
+	// /proc/sys/fs/pipe-max-size) and the importer read it.
+	Pipe Method = "PIPE"
+)
+
+// AllMethods lists every method in table order.
+var AllMethods = []Method{LocalCopy, SHMCopy, SHMDirect, CMACopy, XPMEMCopy, XPMEMDirect, Pipe}
+
+// Describe says in one line what the method measures.
+func (m Method) Describe() string {
+	switch m {
+	case LocalCopy:
+		return "copy() between two private buffers of one process"
+	case SHMCopy:
+		return "importer maps the exporter's memfd and copies it into a private buffer"
+	case SHMDirect:
+		return "importer maps the exporter's memfd and reads it in place"
+	case CMACopy:
+		return "importer pulls the exporter's private buffer with process_vm_readv"
+	case XPMEMCopy:
+		return "importer attaches the exporter's buffer through /dev/xpmem and copies it out"
+	case XPMEMDirect:
+		return "importer attaches the exporter's buffer through /dev/xpmem and reads it in place"
+	case Pipe:
+		return "exporter write(2)s the buffer into an enlarged pipe, importer read(2)s it"
+	}
+	return "unknown method"
+}
+
+// inPlace reports whether the method reads without copying.
+func (m Method) inPlace() bool { return m == SHMDirect || m == XPMEMDirect }
+
+// needsPeer reports whether the method needs the exporting process.
+func (m Method) needsPeer() bool { return m != LocalCopy }
+
+// ParseMethods parses a comma-separated list of method names
+// (case-insensitive; "all" = every method).
+func ParseMethods(s string) ([]Method, error) {
+	var out []Method
+	seen := map[Method]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if strings.EqualFold(f, "all") {
+			for _, m := range AllMethods {
+				if !seen[m] {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+			continue
+		}
+		var found Method
+		for _, m := range AllMethods {
+			if strings.EqualFold(f, string(m)) {
+				found = m
+			}
+		}
+		if found == "" {
+			names := make([]string, len(AllMethods))
+			for i, m := range AllMethods {
+				names[i] = string(m)
+			}
+			return nil, fmt.Errorf("unknown method %q: choose from %s (or all)", f, strings.Join(names, ", "))
+		}
+		if !seen[found] {
+			seen[found] = true
+			out = append(out, found)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no methods given: --methods takes a comma-separated list such as SHM-dir,CMA-cpy")
+	}
+	return out, nil
+}
+
+// DefaultSizes are the sizes of the seed benchmark: 4K … 1G.
+var DefaultSizes = []int64{4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 512 << 20, 1 << 30}
+
+// MaxSize is the largest buffer size accepted (16 GiB).
+const MaxSize = 16 << 30
+
+// ParseSize parses a byte size: a plain number or one with a K, M or G
+// suffix (binary: 1K = 1024), optionally followed by B or iB ("64KiB").
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	u := strings.ToUpper(t)
+	u = strings.TrimSuffix(u, "IB")
+	u = strings.TrimSuffix(u, "B")
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(u, "K"):
+		mult, u = 1<<10, u[:len(u)-1]
+	case strings.HasSuffix(u, "M"):
+		mult, u = 1<<20, u[:len(u)-1]
+	case strings.HasSuffix(u, "G"):
+		mult, u = 1<<30, u[:len(u)-1]
+	}
+	v, err := strconv.ParseFloat(u, 64)
+	if err != nil || math.IsNaN(v) || v <= 0 {
+		return 0, fmt.Errorf("size %q: want a positive number of bytes, optionally with K, M or G (e.g. 4K, 460800, 1G)", s)
+	}
+	n := v * float64(mult)
+	if n != math.Trunc(n) || n < 1 {
+		return 0, fmt.Errorf("size %q is not a whole number of bytes", s)
+	}
+	if n > MaxSize {
+		return 0, fmt.Errorf("size %q is larger than the maximum %s", s, FormatSize(MaxSize))
+	}
+	return int64(n), nil
+}
+
+// ParseSizes parses a comma-separated list of sizes.
+func ParseSizes(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		n, err := ParseSize(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no sizes given: --sizes takes a comma-separated list such as 4K,1M,1G")
+	}
+	return out, nil
+}
+
+// FormatSize prints a size the way the seed's table does: 4K, 64K, 1M,
+// 1G, or the exact number of bytes when it is not a whole K/M/G.
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "G"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "M"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "K"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Config chooses what Run measures.
+type Config struct {
+	// Sizes in bytes (DefaultSizes when empty).
+	Sizes []int64
+	// Methods to run (AllMethods when empty). Methods this machine cannot
+	// run (XPMEM without /dev/xpmem) are listed as not available.
+	Methods []Method
+	// Iters is the number of timed iterations per cell (default 5): the
+	// first is cold, the rest warm.
+	Iters int
+	// MinBytes makes each warm iteration repeat the operation until at
+	// least this many bytes have moved, so small sizes are timed over
+	// many operations (default 64 MiB; negative = one operation per
+	// iteration, as the seed benchmark timed).
+	MinBytes int64
+	// Pin binds the importer to the last CPU this process may use and the
+	// exporter to the first.
+	Pin bool
+	// Reader selects the in-place reader ("auto", "avx512", "avx2", "go").
+	Reader string
+	// PeerArgs is the command line that starts the exporting process; it
+	// must call ServePeer. Default: this executable with
+	// "membench --peer" (what the wpg binary understands).
+	PeerArgs []string
+	// PeerEnv is added to the peer's environment.
+	PeerEnv []string
+	// Progress, when set, is called after every finished cell.
+	Progress func(r Result)
+}
+
+func (c Config) withDefaults() Config {
+	if len(c.Sizes) == 0 {
+		c.Sizes = append([]int64(nil), DefaultSizes...)
+	}
+	if len(c.Methods) == 0 {
+		c.Methods = append([]Method(nil), AllMethods...)
+	}
+	if c.Iters == 0 {
+		c.Iters = 5
+	}
+	if c.MinBytes == 0 {
+		c.MinBytes = 64 << 20
+	}
+	if c.Reader == "" {
+		c.Reader = "auto"
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if c.Iters < 1 || c.Iters > 1000 {
+		return fmt.Errorf("iterations %d: want 1..1000 (--iters)", c.Iters)
+	}
+	for _, s := range c.Sizes {
+		if s <= 0 || s > MaxSize {
+			return fmt.Errorf("size %d: want 1 byte .. %s (--sizes)", s, FormatSize(MaxSize))
+		}
+	}
+	return nil
+}
+
+// ErrVerification is wrapped by Run's error when an importer's checksum
+// differed from the exporter's.
+var ErrVerification = errors.New("membench: data verification failed")

@@ -1,0 +1,68 @@
+package membench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/wpg-dev/wpg/internal/memread"
+)
+
+func TestParseSizes(t *testing.T) {
+	got, err := ParseSizes("4K, 64KiB,1M,16MB,460800,1G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{4096, 65536, 1 << 20, 16 << 20, 460800, 1 << 30}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v want %v", got, want)
+	}
+	for _, bad := range []string{"", "0", "-4K", "1.5", "abc", "32G", "4X"} {
+		if _, err := ParseSizes(bad); err == nil {
+			t.Errorf("ParseSizes(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestParseMethods(t *testing.T) {
+	got, err := ParseMethods("shm-dir,CMA-cpy,shm-dir")
+	if err != nil || fmt.Sprint(got) != "[SHM-dir CMA-cpy]" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	all, err := ParseMethods("all")
+	if err != nil || len(all) != len(AllMethods) {
+		t.Fatalf("all: %v, %v", all, err)
+	}
+	if _, err := ParseMethods("rdma"); err == nil {
+		t.Error("unknown method accepted")
+	}
+}
+
+func TestFillSeedsDiffer(t *testing.T) {
+	a, b := make([]byte, 4099), make([]byte, 4099)
+	fill(a, 1)
+	fill(b, 2)
+	if memread.Sum64Generic(a) == memread.Sum64Generic(b) {
+		t.Error("two seeds gave the same checksum")
+	}
+	c := make([]byte, 4099)
+	fill(c, 1)
+	if string(a) != string(c) {
+		t.Error("fill is not deterministic")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	r := Result{Iterations: []Iteration{{GBps: 1}, {GBps: 4}, {GBps: 6}}}
+	r.summarize()
+	if r.ColdGBps != 1 || r.WarmGBps != 5 || r.BestGBps != 6 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func ExampleFormatSize() {
+	for _, n := range []int64{4096, 65536, 1 << 20, 1 << 30, 460800, 100} {
+		fmt.Print(FormatSize(n), " ")
+	}
+	fmt.Println()
+	// Output: 4K 64K 1M 1G 450K 100
+}

@@ -1,0 +1,171 @@
+//go:build linux
+
+package membench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/wpg-dev/wpg/internal/memread"
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+// ServePeer runs the exporting side of the benchmark in a process started
+// by Run (the wpg binary does this for the hidden `wpg membench --peer`).
+// It expects the control socket as fd 3 and the pipe's write end as fd 4,
+// serves requests until the importer says goodbye or goes away, and
+// releases every buffer before it returns.
+func ServePeer() error {
+	ctl := os.NewFile(peerCtlFD, "membench-ctl")
+	pipeW := os.NewFile(peerPipeFD, "membench-pipe-w")
+	if ctl == nil {
+		return errors.New("membench peer: fd 3 (control socket) is not open: this mode is started by `wpg membench`, not by hand")
+	}
+	defer ctl.Close()
+	if pipeW != nil {
+		defer pipeW.Close()
+	}
+	p := &peer{ctl: ctl, pipeW: pipeW}
+	defer p.free()
+	defer func() {
+		if p.xp != nil {
+			_ = p.xp.Close()
+		}
+	}()
+	runtime.LockOSThread()
+	buf := make([]byte, maxMsg)
+	for {
+		n, _, err := sys.BenchRecvMsg(ctl, buf)
+		if err != nil {
+			if errors.Is(err, os.ErrClosed) {
+				return nil // the importer went away
+			}
+			return fmt.Errorf("membench peer: %w", err)
+		}
+		var req request
+		if err := json.Unmarshal(buf[:n], &req); err != nil {
+			return fmt.Errorf("membench peer: bad request %q: %w", buf[:n], err)
+		}
+		if req.Op == "bye" {
+			return p.send(reply{OK: true}, nil)
+		}
+		rep, f := p.handle(req)
+		if err := p.send(rep, f); err != nil {
+			return err
+		}
+	}
+}
+
+type peer struct {
+	ctl, pipeW *os.File
+	region     *sys.BenchRegion
+	memfd      *sys.BenchMemfd
+	xp         *sys.XPMEM
+	segid      sys.XPMEMSegid
+	size       int
+}
+
+func (p *peer) send(r reply, f *os.File) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return sys.BenchSendMsg(p.ctl, b, f)
+}
+
+func fail(err error) (reply, *os.File) { return reply{Err: err.Error()}, nil }
+
+func (p *peer) handle(req request) (reply, *os.File) {
+	switch req.Op {
+	case "hello":
+		if req.CPU >= 0 {
+			if err := sys.PinThread(req.CPU); err != nil {
+				return fail(err)
+			}
+		}
+		return reply{OK: true, Pid: os.Getpid()}, nil
+	case "alloc":
+		p.free()
+		return p.alloc(req)
+	case "pipe":
+		if p.region == nil || p.pipeW == nil {
+			return fail(errors.New("pipe request without a buffer or pipe"))
+		}
+		b := p.region.Bytes()[:p.size]
+		for i := int64(0); i < req.Ops; i++ {
+			if err := sys.BenchWriteFull(p.pipeW, b); err != nil {
+				return fail(err)
+			}
+		}
+		return reply{OK: true}, nil
+	case "free":
+		p.free()
+		return reply{OK: true}, nil
+	}
+	return fail(fmt.Errorf("unknown request %q", req.Op))
+}
+
+func (p *peer) alloc(req request) (reply, *os.File) {
+	size := int(req.Size)
+	mapLen := roundPage(size)
+	p.size = size
+	var err error
+	switch req.Method {
+	case SHMCopy, SHMDirect:
+		if p.memfd, err = sys.BenchMemfdCreate("wpg-membench", mapLen); err != nil {
+			return fail(err)
+		}
+		if p.region, err = p.memfd.Map(mapLen, true, false); err != nil {
+			return fail(err)
+		}
+	case XPMEMCopy, XPMEMDirect:
+		if p.xp == nil {
+			if p.xp, err = sys.OpenXPMEM(); err != nil {
+				return reply{Err: err.Error(), NotAvailable: errors.Is(err, sys.ErrXPMEMNotLoaded)}, nil
+			}
+		}
+		fallthrough
+	default:
+		if p.region, err = sys.BenchMapAnon(mapLen, false); err != nil {
+			return fail(err)
+		}
+	}
+	b := p.region.Bytes()[:size]
+	fill(b, req.Seed)
+	r := reply{OK: true, Sum: memread.Sum64Generic(b), Addr: uint64(p.region.Addr())}
+	switch req.Method {
+	case SHMCopy, SHMDirect:
+		return r, p.memfd.File()
+	case XPMEMCopy, XPMEMDirect:
+		seg, err := p.xp.Make(p.region.Addr(), uint64(mapLen), 0o600)
+		if err != nil {
+			return fail(err)
+		}
+		p.segid = seg
+		r.Segid = int64(seg)
+	}
+	return r, nil
+}
+
+func (p *peer) free() {
+	if p.segid != 0 && p.xp != nil {
+		_ = p.xp.Remove(p.segid)
+		p.segid = 0
+	}
+	if p.region != nil {
+		_ = p.region.Close()
+		p.region = nil
+	}
+	if p.memfd != nil {
+		_ = p.memfd.Close()
+		p.memfd = nil
+	}
+}
+
+func roundPage(n int) int {
+	pg := os.Getpagesize()
+	return (n + pg - 1) / pg * pg
+}
