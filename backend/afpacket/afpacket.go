@@ -1,0 +1,301 @@
+package afpacket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "afpacket",
+		Kind:        backend.KindNetwork,
+		Summary:     "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
+		NewSender:   func(ctx context.Context, o backend.Options) (backend.Sender, error) { return NewSender(ctx, o) },
+		NewReceiver: func(ctx context.Context, o backend.Options) (backend.Receiver, error) { return NewReceiver(ctx, o) },
+	})
+}
+
+// Modes reported in Info().Mode.
+const (
+	ModeTxRing   = "tx-ring"
+	ModeSendmmsg = "sendmmsg"
+	ModeRxRing   = "rx-ring"
+)
+
+// iface is a validated interface.
+type iface struct {
+	name  string
+	index int
+	mtu   int
+	numa  int
+}
+
+// lookupInterface checks that name exists and is up; it needs no privileges.
+func lookupInterface(name string) (iface, error) {
+	if name == "" {
+		return iface{}, fmt.Errorf("afpacket: no interface: give one with -i IFACE (existing: %s)", strings.Join(interfaceNames(), ", "))
+	}
+	ifc, err := net.InterfaceByName(name)
+	if err != nil {
+		return iface{}, fmt.Errorf("afpacket: interface %q: %w; existing interfaces: %s (-i IFACE)", name, sysinfo.ErrNoInterface, strings.Join(interfaceNames(), ", "))
+	}
+	if ifc.Flags&net.FlagUp == 0 {
+		return iface{}, fmt.Errorf("afpacket: interface %s is down: bring it up with `ip link set %s up`", name, name)
+	}
+	numa := -1
+	if d, err := sysinfo.Host.Interface(name); err == nil {
+		numa = d.NUMANode
+	}
+	return iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: numa}, nil
+}
+
+func interfaceNames() []string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return []string{"(cannot list: " + err.Error() + ")"}
+	}
+	names := make([]string, len(ifs))
+	for i, f := range ifs {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// openError turns a socket setup failure into an error that names the fix.
+func openError(ifname string, err error) error {
+	switch {
+	case errors.Is(err, sys.ErrMemlock):
+		return fmt.Errorf("afpacket on %s: %w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth", ifname, err)
+	case sys.IsPermission(err):
+		return fmt.Errorf("afpacket on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", ifname, err)
+	}
+	return fmt.Errorf("afpacket on %s: %w", ifname, err)
+}
+
+// Sender sends frames on one interface through a TX ring or sendmmsg.
+type Sender struct {
+	ring     *sys.PacketTxRing
+	mm       *sys.PacketMmsg
+	info     backend.Info
+	maxFrame int
+	// wire is the largest untagged frame the device takes (MTU + 14);
+	// frames above it must carry a VLAN tag (checked when maxFrame > wire).
+	wire     int
+	checkTag bool
+	reserved [][]byte
+	closed   bool
+}
+
+// NewSender opens a sender on o.Interface for frames of up to o.MaxFrame
+// bytes. Everything is validated before the first system call; on error
+// no socket or mapping is left open.
+func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
+	ifc, err := lookupInterface(o.Interface)
+	if err != nil {
+		return nil, err
+	}
+	if o.MaxFrame <= 0 {
+		return nil, fmt.Errorf("afpacket: frame size %d must be positive", o.MaxFrame)
+	}
+	wire := ifc.mtu + hardHeaderLen
+	if o.MaxFrame > wire+vlanLen {
+		return nil, fmt.Errorf("afpacket: frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
+			o.MaxFrame, ifc.name, ifc.mtu, wire, wire+vlanLen, ifc.name, o.MaxFrame-hardHeaderLen)
+	}
+	batch := o.Batch
+	if batch <= 0 {
+		batch = 64
+	}
+	if batch > 1024 {
+		return nil, fmt.Errorf("afpacket: --batch %d: at most 1024 frames per call", batch)
+	}
+	var g Geometry
+	if !o.NoTxRing {
+		if g, err = TxGeometry(o.MaxFrame, o.RingDepth, o.RingBytes, os.Getpagesize()); err != nil {
+			return nil, fmt.Errorf("afpacket: %w", err)
+		}
+	}
+	s := &Sender{
+		maxFrame: o.MaxFrame,
+		wire:     wire,
+		checkTag: o.MaxFrame > wire,
+		reserved: make([][]byte, batch),
+		info: backend.Info{
+			Backend: "afpacket", Interface: ifc.name, NUMANode: ifc.numa,
+			Details: map[string]string{
+				"mtu":          strconv.Itoa(ifc.mtu),
+				"qdisc_bypass": strconv.FormatBool(o.QdiscBypass),
+				"batch":        strconv.Itoa(batch),
+			},
+		},
+	}
+	if !o.NoTxRing {
+		ring, err := sys.NewPacketTxRing(sys.TxRingConfig{
+			Ifindex: ifc.index, Slot: g.Slot, BlockSize: g.BlockSize, Blocks: g.Blocks,
+			QdiscBypass: o.QdiscBypass, Lock: true,
+		})
+		switch {
+		case err == nil:
+			s.ring = ring
+			s.info.Mode = ModeTxRing
+			s.info.RingDepth = ring.Depth()
+			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
+			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
+			if ring.Depth() < o.RingDepth {
+				s.info.Details["ring_depth_capped"] = fmt.Sprintf("--ring-depth %d capped to %d by --ring-bytes %d (slot %d bytes)", o.RingDepth, ring.Depth(), max(o.RingBytes, 0), g.Slot)
+			}
+			return s, nil
+		case errors.Is(err, sys.ErrNotSupported) || sys.IsNoMemory(err):
+			s.info.Reason = "TX ring unavailable, fell back to sendmmsg: " + err.Error()
+		default:
+			return nil, openError(ifc.name, err)
+		}
+	} else {
+		s.info.Reason = "--no-tx-ring"
+	}
+	mm, err := sys.NewPacketMmsg(ifc.index, batch, o.MaxFrame, o.QdiscBypass)
+	if err != nil {
+		return nil, openError(ifc.name, err)
+	}
+	s.mm = mm
+	s.info.Mode = ModeSendmmsg
+	return s, nil
+}
+
+// Reserve hands out the next free ring slots (ring mode) or the staging
+// buffers (sendmmsg mode). When the ring is full it kicks the kernel and
+// waits up to a millisecond for a slot before returning 0.
+func (s *Sender) Reserve(bufs [][]byte) (int, error) {
+	if len(bufs) > len(s.reserved) {
+		bufs = bufs[:len(s.reserved)]
+	}
+	if s.mm != nil {
+		n := copy(bufs, s.mm.Buffers())
+		for i := range n {
+			bufs[i] = bufs[i][:s.maxFrame]
+		}
+		if s.checkTag {
+			copy(s.reserved, bufs[:n])
+		}
+		return n, nil
+	}
+	n := s.ring.Reserve(bufs)
+	if n == 0 {
+		if err := s.ring.Kick(false); err != nil {
+			return 0, fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
+		}
+		if n = s.ring.Reserve(bufs); n == 0 {
+			if err := s.ring.WaitWritable(time.Millisecond); err != nil {
+				return 0, err
+			}
+			n = s.ring.Reserve(bufs)
+		}
+	}
+	for i := range n {
+		bufs[i] = bufs[i][:s.maxFrame]
+	}
+	if s.checkTag {
+		copy(s.reserved, bufs[:n])
+	}
+	return n, nil
+}
+
+// Commit sends the first len(lens) reserved frames: ring slots are marked
+// and kicked with one send(); staging buffers go out with sendmmsg.
+func (s *Sender) Commit(lens []int) (int, error) {
+	if s.checkTag {
+		for i, l := range lens {
+			if l > s.wire && !vlanTagged(s.reserved[i]) {
+				return 0, fmt.Errorf("afpacket on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+vlanLen)
+			}
+		}
+	}
+	if s.mm != nil {
+		n, err := s.mm.Send(lens)
+		if err != nil {
+			err = fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
+		}
+		return n, err
+	}
+	if err := s.ring.Commit(lens); err != nil {
+		// The frames stay requested in the ring; the error (interface
+		// gone or down) ends the run.
+		return len(lens), fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
+	}
+	return len(lens), nil
+}
+
+func vlanTagged(b []byte) bool {
+	if len(b) < 14 {
+		return false
+	}
+	et := uint16(b[12])<<8 | uint16(b[13])
+	return et == 0x8100 || et == 0x88a8
+}
+
+// MaxFrame is the largest frame a buffer holds (Options.MaxFrame).
+func (s *Sender) MaxFrame() int { return s.maxFrame }
+
+// Info describes the instance: mode (tx-ring or sendmmsg) and why,
+// effective ring depth, NUMA node of the interface.
+func (s *Sender) Info() backend.Info {
+	i := s.info
+	if s.ring != nil {
+		kicks, full := s.ring.Kicks()
+		i.Details = cloneDetails(i.Details)
+		i.Details["kicks"] = strconv.FormatUint(kicks, 10)
+		i.Details["kicks_sndbuf_full"] = strconv.FormatUint(full, 10)
+	}
+	return i
+}
+
+func cloneDetails(m map[string]string) map[string]string {
+	c := make(map[string]string, len(m)+2)
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// flushTimeout bounds Flush.
+const flushTimeout = 5 * time.Second
+
+// Flush waits until every frame in the ring has been handed to the device.
+func (s *Sender) Flush() error {
+	if s.ring == nil {
+		return nil
+	}
+	busy, err := s.ring.Drain(flushTimeout)
+	if err != nil {
+		return fmt.Errorf("afpacket on %s: flush: %w", s.info.Interface, err)
+	}
+	if busy > 0 {
+		return fmt.Errorf("afpacket on %s: %d frames still in the TX ring after %s (is the link up and the device transmitting?)", s.info.Interface, busy, flushTimeout)
+	}
+	return nil
+}
+
+// Close closes the socket and unmaps the ring; it is idempotent.
+func (s *Sender) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.ring != nil {
+		return s.ring.Close()
+	}
+	if s.mm != nil {
+		return s.mm.Close()
+	}
+	return nil
+}

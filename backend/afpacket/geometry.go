@@ -1,0 +1,74 @@
+package afpacket
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Defaults of the flags of seeds/002.
+const (
+	DefaultRingDepth = 4096
+	DefaultRingBytes = 16 << 20
+	// HeaderLen is the TPACKET_V3 header in front of each frame in a slot.
+	HeaderLen = 48
+	// hardHeaderLen is the Ethernet header the kernel allows on top of the
+	// MTU; vlanLen more for VLAN-tagged frames.
+	hardHeaderLen = 14
+	vlanLen       = 4
+	// bigBlock is the block size used when the ring is large enough: fewer
+	// blocks, and still an allocation the kernel serves easily.
+	bigBlock = 64 << 10
+)
+
+// Geometry is the layout of a TX ring.
+type Geometry struct {
+	Slot      int // bytes per slot (header + frame), a power of two
+	BlockSize int // bytes per block, a multiple of the page size and of Slot
+	Blocks    int
+	Depth     int // slots: Blocks * BlockSize / Slot
+}
+
+// Bytes is the size of the ring.
+func (g Geometry) Bytes() int { return g.BlockSize * g.Blocks }
+
+// TxGeometry computes the ring for frames of up to maxFrame bytes with at
+// most depth slots (0: DefaultRingDepth) and at most ringBytes bytes (0:
+// DefaultRingBytes). The slot is the smallest power of two holding
+// HeaderLen + maxFrame, so a 64-byte frame takes 128 bytes and a 1514-byte
+// frame 2 KiB; 16 KiB slots under the 16 MiB default give 1024 slots.
+func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (Geometry, error) {
+	if depth == 0 {
+		depth = DefaultRingDepth
+	}
+	if ringBytes == 0 {
+		ringBytes = DefaultRingBytes
+	}
+	if maxFrame < hardHeaderLen || depth < 1 || ringBytes < 1 {
+		return Geometry{}, fmt.Errorf("ring for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, hardHeaderLen)
+	}
+	slot := 1 << bits.Len(uint(HeaderLen+maxFrame-1))
+	slot = max(slot, 64)
+	if int64(slot) > ringBytes {
+		return Geometry{}, fmt.Errorf("--ring-bytes %d cannot hold one %d-byte slot for %d-byte frames: raise --ring-bytes (tx.ring_bytes)", ringBytes, slot, maxFrame)
+	}
+	if int64(depth)*int64(slot) > ringBytes {
+		depth = int(ringBytes / int64(slot))
+	}
+	g := Geometry{Slot: slot, BlockSize: max(page, slot)}
+	if g.BlockSize < bigBlock && depth*slot >= bigBlock {
+		g.BlockSize = bigBlock
+	}
+	per := g.BlockSize / slot
+	g.Blocks = depth / per
+	if g.Blocks == 0 {
+		// Fewer slots than one block holds: one block just big enough.
+		g.Blocks = 1
+		g.BlockSize = (depth*slot + page - 1) / page * page
+		per = g.BlockSize / slot
+		if int64(g.BlockSize) > ringBytes {
+			per = depth
+		}
+	}
+	g.Depth = g.Blocks * per
+	return g, nil
+}

@@ -1,0 +1,580 @@
+//go:build linux
+
+package sys
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// AF_PACKET: TPACKET_V3 TX and RX rings and sendmmsg, see
+// /work/shared/reference/af_packet_tx.md and the kernel's
+// Documentation/networking/packet_mmap.rst. TX on TPACKET_V3 needs Linux
+// 4.11; PACKET_IGNORE_OUTGOING needs 4.20; PACKET_QDISC_BYPASS 3.14.
+
+// TPacket3HdrLen is the offset of frame data in a TPACKET_V3 TX slot
+// (TPACKET_ALIGN(sizeof(struct tpacket3_hdr))).
+const TPacket3HdrLen = 48
+
+// Offsets in struct tpacket3_hdr.
+const (
+	tp3NextOffset = 0
+	tp3Snaplen    = 12
+	tp3Len        = 16
+	tp3Status     = 20
+	tp3Mac        = 24
+)
+
+// Offsets in struct tpacket_block_desc (version, offset_to_priv, then
+// struct tpacket_hdr_v1).
+const (
+	bdStatus     = 8
+	bdNumPkts    = 12
+	bdFirstPkt   = 16
+	sllPkttype   = 10 // sockaddr_ll.sll_pkttype
+	sllAfterHdr3 = 48 // sockaddr_ll follows the aligned tpacket3_hdr
+)
+
+// ErrMemlock is wrapped by errors when locking a ring exceeds
+// RLIMIT_MEMLOCK (ulimit -l) without CAP_IPC_LOCK.
+var ErrMemlock = errors.New("memlock limit (RLIMIT_MEMLOCK) too small")
+
+func htons(v uint16) uint16 { return v<<8 | v>>8 }
+
+// packetFD owns one AF_PACKET socket and its ring mapping.
+type packetFD struct {
+	fd  int
+	mem []byte
+}
+
+func (p *packetFD) close() error {
+	var err error
+	if p.mem != nil {
+		err = unix.Munmap(p.mem)
+		p.mem = nil
+	}
+	if p.fd >= 0 {
+		if cerr := unix.Close(p.fd); err == nil {
+			err = cerr
+		}
+		p.fd = -1
+	}
+	return err
+}
+
+func openPacket(what string) (*packetFD, error) {
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: socket(AF_PACKET, SOCK_RAW): %w", what, os.NewSyscallError("socket", err))
+	}
+	return &packetFD{fd: fd}, nil
+}
+
+func (p *packetFD) setInt(opt, v int, name string) error {
+	if err := unix.SetsockoptInt(p.fd, unix.SOL_PACKET, opt, v); err != nil {
+		return fmt.Errorf("setsockopt(%s=%d): %w", name, v, os.NewSyscallError("setsockopt", err))
+	}
+	return nil
+}
+
+func (p *packetFD) bind(ifindex int, proto uint16) error {
+	sa := &unix.SockaddrLinklayer{Protocol: htons(proto), Ifindex: ifindex}
+	if err := unix.Bind(p.fd, sa); err != nil {
+		return fmt.Errorf("bind to ifindex %d: %w", ifindex, os.NewSyscallError("bind", err))
+	}
+	return nil
+}
+
+// mapRing maps size bytes of the socket's rings and, when lock is set,
+// mlocks them (charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK).
+func (p *packetFD) mapRing(size int, lock bool) error {
+	mem, err := unix.Mmap(p.fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return fmt.Errorf("mmap %d-byte ring: %w", size, os.NewSyscallError("mmap", err))
+	}
+	p.mem = mem
+	if lock {
+		if err := unix.Mlock(mem); err != nil {
+			if errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EAGAIN) {
+				lim, _ := MemlockLimit()
+				return fmt.Errorf("mlock %d-byte ring: %w (limit %s): %w", size, ErrMemlock, limitString(lim), err)
+			}
+			return fmt.Errorf("mlock %d-byte ring: %w", size, os.NewSyscallError("mlock", err))
+		}
+	}
+	return nil
+}
+
+func limitString(v uint64) string {
+	if v == unix.RLIM_INFINITY {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%d bytes", v)
+}
+
+// TxRingConfig describes a TPACKET_V3 TX ring.
+type TxRingConfig struct {
+	Ifindex     int
+	Slot        int  // bytes per slot: a power of two >= TPacket3HdrLen + frame
+	BlockSize   int  // multiple of the page size and of Slot
+	Blocks      int  // number of blocks
+	QdiscBypass bool // PACKET_QDISC_BYPASS
+	Lock        bool // mlock the ring (RLIMIT_MEMLOCK applies)
+}
+
+// PacketTxRing is an AF_PACKET socket with a TPACKET_V3 TX ring (protocol
+// 0: it receives nothing). Frames are written into slots in ring order:
+// Reserve hands out the next free slots, Commit marks them SEND_REQUEST and
+// kicks the kernel with one send(). Not safe for concurrent use.
+type PacketTxRing struct {
+	p        packetFD
+	depth    int
+	slot     int
+	maxFrame int
+	status   []*uint32 // per slot: tp_status
+	length   []*uint32 // per slot: tp_len
+	data     [][]byte  // per slot: frame data, len maxFrame
+	head     int       // next slot to reserve
+	reserved int       // slots handed out by the last Reserve
+	pending  int       // slots marked SEND_REQUEST since the last complete kick
+	kicks    uint64
+	eagain   uint64
+}
+
+// NewPacketTxRing opens the socket and sets up and maps the ring. On error
+// nothing is left open.
+func NewPacketTxRing(c TxRingConfig) (*PacketTxRing, error) {
+	page := os.Getpagesize()
+	if c.Slot < TPacket3HdrLen+14 || c.Slot%unix.TPACKET_ALIGNMENT != 0 || c.BlockSize%page != 0 || c.BlockSize%c.Slot != 0 || c.Blocks < 1 {
+		return nil, fmt.Errorf("TX ring geometry slot %d, block %d × %d: invalid", c.Slot, c.BlockSize, c.Blocks)
+	}
+	p, err := openPacket("TX ring")
+	if err != nil {
+		return nil, err
+	}
+	r := &PacketTxRing{p: *p}
+	if err := r.setup(c); err != nil {
+		r.p.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *PacketTxRing) setup(c TxRingConfig) error {
+	if err := r.p.setInt(unix.PACKET_VERSION, unix.TPACKET_V3, "PACKET_VERSION"); err != nil {
+		return fmt.Errorf("TPACKET_V3: %w: %w", ErrNotSupported, err)
+	}
+	if err := r.p.setInt(unix.PACKET_LOSS, 1, "PACKET_LOSS"); err != nil {
+		return err
+	}
+	if c.QdiscBypass {
+		if err := r.p.setInt(unix.PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS"); err != nil {
+			return err
+		}
+	}
+	per := c.BlockSize / c.Slot
+	req := unix.TpacketReq3{
+		Block_size: uint32(c.BlockSize),
+		Block_nr:   uint32(c.Blocks),
+		Frame_size: uint32(c.Slot),
+		Frame_nr:   uint32(per * c.Blocks),
+	}
+	if err := unix.SetsockoptTpacketReq3(r.p.fd, unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
+		err = os.NewSyscallError("setsockopt", err)
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOPROTOOPT) {
+			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w (kernel older than 4.11?): %w", ErrNotSupported, err)
+		}
+		return fmt.Errorf("setsockopt(PACKET_TX_RING, %d blocks of %d bytes): %w", c.Blocks, c.BlockSize, err)
+	}
+	if err := r.p.bind(c.Ifindex, 0); err != nil {
+		return err
+	}
+	if err := r.p.mapRing(c.BlockSize*c.Blocks, c.Lock); err != nil {
+		return err
+	}
+	r.depth = per * c.Blocks
+	r.slot = c.Slot
+	r.maxFrame = c.Slot - TPacket3HdrLen
+	r.status = make([]*uint32, r.depth)
+	r.length = make([]*uint32, r.depth)
+	r.data = make([][]byte, r.depth)
+	for i := range r.depth {
+		off := (i/per)*c.BlockSize + (i%per)*c.Slot
+		h := r.p.mem[off : off+c.Slot]
+		r.status[i] = (*uint32)(unsafe.Pointer(&h[tp3Status]))
+		r.length[i] = (*uint32)(unsafe.Pointer(&h[tp3Len]))
+		r.data[i] = h[TPacket3HdrLen:c.Slot:c.Slot]
+	}
+	return nil
+}
+
+// Depth is the number of slots.
+func (r *PacketTxRing) Depth() int { return r.depth }
+
+// MaxFrame is the largest frame a slot holds.
+func (r *PacketTxRing) MaxFrame() int { return r.maxFrame }
+
+// Bytes is the size of the mapping.
+func (r *PacketTxRing) Bytes() int { return len(r.p.mem) }
+
+// Kicks returns how many send() calls kicked the ring, and how many of
+// them found the socket's send buffer full (EAGAIN/ENOBUFS).
+func (r *PacketTxRing) Kicks() (kicks, full uint64) { return r.kicks, r.eagain }
+
+const txBusy = unix.TP_STATUS_SEND_REQUEST | unix.TP_STATUS_SENDING
+
+// Reserve fills bufs with the next free slots in ring order (each of
+// length MaxFrame) and returns how many.
+func (r *PacketTxRing) Reserve(bufs [][]byte) int {
+	n := 0
+	i := r.head
+	for n < len(bufs) && n < r.depth {
+		if atomic.LoadUint32(r.status[i])&txBusy != 0 {
+			break
+		}
+		bufs[n] = r.data[i]
+		n++
+		if i++; i == r.depth {
+			i = 0
+		}
+	}
+	r.reserved = n
+	return n
+}
+
+// Commit marks the first len(lens) reserved slots SEND_REQUEST with the
+// given frame lengths (which must not exceed MaxFrame) and kicks the kernel
+// with send(MSG_DONTWAIT). Frames the kernel could not take yet (send
+// buffer full) stay requested and go with the next kick. The slots of the
+// last Reserve beyond len(lens) go back unused.
+func (r *PacketTxRing) Commit(lens []int) error {
+	i := r.head
+	for _, l := range lens {
+		*r.length[i] = uint32(l)
+		atomic.StoreUint32(r.status[i], unix.TP_STATUS_SEND_REQUEST)
+		if i++; i == r.depth {
+			i = 0
+		}
+	}
+	r.head = i
+	r.reserved = 0
+	r.pending += len(lens)
+	return r.Kick(false)
+}
+
+// Kick asks the kernel to send every requested slot. Without wait it
+// returns at once (MSG_DONTWAIT); with wait it blocks until the kernel has
+// sent every requested frame and released its buffers.
+func (r *PacketTxRing) Kick(wait bool) error {
+	flags := unix.MSG_DONTWAIT
+	if wait {
+		flags = 0
+	}
+	r.kicks++
+	_, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(r.p.fd), 0, 0, uintptr(flags), 0, 0)
+	switch e {
+	case 0:
+		r.pending = 0
+		return nil
+	case unix.EAGAIN, unix.ENOBUFS:
+		r.eagain++
+		return nil
+	case unix.EINTR:
+		return nil
+	}
+	return fmt.Errorf("send on TX ring: %w", os.NewSyscallError("sendto", e))
+}
+
+// Busy counts the slots still requested or in flight.
+func (r *PacketTxRing) Busy() int {
+	n := 0
+	for _, s := range r.status {
+		if atomic.LoadUint32(s)&txBusy != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// WaitWritable blocks until the slot at the head is free or timeout passes.
+func (r *PacketTxRing) WaitWritable(timeout time.Duration) error {
+	fds := []unix.PollFd{{Fd: int32(r.p.fd), Events: unix.POLLOUT}}
+	_, err := unix.Poll(fds, int(timeout.Milliseconds()))
+	if err != nil && err != unix.EINTR {
+		return fmt.Errorf("poll TX ring: %w", os.NewSyscallError("poll", err))
+	}
+	return nil
+}
+
+// Drain kicks the ring until no slot is requested or in flight, or timeout
+// passes; it returns the number of slots still busy then.
+func (r *PacketTxRing) Drain(timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if err := r.Kick(false); err != nil {
+			return r.Busy(), err
+		}
+		busy := r.Busy()
+		if busy == 0 || time.Now().After(deadline) {
+			return busy, nil
+		}
+		_ = r.WaitWritable(time.Millisecond)
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+// Close unmaps the ring and closes the socket; it is idempotent.
+func (r *PacketTxRing) Close() error { return r.p.close() }
+
+// mmsghdr is struct mmsghdr on 64-bit Linux (x/sys has none).
+type mmsghdr struct {
+	hdr unix.Msghdr
+	len uint32
+	_   [4]byte
+}
+
+// PacketMmsg is an AF_PACKET socket (protocol 0, bound to an interface)
+// sending batches with sendmmsg from its own staging buffers.
+type PacketMmsg struct {
+	p    packetFD
+	slab []byte
+	bufs [][]byte
+	iov  []unix.Iovec
+	msgs []mmsghdr
+}
+
+// NewPacketMmsg opens a packet socket on ifindex with batch staging buffers
+// of maxFrame bytes. On error nothing is left open.
+func NewPacketMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*PacketMmsg, error) {
+	if batch < 1 || batch > 1024 || maxFrame < 1 {
+		return nil, fmt.Errorf("sendmmsg socket: batch %d (1..1024) or frame size %d invalid", batch, maxFrame)
+	}
+	p, err := openPacket("sendmmsg socket")
+	if err != nil {
+		return nil, err
+	}
+	m := &PacketMmsg{p: *p}
+	if qdiscBypass {
+		if err := m.p.setInt(unix.PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS"); err != nil {
+			m.p.close()
+			return nil, err
+		}
+	}
+	if err := m.p.bind(ifindex, 0); err != nil {
+		m.p.close()
+		return nil, err
+	}
+	m.slab = make([]byte, batch*maxFrame)
+	m.bufs = make([][]byte, batch)
+	m.iov = make([]unix.Iovec, batch)
+	m.msgs = make([]mmsghdr, batch)
+	for i := range batch {
+		m.bufs[i] = m.slab[i*maxFrame : (i+1)*maxFrame : (i+1)*maxFrame]
+		m.iov[i].Base = &m.bufs[i][0]
+		m.msgs[i].hdr.Iov = &m.iov[i]
+		m.msgs[i].hdr.Iovlen = 1
+	}
+	return m, nil
+}
+
+// Buffers returns the staging buffers.
+func (m *PacketMmsg) Buffers() [][]byte { return m.bufs }
+
+// Send transmits the first len(lens) staging buffers with sendmmsg,
+// blocking while the socket's send buffer is full, and returns how many
+// frames the kernel accepted.
+func (m *PacketMmsg) Send(lens []int) (int, error) {
+	for i, l := range lens {
+		m.iov[i].Len = uint64(l)
+	}
+	sent := 0
+	for sent < len(lens) {
+		n, _, e := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(m.p.fd), uintptr(unsafe.Pointer(&m.msgs[sent])), uintptr(len(lens)-sent), 0, 0, 0)
+		if e != 0 {
+			if e == unix.EINTR || e == unix.ENOBUFS || e == unix.EAGAIN {
+				continue
+			}
+			return sent, fmt.Errorf("sendmmsg: %w", os.NewSyscallError("sendmmsg", e))
+		}
+		sent += int(n)
+	}
+	return sent, nil
+}
+
+// Close closes the socket; it is idempotent.
+func (m *PacketMmsg) Close() error { return m.p.close() }
+
+// RxRingConfig describes a TPACKET_V3 RX ring.
+type RxRingConfig struct {
+	Ifindex   int
+	BlockSize int // multiple of the page size
+	Blocks    int
+	FrameSize int // largest frame to capture (snap length)
+	// RetireTimeout is how long the kernel waits before handing over a
+	// block that is not full (tp_retire_blk_tov, ms resolution, >= 1 ms).
+	RetireTimeout time.Duration
+	Lock          bool
+}
+
+// PacketRxRing is an AF_PACKET socket bound to one interface for every
+// protocol (ETH_P_ALL) with a TPACKET_V3 RX ring. Frames it sent itself
+// (or that this host sends on the interface) are not delivered:
+// PACKET_IGNORE_OUTGOING where the kernel has it, else the outgoing
+// packet type is filtered. Not safe for concurrent use.
+type PacketRxRing struct {
+	p         packetFD
+	blockSize int
+	blocks    int
+	cur       int // block being read
+	relFrom   int // first block to give back at the next call
+	done      int // blocks read completely, to give back at the next call
+	held      bool
+	left      int // packets left in the held block
+	off       int // offset of the next packet in the held block
+	filterOut bool
+	outgoing  uint64
+	pollFds   []unix.PollFd
+}
+
+// NewPacketRxRing opens the socket, sets up and maps the ring and binds it.
+// On error nothing is left open.
+func NewPacketRxRing(c RxRingConfig) (*PacketRxRing, error) {
+	page := os.Getpagesize()
+	if c.BlockSize < page || c.BlockSize%page != 0 || c.Blocks < 1 || c.FrameSize < 64 || c.FrameSize+128 > c.BlockSize {
+		return nil, fmt.Errorf("RX ring geometry block %d × %d, frame %d: invalid", c.BlockSize, c.Blocks, c.FrameSize)
+	}
+	p, err := openPacket("RX ring")
+	if err != nil {
+		return nil, err
+	}
+	r := &PacketRxRing{p: *p, blockSize: c.BlockSize, blocks: c.Blocks}
+	if err := r.setup(c); err != nil {
+		r.p.close()
+		return nil, err
+	}
+	r.pollFds = []unix.PollFd{{Fd: int32(r.p.fd), Events: unix.POLLIN | unix.POLLERR}}
+	return r, nil
+}
+
+func (r *PacketRxRing) setup(c RxRingConfig) error {
+	if err := r.p.setInt(unix.PACKET_VERSION, unix.TPACKET_V3, "PACKET_VERSION"); err != nil {
+		return fmt.Errorf("TPACKET_V3: %w: %w", ErrNotSupported, err)
+	}
+	if err := r.p.setInt(unix.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING"); err != nil {
+		r.filterOut = true
+	}
+	tov := max(int(c.RetireTimeout/time.Millisecond), 1)
+	frame := (TPacket3HdrLen + 20 + c.FrameSize + 15) &^ 15
+	req := unix.TpacketReq3{
+		Block_size:       uint32(c.BlockSize),
+		Block_nr:         uint32(c.Blocks),
+		Frame_size:       uint32(frame),
+		Frame_nr:         uint32(c.BlockSize / frame * c.Blocks),
+		Retire_blk_tov:   uint32(tov),
+		Sizeof_priv:      0,
+		Feature_req_word: 0,
+	}
+	if err := unix.SetsockoptTpacketReq3(r.p.fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
+		return fmt.Errorf("setsockopt(PACKET_RX_RING, %d blocks of %d bytes): %w", c.Blocks, c.BlockSize, os.NewSyscallError("setsockopt", err))
+	}
+	if err := r.p.mapRing(c.BlockSize*c.Blocks, c.Lock); err != nil {
+		return err
+	}
+	return r.p.bind(c.Ifindex, unix.ETH_P_ALL)
+}
+
+func (r *PacketRxRing) block(i int) []byte {
+	return r.p.mem[i*r.blockSize : (i+1)*r.blockSize]
+}
+
+// Next fills views with received frames (valid until the next call) and
+// returns how many; it waits up to timeout for the first one. Blocks whose
+// frames were handed out are given back to the kernel at the next call.
+func (r *PacketRxRing) Next(views [][]byte, timeout time.Duration) (int, error) {
+	for ; r.done > 0; r.done-- {
+		b := r.block(r.relFrom)
+		atomic.StoreUint32((*uint32)(unsafe.Pointer(&b[bdStatus])), unix.TP_STATUS_KERNEL)
+		if r.relFrom++; r.relFrom == r.blocks {
+			r.relFrom = 0
+		}
+	}
+	n := 0
+	waited := false
+	for n < len(views) {
+		if !r.held {
+			if r.done+1 == r.blocks {
+				break // every other block is still lent out to the caller
+			}
+			b := r.block(r.cur)
+			st := (*uint32)(unsafe.Pointer(&b[bdStatus]))
+			if atomic.LoadUint32(st)&unix.TP_STATUS_USER == 0 {
+				if n > 0 || waited {
+					break
+				}
+				waited = true
+				ms := int(timeout.Milliseconds())
+				if timeout > 0 && ms == 0 {
+					ms = 1
+				}
+				if _, err := unix.Poll(r.pollFds, ms); err != nil && err != unix.EINTR {
+					return 0, fmt.Errorf("poll RX ring: %w", os.NewSyscallError("poll", err))
+				}
+				continue
+			}
+			r.held = true
+			r.left = int(*(*uint32)(unsafe.Pointer(&b[bdNumPkts])))
+			r.off = int(*(*uint32)(unsafe.Pointer(&b[bdFirstPkt])))
+		}
+		b := r.block(r.cur)
+		for r.left > 0 && n < len(views) {
+			h := b[r.off:]
+			next := *(*uint32)(unsafe.Pointer(&h[tp3NextOffset]))
+			snap := *(*uint32)(unsafe.Pointer(&h[tp3Snaplen]))
+			mac := *(*uint16)(unsafe.Pointer(&h[tp3Mac]))
+			if r.filterOut && h[sllAfterHdr3+sllPkttype] == unix.PACKET_OUTGOING {
+				r.outgoing++
+			} else {
+				views[n] = h[mac : int(mac)+int(snap) : int(mac)+int(snap)]
+				n++
+			}
+			r.left--
+			r.off += int(next)
+		}
+		if r.left == 0 {
+			// Done with this block; release it at the next call, when
+			// the caller no longer uses the views into it.
+			r.held = false
+			r.done++
+			if r.cur++; r.cur == r.blocks {
+				r.cur = 0
+			}
+		}
+	}
+	return n, nil
+}
+
+// Stats returns and resets the kernel's counters: packets seen and
+// dropped for lack of ring space (PACKET_STATISTICS), plus the outgoing
+// packets this process filtered itself.
+func (r *PacketRxRing) Stats() (packets, drops, outgoing uint64, err error) {
+	st, err := unix.GetsockoptTpacketStatsV3(r.p.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+	if err != nil {
+		return 0, 0, r.outgoing, fmt.Errorf("getsockopt(PACKET_STATISTICS): %w", err)
+	}
+	return uint64(st.Packets), uint64(st.Drops), r.outgoing, nil
+}
+
+// Close unmaps the ring and closes the socket; it is idempotent.
+func (r *PacketRxRing) Close() error { return r.p.close() }
+
+// IsNoMemory reports whether err is the kernel refusing an allocation
+// (ENOMEM) other than the memlock limit (ErrMemlock).
+func IsNoMemory(err error) bool {
+	return errors.Is(err, unix.ENOMEM) && !errors.Is(err, ErrMemlock)
+}
