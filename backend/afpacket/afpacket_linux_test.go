@@ -1,0 +1,197 @@
+package afpacket_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/backend/afpacket"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/testbed"
+	"github.com/wpg-dev/wpg/recv"
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+// udpFrame writes an Ethernet/IPv4/UDP frame of size bytes with correct
+// checksums and a signature into b.
+func udpFrame(b []byte, size int, sig frame.Signature) {
+	clear(b[:size])
+	copy(b[0:], []byte{0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00})
+	ip := b[14:size]
+	ip[0], ip[8], ip[9] = 0x45, 64, 17
+	binary.BigEndian.PutUint16(ip[2:], uint16(len(ip)))
+	copy(ip[12:], []byte{198, 18, 0, 1, 198, 19, 0, 1})
+	binary.BigEndian.PutUint16(ip[10:], ^fold(sum(ip[:20], 0)))
+	udp := ip[20:]
+	binary.BigEndian.PutUint16(udp[0:], 1000)
+	binary.BigEndian.PutUint16(udp[2:], 2000)
+	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
+	frame.PutSignature(udp, sig)
+	pseudo := sum(ip[12:20], 0) + 17 + uint64(len(udp))
+	c := ^fold(sum(udp, pseudo))
+	if c == 0 {
+		c = 0xffff
+	}
+	binary.BigEndian.PutUint16(udp[6:], c)
+}
+
+func sum(b []byte, acc uint64) uint64 {
+	for i := 0; i+1 < len(b); i += 2 {
+		acc += uint64(binary.BigEndian.Uint16(b[i:]))
+	}
+	if len(b)%2 == 1 {
+		acc += uint64(b[len(b)-1]) << 8
+	}
+	return acc
+}
+
+func fold(a uint64) uint16 {
+	for a > 0xffff {
+		a = a>>16 + a&0xffff
+	}
+	return uint16(a)
+}
+
+// send pushes count frames of size bytes as stream 1 through snd.
+func send(t *testing.T, snd backend.Sender, count, size, batch int) {
+	t.Helper()
+	bufs := make([][]byte, batch)
+	lens := make([]int, batch)
+	seq := uint64(0)
+	for seq < uint64(count) {
+		n, err := snd.Reserve(bufs[:min(batch, count-int(seq))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			udpFrame(bufs[i], size, frame.Signature{Stream: 1, Seq: seq, TxNs: 1})
+			lens[i] = size
+			seq++
+		}
+		got, err := snd.Commit(lens[:n])
+		if err != nil || got != n {
+			t.Fatalf("Commit(%d) = %d, %v", n, got, err)
+		}
+	}
+	if err := snd.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+func TestSendReceiveVeth(t *testing.T) {
+	v := testbed.NewVeth(t)
+	for _, tc := range []struct {
+		name string
+		o    backend.Options
+		mode string
+	}{
+		{"ring", backend.Options{}, afpacket.ModeTxRing},
+		{"ring-bypass", backend.Options{QdiscBypass: true}, afpacket.ModeTxRing},
+		{"ring-small", backend.Options{RingDepth: 64}, afpacket.ModeTxRing},
+		{"sendmmsg", backend.Options{NoTxRing: true}, afpacket.ModeSendmmsg},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const count, size = 20000, 128
+			var rx *afpacket.Receiver
+			if err := v.Do(func() (err error) {
+				rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Interface: v.Inner})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			defer rx.Close()
+			done := make(chan recv.Result, 1)
+			go func() {
+				r, err := recv.Run(context.Background(), rx, recv.DecodePacket, recv.Options{Expect: count, IdleTimeout: 2 * time.Second, Duration: time.Minute})
+				if err != nil {
+					t.Error(err)
+				}
+				done <- r
+			}()
+			o := tc.o
+			o.Interface, o.MaxFrame, o.Batch = v.Outer, size, 64
+			snd, err := afpacket.NewSender(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snd.Close()
+			info := snd.Info()
+			if info.Mode != tc.mode || info.Interface != v.Outer {
+				t.Fatalf("info %+v", info)
+			}
+			if tc.o.RingDepth == 64 && info.RingDepth != 64 {
+				t.Fatalf("ring depth %d, want 64", info.RingDepth)
+			}
+			send(t, snd, count, size, 64)
+			r := <-done
+			if r.Frames != count || !r.OK() || r.Corrupted != 0 || len(r.Streams) != 1 || r.Streams[0].Frames != count {
+				t.Fatalf("received %+v", r)
+			}
+			if err := snd.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := snd.Close(); err != nil {
+				t.Fatal("second Close:", err)
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	v := testbed.NewVeth(t)
+	ctx := context.Background()
+	before := openFDs(t)
+
+	_, err := afpacket.NewSender(ctx, backend.Options{Interface: "wpg-nonesuch", MaxFrame: 64})
+	if !errors.Is(err, sysinfo.ErrNoInterface) || !strings.Contains(err.Error(), v.Outer) {
+		t.Errorf("unknown interface: %v", err)
+	}
+	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1519})
+	if err == nil || !strings.Contains(err.Error(), "MTU") {
+		t.Errorf("frame over MTU: %v", err)
+	}
+	for _, noRing := range []bool{false, true} {
+		// 1518 bytes pass the open check (a VLAN-tagged frame may be that
+		// long) but an untagged one is refused by Commit.
+		snd, err := afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1518, NoTxRing: noRing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := make([][]byte, 1)
+		if n, err := snd.Reserve(bufs); n != 1 || err != nil {
+			t.Fatal(n, err)
+		}
+		udpFrame(bufs[0], 1518, frame.Signature{})
+		if _, err := snd.Commit([]int{1518}); err == nil || !strings.Contains(err.Error(), "MTU") {
+			t.Errorf("untagged 1518-byte frame (no ring %v): %v", noRing, err)
+		}
+		snd.Close()
+	}
+	if err := ip("link", "set", v.Outer, "down"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64})
+	if err == nil || !strings.Contains(err.Error(), "down") || !strings.Contains(err.Error(), "ip link set") {
+		t.Errorf("interface down: %v", err)
+	}
+	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64, RingBytes: 64})
+	if err == nil {
+		t.Error("ring smaller than a slot accepted")
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d file descriptors before the failures, %d after", before, after)
+	}
+}
