@@ -31,3 +31,16 @@ func TimerSlackNs() (uint64, error) {
 	}
 	return uint64(r), nil
 }
+
+// SleepUntilMonotonicRaw is SleepUntilMonotonic without telling the Go
+// scheduler: the thread keeps its P while asleep, so waking needs no P
+// hand-back, but a stop-the-world waits for the sleep to end. Keep such
+// sleeps short (the pacer caps them at 1 ms).
+func SleepUntilMonotonicRaw(ns int64) error {
+	ts := unix.NsecToTimespec(ns)
+	_, _, e := unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, uintptrOf(&ts), 0, 0, 0)
+	if e != 0 && e != unix.EINTR {
+		return fmt.Errorf("clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, %d): %w", ns, e)
+	}
+	return nil
+}
