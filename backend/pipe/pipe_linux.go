@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -33,6 +34,7 @@ const (
 	pageSize      = 4096
 	stagingBudget = 8 << 20 // bytes of frames handed out per Reserve, at least one frame
 	groupBytes    = 64 << 10
+	wholeFrameMin = 64 << 10
 )
 
 // sizePipe enlarges fd to want bytes (pipe-max-size when want is 0) and
@@ -69,25 +71,26 @@ func sizePipe(fd, want int) (capacity int, warn string, err error) {
 }
 
 type sender struct {
-	fd       int
-	ownFd    bool
-	where    string
-	vmsplice bool
-	pipeSize int
-	warn     string
-	maxFrame int
-	stride   int
-	mem      *sys.SharedMapping
-	slots    int // staging slots
-	perCall  int // frames per Reserve
-	delay    int // vmsplice: slots that must be queued after a slot before it is reused
-	queued   uint64
-	reserved int
-	writes   uint64
-	frames   uint64
-	child    *peer.Process
-	report   []byte
-	closed   bool
+	fd        int
+	ownFd     bool
+	where     string
+	vmsplice  bool
+	pipeSize  int
+	warn      string
+	maxFrame  int
+	stride    int
+	mem       *sys.SharedMapping
+	slots     int // staging slots
+	perCall   int // frames per Reserve
+	delay     int // vmsplice: slots that must be queued after a slot before it is reused
+	queued    uint64
+	reserved  int
+	writes    uint64
+	frames    uint64
+	roomWaits uint64
+	child     *peer.Process
+	report    []byte
+	closed    bool
 }
 
 func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Sender, error) {
@@ -135,7 +138,10 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 		fmt.Fprintf(os.Stderr, "wpg: warning: pipe (%s): %s\n", s.where, s.warn)
 	}
 	s.stride = s.maxFrame
-	s.perCall = max(1, min(stagingBudget/s.maxFrame, max(o.Batch, 1)))
+	// Hand out at most half a pipe of frames per Reserve, so that
+	// rendering the next frames overlaps with the reader draining the
+	// previous ones (a pipe holds only a few large frames).
+	s.perCall = max(1, min(s.pipeSize/2/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
 	s.slots = s.perCall
 	if s.vmsplice {
 		s.stride = (s.maxFrame + pageSize - 1) / pageSize * pageSize
@@ -218,9 +224,43 @@ func wholeFrames(lens []int, written int) int {
 	return len(lens)
 }
 
+// roomFor waits until the pipe has room for n more bytes, when a frame is
+// large (wholeFrameMin or more) and fits the pipe: a write then never
+// leaves a partial frame in the pipe, and a reader asking for one frame
+// gets it in one read. The wait polls the queued byte count and yields the
+// CPU (the writer would otherwise sleep inside write(2) at the same point).
+func (s *sender) roomFor(n int) error {
+	if n < wholeFrameMin || n > s.pipeSize {
+		return nil
+	}
+	for i := 0; ; i++ {
+		q, err := sys.PipeBytes(s.fd)
+		if err != nil || s.pipeSize-q >= n {
+			return nil
+		}
+		if i == 0 {
+			s.roomWaits++
+		}
+		if i&1023 == 1023 && !s.readerAlive() {
+			return fmt.Errorf("pipe (%s): the reader has gone: %w", s.where, syscall.EPIPE)
+		}
+		sys.Yield()
+	}
+}
+
+// readerAlive reports whether the pipe still has a reader (a zero-byte
+// write to a pipe without readers fails with EPIPE).
+func (s *sender) readerAlive() bool {
+	_, err := sys.Write(s.fd, nil)
+	return !sys.IsEPIPE(err)
+}
+
 // push writes b completely (write(2) or vmsplice(2) calls) and returns the
 // bytes written.
 func (s *sender) push(b []byte) (int, error) {
+	if err := s.roomFor(len(b)); err != nil {
+		return 0, err
+	}
 	total := 0
 	for len(b) > 0 {
 		var n int
@@ -253,10 +293,11 @@ func (s *sender) Info() backend.Info {
 		mode = "vmsplice"
 	}
 	d := map[string]string{
-		"path":      s.where,
-		"pipe_size": strconv.Itoa(s.pipeSize),
-		"writes":    strconv.FormatUint(s.writes, 10),
-		"frames":    strconv.FormatUint(s.frames, 10),
+		"path":       s.where,
+		"pipe_size":  strconv.Itoa(s.pipeSize),
+		"writes":     strconv.FormatUint(s.writes, 10),
+		"frames":     strconv.FormatUint(s.frames, 10),
+		"room_waits": strconv.FormatUint(s.roomWaits, 10),
 	}
 	if s.frames > 0 {
 		d["writes_per_frame"] = strconv.FormatFloat(float64(s.writes)/float64(s.frames), 'f', 3, 64)
@@ -329,6 +370,7 @@ func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.
 	}
 	fd := r.fd
 	r.sr = peer.NewStreamReader(func(b []byte) (int, error) { return sys.Read(fd, b) })
+	r.sr.Avail = func() int { n, _ := sys.PipeBytes(fd); return n }
 	return r, nil
 }
 

@@ -75,7 +75,7 @@ func TestReadsPerFrame(t *testing.T) {
 	for _, c := range []struct {
 		pipe     int
 		min, max float64
-	}{{0, 1, 1.1}, {64 << 10, 8, 8.1}} {
+	}{{0, 0.5, 1}, {64 << 10, 8, 8.1}} {
 		_, rep := run(t, backend.Options{Connect: peer.AutoPeer}, c.pipe, 460800, n)
 		r := peertest.Report(t, rep)
 		peertest.CheckIntact(t, r, n, frame.PayloadHeaderLen+460800)

@@ -93,7 +93,9 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return fail(err)
 	}
 	s.peerPID = h.PID
-	s.perCall = max(1, min(stagingBudget/s.maxFrame, max(o.Batch, 1)))
+	// At most half a socket buffer per Reserve, so that rendering
+	// overlaps with the receiver draining.
+	s.perCall = max(1, min(max(s.sndBuf, sockBuf)/4/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
 	if s.mem, err = sys.MapAnon(s.perCall * s.maxFrame); err != nil {
 		return fail(err)
 	}

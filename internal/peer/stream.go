@@ -22,6 +22,10 @@ type StreamReader struct {
 	r, w  int
 	last  int // length of the last frame seen (frames of a run share it)
 	Chunk int // read size for small frames (default 256 KiB)
+	// Avail, when set, returns the bytes ready to read (FIONREAD); the
+	// first read then takes what is there, so that a stream of whole
+	// frames is read one or more frames per call from the start.
+	Avail func() int
 	// Reads counts read calls that returned data; Frames counts frames.
 	Reads, Frames uint64
 	eof           bool
@@ -69,7 +73,18 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 		// Small frames: read a chunk's worth of whole frames.
 		want = max(want, (s.Chunk/s.last)*s.last-s.w)
 	} else if s.last == 0 {
-		want = max(want, min(s.Chunk, len(s.buf))-s.w)
+		first := s.Chunk
+		if s.Avail != nil {
+			if a := s.Avail(); a >= frame.PayloadHeaderLen {
+				first = a
+			}
+		}
+		if first > len(s.buf) {
+			nb := make([]byte, first)
+			copy(nb, s.buf[:s.w])
+			s.buf = nb
+		}
+		want = max(want, first-s.w)
 	}
 	if s.w+want > len(s.buf) {
 		want = len(s.buf) - s.w

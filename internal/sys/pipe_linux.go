@@ -170,3 +170,15 @@ func PollIn(fd int, timeout time.Duration) (bool, error) {
 		return n > 0, nil
 	}
 }
+
+// PipeBytes returns the bytes queued in the pipe fd (FIONREAD; either end).
+func PipeBytes(fd int) (int, error) {
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // TIOCINQ == FIONREAD
+	if err != nil {
+		return 0, fmt.Errorf("ioctl(FIONREAD): %w", err)
+	}
+	return n, nil
+}
+
+// Yield gives the CPU to another thread (sched_yield).
+func Yield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
