@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/recv"
+	"github.com/wpg-dev/wpg/report"
+)
+
+func init() { register(newRecvCmd) }
+
+// recvFlags are the flags of `wpg recv`. The network ones come first; the
+// local-path ones map onto backend.Options the same way send's do.
+type recvFlags struct {
+	backend     string
+	iface       string
+	expect      uint64
+	duration    time.Duration
+	idleTimeout time.Duration
+	json        bool
+	batch       int
+	ringBytes   string
+
+	listen   string
+	fifo     string
+	recvMode string
+	busyWait bool
+	slots    int
+	verify   string
+	size     string
+}
+
+// exitVerifyFailed is the exit code of a run with --expect whose frames
+// did not all arrive intact.
+const exitVerifyFailed = 3
+
+func newRecvCmd() *cobra.Command {
+	var f recvFlags
+	cmd := &cobra.Command{
+		Use:   "recv",
+		Short: "receive and verify frames: per-stream loss, duplicates, reordering, corruption, one-way latency",
+		Long: `recv is the receiving side of a backend. On a network interface (-i IFACE, backend afpacket) it
+captures every frame arriving there (not the host's own outgoing ones), and counts per stream the frames
+carrying the wpg signature: received, lost (sequence gaps), duplicated, reordered, corrupted (the IPv4
+header, UDP, TCP or ICMP checksum is wrong), and the one-way latency when the sender runs on the same
+host (both sides use CLOCK_MONOTONIC). Frames without a signature are counted separately. For local
+paths (--backend pipe|shm|cma|unix) it verifies payload frames (--verify on|sample|off).
+
+It stops after --expect N frames, after --duration, when nothing arrived for --idle-timeout after the
+first frame, when the sender goes away (local paths), or on Ctrl-C, and prints the report (--json for
+the documented JSON). With --expect, the exit code is 3 when frames were lost, duplicated, corrupted or
+missing.`,
+		Example: "  wpg recv -i veth1 --expect 200000 --idle-timeout 2s\n  wpg recv --backend shm --listen /tmp/wpg.sock --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runRecv(cmd, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.backend, "backend", "", "data path to receive from (default: afpacket with -i)")
+	fl.StringVarP(&f.iface, "interface", "i", "", "network interface to capture on (afpacket)")
+	fl.Uint64Var(&f.expect, "expect", 0, "stop after this many signed frames")
+	fl.DurationVar(&f.duration, "duration", 0, "stop after this long (0: no limit)")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "stop when nothing arrived for this long after the first frame (0: never)")
+	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fl.IntVar(&f.batch, "batch", 64, "frames taken from the backend per call")
+	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "afpacket: RX ring size")
+	fl.StringVar(&f.listen, "listen", "", "local paths: rendezvous socket to listen on for the sender")
+	fl.StringVar(&f.fifo, "fifo", "", "pipe: FIFO to read (default: standard input)")
+	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace or copy")
+	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
+	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0: the sender's)")
+	fl.StringVar(&f.verify, "verify", "on", "payload frames: on, sample, off")
+	fl.StringVar(&f.size, "size", "", "payload frame size, when the backend needs it before the sender says")
+	return cmd
+}
+
+func runRecv(cmd *cobra.Command, f *recvFlags) error {
+	name := f.backend
+	if name == "" {
+		if f.iface == "" {
+			return fmt.Errorf("recv: say what to receive from: -i IFACE (network) or --backend NAME (%s)", strings.Join(backend.Names(), ", "))
+		}
+		name = "afpacket"
+	}
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		return err
+	}
+	if reg.NewReceiver == nil {
+		return fmt.Errorf("recv: backend %s has no receiving side", reg.Name)
+	}
+	if reg.Kind == backend.KindNetwork && f.iface == "" {
+		return fmt.Errorf("recv: backend %s needs an interface: add -i IFACE", reg.Name)
+	}
+	if f.batch < 1 || f.batch > 65536 {
+		return fmt.Errorf("recv: --batch %d: must be between 1 and 65536", f.batch)
+	}
+	if f.duration < 0 || f.idleTimeout < 0 {
+		return fmt.Errorf("recv: --duration and --idle-timeout must not be negative")
+	}
+	ringBytes, err := config.ParseSize(f.ringBytes)
+	if err != nil {
+		return fmt.Errorf("recv: --ring-bytes: %w", err)
+	}
+	o := backend.Options{
+		Workers: 1, Interface: f.iface, Batch: f.batch, RingBytes: ringBytes,
+		Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode, BusyWait: f.busyWait, Slots: f.slots,
+	}
+	if f.size != "" {
+		n, err := config.ParseSize(f.size)
+		if err != nil {
+			return fmt.Errorf("recv: --size: %w", err)
+		}
+		o.MaxFrame = int(n)
+	}
+	decode := recv.DecodePacket
+	if reg.Payload {
+		mode, err := frame.ParseVerify(f.verify)
+		if err != nil {
+			return fmt.Errorf("recv: --verify: %w", err)
+		}
+		decode = frame.PayloadDecoder(mode)
+	}
+
+	ctx := cmd.Context()
+	rx, err := reg.NewReceiver(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer rx.Close()
+	stderr := cmd.ErrOrStderr()
+	if reg.Kind == backend.KindNetwork {
+		// A line that scripts and tests wait for before starting the sender.
+		info := rx.Info()
+		fmt.Fprintf(stderr, "wpg recv: receiving on %s (%s, %s)\n", info.Interface, info.Backend, info.Mode)
+	}
+	opts := recv.Options{Expect: f.expect, Duration: f.duration, IdleTimeout: f.idleTimeout, Batch: f.batch}
+	if report.IsTerminal(stderr) {
+		opts.Progress = func(p recv.Progress) {
+			fmt.Fprintf(stderr, "\r%8.1fs  %d frames  %d corrupted  %d without signature ", p.Elapsed.Seconds(), p.Frames, p.Corrupted, p.Unsigned)
+		}
+	}
+	res, err := recv.Run(ctx, rx, decode, opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	out := cmd.OutOrStdout()
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(res); jerr != nil && err == nil {
+			err = jerr
+		}
+	} else {
+		res.WriteTable(out)
+	}
+	if err != nil {
+		return err
+	}
+	if f.expect > 0 && !res.OK() {
+		return &ExitError{Code: exitVerifyFailed, Err: fmt.Errorf("recv: %d of %d expected frames arrived intact (lost %d, duplicated %d, corrupted %d, missing %d)",
+			res.Frames, f.expect, res.Lost, res.Duplicated, res.Corrupted, res.Missing)}
+	}
+	return nil
+}
