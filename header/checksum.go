@@ -48,8 +48,9 @@ func Sum(b []byte, initial uint64) uint64 {
 // 16-bit words). The result is the sum, not yet complemented.
 func Fold(s uint64) uint16 {
 	// Add the two 32-bit halves, then the two 16-bit halves, with end-around carry.
+	// After the first step t < 2^33; three 16-bit steps then reach 16 bits
+	// (< 0x2fffe, then <= 0x10000, then <= 0xffff).
 	t := (s >> 32) + (s & 0xffffffff)
-	t = (t >> 32) + (t & 0xffffffff)
 	t = (t >> 16) + (t & 0xffff)
 	t = (t >> 16) + (t & 0xffff)
 	t = (t >> 16) + (t & 0xffff)

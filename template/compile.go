@@ -90,6 +90,7 @@ type preFrame struct {
 
 // pfield is a varying field being patched.
 type pfield struct {
+	base       uint64 // the slot's bits around the field, from the image
 	off, width int
 	shift      uint
 	mask       uint64
@@ -426,7 +427,7 @@ func (cs *cstream) compileStream() {
 		if sl.v.Kind == Fixed {
 			continue
 		}
-		cs.fields = append(cs.fields, pfield{off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: sl.cov, c: newCursor(&sl.v, cs.k, cs.w)})
+		cs.fields = append(cs.fields, pfield{base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: sl.cov, c: newCursor(&sl.v, cs.k, cs.w)})
 	}
 }
 
@@ -470,9 +471,10 @@ func (cs *cstream) prerender(need uint64) {
 	}
 }
 
-// sigSum is the checksum contribution of a signature's seq and time.
-func sigSum(seq uint64, ts uint64, odd bool) uint64 {
-	s := header.Word64Sum(seq) + header.Word64Sum(ts)
+// sigSum is the checksum contribution of a signature's seq and time
+// (tsSum = header.Word64Sum(time), computed once per batch).
+func sigSum(seq uint64, tsSum uint64, odd bool) uint64 {
+	s := header.Word64Sum(seq) + tsSum
 	if odd {
 		return uint64(header.Swap16(header.Fold(s)))
 	}
@@ -480,7 +482,7 @@ func sigSum(seq uint64, ts uint64, odd bool) uint64 {
 }
 
 // renderOne writes the stream's next frame into b and returns its length.
-func (cs *cstream) renderOne(b []byte, now uint64) int {
+func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	seq := cs.k
 	cs.k += cs.w
 	if cs.pre {
@@ -497,7 +499,7 @@ func (cs *cstream) renderOne(b []byte, now uint64) int {
 			binary.BigEndian.PutUint64(sig[12:], now)
 			if c := cs.L.l4Csum; c >= 0 {
 				old := binary.BigEndian.Uint16(b[c:])
-				x := ^header.Fold(uint64(^old) + sigSum(seq, now, f.odd))
+				x := ^header.Fold(uint64(^old) + sigSum(seq, nowSum, f.odd))
 				if x == 0 && cs.L.udp {
 					x = 0xffff
 				}
@@ -529,8 +531,7 @@ func (cs *cstream) renderOne(b []byte, now uint64) int {
 	for i := range cs.fields {
 		f := &cs.fields[i]
 		v := (f.c.next() << f.shift) & f.mask
-		old := loadSlot(b, f.off, f.width)
-		storeSlot(b, f.off, f.width, old|v)
+		storeSlot(b, f.off, f.width, f.base|v)
 		s := header.Word64Sum(v)
 		if f.cov&covIP != 0 {
 			ip += s
@@ -547,7 +548,7 @@ func (cs *cstream) renderOne(b []byte, now uint64) int {
 		}
 		binary.BigEndian.PutUint64(sig[4:], seq)
 		binary.BigEndian.PutUint64(sig[12:], now)
-		l4 += sigSum(seq, now, se.oddSig)
+		l4 += sigSum(seq, nowSum, se.oddSig)
 	}
 	if c := cs.L.ipCsum; c >= 0 {
 		binary.BigEndian.PutUint16(b[c:], ^header.Fold(ip))
@@ -566,6 +567,7 @@ func (cs *cstream) renderOne(b []byte, now uint64) int {
 // returns how many; fewer means every stream reached its count.
 func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 	now := uint64(nowNs)
+	nowSum := header.Word64Sum(now)
 	n := 0
 	for n < len(bufs) && len(s.active) > 0 {
 		if len(s.active) == 1 {
@@ -575,7 +577,7 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 				m = int(cs.left)
 			}
 			for j := range m {
-				lens[n+j] = cs.renderOne(bufs[n+j], now)
+				lens[n+j] = cs.renderOne(bufs[n+j], now, nowSum)
 			}
 			n += m
 			if !cs.unlimited {
@@ -596,7 +598,7 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 		}
 		s.cur[best] -= s.total
 		cs := s.streams[best]
-		lens[n] = cs.renderOne(bufs[n], now)
+		lens[n] = cs.renderOne(bufs[n], now, nowSum)
 		n++
 		if !cs.unlimited {
 			cs.left--
