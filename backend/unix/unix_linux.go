@@ -131,7 +131,7 @@ func (s *sender) Commit(lens []int) (int, error) {
 			m := wholeFrames(lens[done:done+k], w)
 			s.frames += uint64(m)
 			if sys.IsConnReset(err) {
-				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone (%v) after %d frames", s.where, s.peerPID, errors.Unwrap(err), s.frames)
+				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone (%v)", s.where, s.peerPID, errors.Unwrap(err))
 			}
 			return done + m, fmt.Errorf("unix (%s): write: %w", s.where, err)
 		}

@@ -48,7 +48,7 @@ var Command = func(backend string, args []string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start receiver: locate the wpg binary: %w", err)
 	}
-	full := append([]string{"recv", "--backend", backend, "--json"}, args...)
+	full := append([]string{"recv", "--backend", backend, "--json", "--batch", "256"}, args...)
 	return exec.Command(exe, full...), nil
 }
 
