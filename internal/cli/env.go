@@ -1,12 +1,6 @@
 package cli
 
-import (
-	"os"
-	"runtime"
-)
+import "github.com/wpg-dev/wpg/sysinfo"
 
 // environment returns the machine description embedded in reports.
-var environment = func(iface string) any {
-	host, _ := os.Hostname()
-	return map[string]any{"host": host, "cpus": runtime.NumCPU(), "go": runtime.Version(), "interface": iface}
-}
+func environment(iface string) any { return sysinfo.Environment(iface) }
