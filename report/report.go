@@ -145,7 +145,7 @@ func (r *Report) WriteTable(w io.Writer) {
 		}
 	}
 	if len(r.Verification) > 0 {
-		row("verification", "%s", compactJSON(r.Verification))
+		row("receiver", "%s", verificationLine(r.Verification))
 	}
 	for _, n := range r.Notes {
 		row("note", "%s", n)
@@ -199,11 +199,33 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func compactJSON(b []byte) string {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
+// verificationLine summarises a receiver's report (package recv's Result).
+func verificationLine(b []byte) string {
+	var v struct {
+		Frames, Lost, Duplicated, Reordered, Corrupted, Unsigned uint64
+		Latency                                                  *struct {
+			P50 int64 `json:"p50_ns"`
+			P99 int64 `json:"p99_ns"`
+			Max int64 `json:"max_ns"`
+		}
+		Backend *backend.Info
+		Stop    string
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
 		return string(b)
 	}
-	out, _ := json.Marshal(v)
-	return string(out)
+	s := fmt.Sprintf("%d frames received, %d lost, %d duplicated, %d reordered, %d corrupted", v.Frames, v.Lost, v.Duplicated, v.Reordered, v.Corrupted)
+	if v.Unsigned > 0 {
+		s += fmt.Sprintf(", %d without signature", v.Unsigned)
+	}
+	if v.Latency != nil {
+		s += fmt.Sprintf("; latency p50 %s, p99 %s, max %s", Dur(v.Latency.P50), Dur(v.Latency.P99), Dur(v.Latency.Max))
+	}
+	if v.Backend != nil {
+		s += "; " + v.Backend.Mode
+		for _, k := range sortedKeys(v.Backend.Details) {
+			s += fmt.Sprintf(", %s %s", k, v.Backend.Details[k])
+		}
+	}
+	return s
 }
