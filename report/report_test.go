@@ -1,0 +1,75 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/report"
+)
+
+func sample() *report.Report {
+	return &report.Report{
+		Schema: report.Schema, Command: "send", Template: "examples/udp64.wpg.yaml",
+		Backend: backend.Info{Backend: "afpacket", Mode: "tx-ring", Interface: "veth0", NUMANode: -1, RingDepth: 1024},
+		Plan:    "prerender", Batch: 64,
+		Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6, BPS: 512e6, BPSLayer: "l2", FrameSize: 64,
+		Rate: "1Mpps", TargetPPS: 1e6, AchievedRatio: 1, Wait: "hybrid", Clock: "tsc", TSC: true,
+		LatenessMaxNs: 12000, LatenessMeanNs: 800, P50JitterNs: 60, P99JitterNs: 4000,
+		Stop:    "duration", CPUSeconds: 0.5,
+		Workers: []report.Worker{{Worker: 0, CPU: 1, NUMANode: -1, Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6}},
+		Verification: json.RawMessage(`{"frames":1000000,"lost":0,"duplicated":0,"reordered":0,"corrupted":0,"latency":{"p50_ns":20000,"p99_ns":90000,"max_ns":400000}}`),
+	}
+}
+
+func ExampleReport_WriteTable() {
+	sample().WriteTable(os.Stdout)
+	// Output:
+	// wpg send examples/udp64.wpg.yaml
+	// backend     afpacket on veth0, mode tx-ring
+	// ring depth  1024 (effective)
+	// plan        prerender
+	// workers     1, batch 64
+	// frames      1000000 (64.0 bytes mean)
+	// bytes       64000000
+	// seconds     1.000
+	// rate        1.000 M pps, 512.000 Mbit/s (L2)
+	// target      1Mpps = 1.000 M pps, achieved 100.00 % (wait hybrid)
+	// lateness    max 12µs, mean 800ns, p50 60ns, p99 4µs
+	// clock       tsc
+	// cpu         0.50 s (0.50 of a core)
+	// stop        duration
+	// receiver    1000000 frames received, 0 lost, 0 duplicated, 0 reordered, 0 corrupted; latency p50 20µs, p99 90µs, max 400µs
+}
+
+func TestJSONFieldsOfSchemaV1(t *testing.T) {
+	var buf bytes.Buffer
+	if err := sample().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	// The documented fields of docs/report.md that a consumer relies on.
+	for _, k := range []string{"schema", "command", "backend", "plan", "batch", "frames", "bytes", "seconds", "pps", "bps",
+		"bps_layer", "frame_size", "rate", "target_pps", "achieved_ratio", "wait", "clock", "tsc", "lateness_max_ns",
+		"lateness_mean_ns", "p50_jitter", "p99_jitter", "stop", "workers", "verification", "cpu_seconds"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON report lacks %q", k)
+		}
+	}
+	if m["schema"] != "wpg.report/v1" {
+		t.Fatalf("schema %v", m["schema"])
+	}
+}
+
+func TestSI(t *testing.T) {
+	for v, want := range map[float64]string{0: "0.0 pps", 999: "999.0 pps", 1500: "1.500 kpps", 2.5e6: "2.500 Mpps", 1e10: "10.000 Gpps"} {
+		if got := report.SI(v, "pps"); got != want {
+			t.Errorf("SI(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
