@@ -39,6 +39,11 @@ const (
 	// repaid: after a stall no 1 ms carries much more than 1.5 times its
 	// share, while a 10 ms debt is repaid within 20 ms.
 	catchUpSpeed = 1.5
+	// catchUpQuantum caps one catch-up grant at this much time's worth of
+	// frames (or one burst, if larger): owed frames trickle out instead
+	// of leaving as one lump, so that with catchUpSpeed no 1 ms window
+	// holds more than about 1.75 times its share.
+	catchUpQuantum = 250 * time.Microsecond
 	// maxSleepChunk bounds one sleep so that Grant notices stop within
 	// about a millisecond even at very low rates.
 	maxSleepChunk = time.Millisecond
@@ -68,6 +73,7 @@ type Pacer struct {
 	unlimited bool
 	fps       float64
 	burst     int
+	catchMax  int // frames in one catch-up grant
 
 	// the schedule: next is when the next unsent frame is due
 	periodF    float64 // ns
@@ -126,6 +132,7 @@ func New(cfg Config) *Pacer {
 		}
 		p.burst = max(1, int(float64(res.Nanoseconds())/p.periodF))
 	}
+	p.catchMax = max(p.burst, int(math.Ceil(float64(catchUpQuantum.Nanoseconds())/p.periodF)))
 	return p
 }
 
@@ -163,8 +170,9 @@ func (p *Pacer) Unlimited() bool { return p.unlimited }
 // (1..max) may go now. It returns 0 promptly (within about 1 ms) once stop
 // is set. A group of Burst frames is released at the group's due time;
 // when the caller is behind schedule every frame already due is released
-// (up to max), owed frames are repaid at most 1.5 times faster than the
-// rate, and frames more than 10 ms overdue are dropped from the schedule.
+// (up to max and at most 250 µs worth, or a burst, at a time), owed frames
+// are repaid at most 1.5 times faster than the rate, and frames more than
+// 10 ms overdue are dropped from the schedule.
 // Grant does not allocate.
 func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	if max <= 0 || stop.Load() {
@@ -210,7 +218,7 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	n := p.burst
 	if owed > int64(n) {
 		p.behind++
-		n = int(min(owed, int64(max)))
+		n = int(min(owed, int64(max), int64(p.catchMax)))
 		p.take(n)
 		p.notBefore = now + int64(float64(n)*p.periodF/catchUpSpeed)
 		return n
