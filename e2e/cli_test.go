@@ -46,7 +46,11 @@ func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
 	badValueDir := filepath.Join(dir, "cfg-value")
 	os.Mkdir(badValueDir, 0o755)
 	os.WriteFile(filepath.Join(badValueDir, "wpg.toml"), []byte("[server]\npreview_max = -3\n"), 0o644)
-	_ = write
+	malformed := write("malformed.wpg.yaml", "streams:\n  - name: a\n    size: [64\n")
+	unknownKey := write("unknown.wpg.yaml", "streams:\n  - name: a\n    size: 64\n    colour: blue\n    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}\n    udp: {src: 1, dst: 2}\n")
+	badPort := write("port.wpg.yaml", "streams:\n  - name: a\n    size: 64\n    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}\n    udp: {src: 70000, dst: 2}\n")
+	v6in4 := write("v6in4.wpg.yaml", "streams:\n  - name: a\n    size: 64\n    ipv4: {src: \"2001:db8::1\", dst: 198.19.0.1}\n    udp: {src: 1, dst: 2}\n")
+	tooSmall := write("small.wpg.yaml", "streams:\n  - name: a\n    size: 40\n    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}\n    udp: {src: 1, dst: 2}\n")
 
 	cases := []struct {
 		name string
@@ -54,6 +58,12 @@ func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
 		args []string
 		want []string // all must appear in the one-line error
 	}{
+		{"malformed YAML", dir, []string{"send", malformed, "--count", "1"}, []string{"malformed.wpg.yaml:3:"}},
+		{"unknown template key", dir, []string{"send", unknownKey, "--count", "1"}, []string{"unknown.wpg.yaml:4:5", "colour"}},
+		{"port out of range", dir, []string{"send", badPort, "--count", "1"}, []string{"port.wpg.yaml:5:", "70000", "udp.src"}},
+		{"IPv6 address in IPv4 field", dir, []string{"send", v6in4, "--count", "1"}, []string{"v6in4.wpg.yaml:4:", "IPv6", "ipv4.src"}},
+		{"frame below header length", dir, []string{"send", tooSmall, "--count", "1"}, []string{"small.wpg.yaml:3:", "40"}},
+		{"size with a template file", dir, []string{"send", tooSmall, "--size", "128", "--count", "1"}, []string{"--size", "template"}},
 		{"unknown backend", dir, []string{"send", "--backend", "carrier-pigeon", "--count", "1"}, []string{`unknown backend "carrier-pigeon"`, "null", "pcapfile"}},
 		{"pcapfile two workers", dir, []string{"send", "--backend", "pcapfile", "-o", "x.pcap", "--workers", "2", "--count", "1"}, []string{"one worker only", "--workers 1"}},
 		{"pcapfile without output", dir, []string{"send", "--backend", "pcapfile", "--count", "1"}, []string{"-o FILE"}},
