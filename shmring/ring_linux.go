@@ -16,12 +16,13 @@ import (
 )
 
 const (
-	magic     = "WPGRING1"
-	version   = 1
-	pageSize  = 4096
-	lensOff   = pageSize
-	maxSlots  = 1 << 20
-	spinPolls = 2000 // polls before a side goes to sleep
+	magic    = "WPGRING1"
+	version  = 1
+	pageSize = 4096
+	lensOff  = pageSize
+	maxSlots = 1 << 20
+	// DefaultSpin is how long a side polls before it sleeps on the futex.
+	DefaultSpin = 200 * time.Microsecond
 
 	offVersion  = 8
 	offSlots    = 12
@@ -207,12 +208,17 @@ func (r *Ring) slot(i uint64) []byte {
 
 // Producer is the writing side; one goroutine uses it.
 type Producer struct {
-	r          *Ring
-	head       uint64
-	tailCache  uint64
-	reserved   int
-	BusyWait   bool
-	closedSeen bool
+	r         *Ring
+	head      uint64
+	tailCache uint64
+	reserved  int
+	// BusyWait makes WaitSpaceN poll until its timeout instead of
+	// sleeping; Spin is the polling time before a sleep (DefaultSpin when
+	// zero).
+	BusyWait bool
+	Spin     time.Duration
+	// Sleeps counts futex sleeps (the ring stayed full for Spin).
+	Sleeps uint64
 }
 
 // Producer returns the ring's producer side. Only one process may use it.
@@ -261,38 +267,54 @@ func (p *Producer) Commit(lens []int) int {
 
 // WaitSpace waits until at least one slot is free, the consumer closed
 // (ErrClosed) or timeout passed (nil; the caller re-checks).
-func (p *Producer) WaitSpace(timeout time.Duration) error {
+func (p *Producer) WaitSpace(timeout time.Duration) error { return p.WaitSpaceN(1, timeout) }
+
+// WaitSpaceN waits until at least n slots (at most the ring size) are free,
+// the consumer closed (ErrClosed) or timeout passed (nil). It polls for
+// Spin (DefaultSpin when zero), then sleeps on the futex until the consumer
+// has freed half the ring; with BusyWait it polls until the timeout.
+func (p *Producer) WaitSpaceN(n int, timeout time.Duration) error {
 	r := p.r
-	full := func() bool {
+	need := min(uint64(max(n, 1)), r.slots)
+	short := func() bool {
 		p.tailCache = r.tail.Load()
-		return p.head-p.tailCache >= r.slots
+		return r.slots-(p.head-p.tailCache) < need
 	}
-	deadline := time.Now().Add(timeout)
+	start := sys.NanotimeNs()
+	spinEnd := start + int64(p.spin())
+	deadline := start + int64(timeout)
 	for i := 0; ; i++ {
-		if !full() {
+		if !short() {
 			return nil
 		}
 		if r.consDone.Load() != 0 {
 			return ErrClosed
 		}
-		if p.BusyWait || i < spinPolls {
-			spin(i)
-			if p.BusyWait && i&1023 == 1023 && time.Now().After(deadline) {
+		if i&63 == 63 || i == 0 {
+			now := sys.NanotimeNs()
+			if now >= deadline {
 				return nil
 			}
-			continue
+			if !p.BusyWait && now >= spinEnd {
+				p.Sleeps++
+				r.prodWait.Store(1)
+				w := r.tailWake.Load()
+				if short() && r.consDone.Load() == 0 {
+					sys.FutexWait(r.tailWake, w, time.Duration(deadline-now))
+				}
+				r.prodWait.Store(0)
+				continue
+			}
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
-		}
-		r.prodWait.Store(1)
-		w := r.tailWake.Load()
-		if full() && r.consDone.Load() == 0 {
-			sys.FutexWait(r.tailWake, w, left)
-		}
-		r.prodWait.Store(0)
+		spin(i)
 	}
+}
+
+func (p *Producer) spin() time.Duration {
+	if p.Spin > 0 {
+		return p.Spin
+	}
+	return DefaultSpin
 }
 
 // Pending returns the number of published frames the consumer has not
@@ -320,7 +342,12 @@ type Consumer struct {
 	tail      uint64
 	headCache uint64
 	held      int
-	BusyWait  bool
+	// BusyWait makes Next poll until its timeout instead of sleeping;
+	// Spin is the polling time before a sleep (DefaultSpin when zero).
+	BusyWait bool
+	Spin     time.Duration
+	// Sleeps counts futex sleeps (the ring stayed empty for Spin).
+	Sleeps uint64
 }
 
 // Consumer returns the ring's consumer side. Only one process may use it.
@@ -392,7 +419,13 @@ func (c *Consumer) wait(timeout time.Duration) error {
 		c.headCache = r.head.Load()
 		return c.headCache == c.tail
 	}
-	deadline := time.Now().Add(timeout)
+	spinFor := c.Spin
+	if spinFor <= 0 {
+		spinFor = DefaultSpin
+	}
+	start := sys.NanotimeNs()
+	spinEnd := start + int64(spinFor)
+	deadline := start + int64(timeout)
 	for i := 0; ; i++ {
 		if !empty() {
 			return nil
@@ -403,23 +436,23 @@ func (c *Consumer) wait(timeout time.Duration) error {
 			}
 			return nil
 		}
-		if c.BusyWait || i < spinPolls {
-			spin(i)
-			if c.BusyWait && i&1023 == 1023 && time.Now().After(deadline) {
+		if i&63 == 63 || i == 0 {
+			now := sys.NanotimeNs()
+			if now >= deadline {
 				return nil
 			}
-			continue
+			if !c.BusyWait && now >= spinEnd {
+				c.Sleeps++
+				r.consWait.Store(1)
+				w := r.headWake.Load()
+				if empty() && r.prodDone.Load() == 0 {
+					sys.FutexWait(r.headWake, w, time.Duration(deadline-now))
+				}
+				r.consWait.Store(0)
+				continue
+			}
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
-		}
-		r.consWait.Store(1)
-		w := r.headWake.Load()
-		if empty() && r.prodDone.Load() == 0 {
-			sys.FutexWait(r.headWake, w, left)
-		}
-		r.consWait.Store(0)
+		spin(i)
 	}
 }
 
@@ -440,7 +473,7 @@ func (c *Consumer) PeerClosed() bool { return c.r.prodDone.Load() != 0 }
 
 func spin(i int) {
 	sys.Pause()
-	if i&63 == 63 {
+	if i&255 == 255 {
 		runtime.Gosched()
 	}
 }

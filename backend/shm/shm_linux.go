@@ -75,18 +75,19 @@ func meet(ctx context.Context, name string, o backend.Options, childArgs []strin
 }
 
 type sender struct {
-	ring    *shmring.Ring
-	prod    *shmring.Producer
-	conn    *net.UnixConn
-	gone    <-chan struct{}
-	child   *peer.Process
-	peerPID int
-	report  []byte
-	frames  uint64
-	full    uint64
-	busy    bool
-	where   string
-	closed  bool
+	ring      *shmring.Ring
+	prod      *shmring.Producer
+	conn      *net.UnixConn
+	gone      <-chan struct{}
+	child     *peer.Process
+	peerPID   int
+	report    []byte
+	frames    uint64
+	full      uint64
+	ringBytes int
+	busy      bool
+	where     string
+	closed    bool
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
@@ -113,7 +114,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		ring.Close()
 		return nil, fmt.Errorf("shm sender: %w", err)
 	}
-	s := &sender{ring: ring, conn: conn, child: child, busy: o.BusyWait}
+	s := &sender{ring: ring, conn: conn, child: child, busy: o.BusyWait, ringBytes: ring.Size()}
 	s.where = o.Connect
 	if child != nil {
 		s.where = fmt.Sprintf("receiver process %d", child.PID())
@@ -156,15 +157,19 @@ func (s *sender) peerGone() error {
 }
 
 func (s *sender) Reserve(bufs [][]byte) (int, error) {
+	// Take a useful batch (up to a quarter of the ring): when the ring is
+	// nearly full, wait for room rather than turning a full ring into
+	// one-frame batches.
+	want := max(1, min(len(bufs), s.ring.Slots()/4))
 	n, err := s.prod.Reserve(bufs)
-	if n > 0 || err != nil {
-		if err != nil {
-			return 0, s.peerGoneOr(err)
-		}
+	if err != nil {
+		return 0, s.peerGoneOr(err)
+	}
+	if n >= want {
 		return n, nil
 	}
 	s.full++
-	if err := s.prod.WaitSpace(waitSlice); err != nil {
+	if err := s.prod.WaitSpaceN(want, waitSlice); err != nil {
 		return 0, s.peerGoneOr(err)
 	}
 	if err := s.peerGone(); err != nil {
@@ -203,9 +208,10 @@ func (s *sender) Info() backend.Info {
 			"peer":          s.where,
 			"slot_size":     strconv.Itoa(s.ring.SlotSize()),
 			"slot_stride":   strconv.Itoa(s.ring.Stride()),
-			"ring_bytes":    strconv.Itoa(s.ring.Size()),
+			"ring_bytes":    strconv.Itoa(s.ringBytes),
 			"wait":          wait,
 			"ring_full":     strconv.FormatUint(s.full, 10),
+			"sleeps":        strconv.FormatUint(s.prod.Sleeps, 10),
 			"frames":        strconv.FormatUint(s.frames, 10),
 			"render":        "in place (frames are written into the ring slots)",
 			"rendezvous":    "unix socket, memfd passed with SCM_RIGHTS",
@@ -372,6 +378,7 @@ func (r *receiver) Info() backend.Info {
 			"ring_bytes": strconv.Itoa(r.ring.Size()),
 			"wait":       wait,
 			"frames":     strconv.FormatUint(r.frames, 10),
+			"sleeps":     strconv.FormatUint(r.cons.Sleeps, 10),
 			"peer_pid":   strconv.Itoa(r.peerPID),
 		},
 	}

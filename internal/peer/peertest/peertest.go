@@ -95,7 +95,7 @@ func child(name string, args []string) int {
 		fmt.Fprintln(os.Stderr, "receiver:", err)
 		return 2
 	}
-	res, err := recv.Run(ctx, rx, frame.DecodePayload, recv.Options{Batch: 64})
+	res, err := recv.Run(ctx, rx, frame.DecodePayload, recv.Options{Batch: 256})
 	rx.Close()
 	json.NewEncoder(os.Stdout).Encode(res)
 	if err != nil {
