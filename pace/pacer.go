@@ -47,8 +47,8 @@ const (
 	// maxSleepChunk bounds one sleep so that Grant notices stop within
 	// about a millisecond even at very low rates.
 	maxSleepChunk = time.Millisecond
-	// spinGuard is how much earlier than the learned oversleep (mean plus
-	// two mean deviations) hybrid aims its sleep; the rest is spun.
+	// spinGuard is how much earlier than the learned oversleep (its 90th
+	// percentile) hybrid aims its sleep; the rest is spun.
 	spinGuard = 2 * time.Microsecond
 	// minSleep: a hybrid wait shorter than this (beyond the lead) spins.
 	minSleep = 5 * time.Microsecond
@@ -86,8 +86,10 @@ type Pacer struct {
 	started    bool
 	capNs      int64
 
-	// learned oversleep (ns), exponentially weighted
-	osMean, osDev int64
+	// learned oversleep (ns): an exponentially weighted mean, and a
+	// streaming estimate of its 90th percentile (robust to the rare
+	// millisecond outliers of a shared host)
+	osMean, osP90 int64
 
 	// stats
 	grants, frames, forgiven, behind int64
@@ -102,8 +104,8 @@ func New(cfg Config) *Pacer {
 		wait:   cfg.Wait,
 		fps:    cfg.FPS,
 		capNs:  catchUpWindow.Nanoseconds(),
-		osMean: 20_000,
-		osDev:  10_000,
+		osMean: 50_000,
+		osP90:  50_000,
 		hist:   newHist(),
 	}
 	if p.clk == nil {
@@ -151,7 +153,7 @@ func (p *Pacer) Setup() error {
 			return err
 		}
 	}
-	for range 8 {
+	for range 32 {
 		t := p.clk.Now() + 100_000
 		p.clk.sleepUntil(t)
 		p.learn(p.clk.Now() - t)
@@ -275,7 +277,7 @@ func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
 			sys.Pause()
 			continue
 		case Hybrid:
-			lead := max64(0, p.osMean+2*p.osDev) + spinGuard.Nanoseconds()
+			lead := max64(0, p.osP90) + spinGuard.Nanoseconds()
 			if rem <= lead+minSleep.Nanoseconds() {
 				sys.Pause()
 				continue
@@ -299,20 +301,25 @@ func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
 	}
 }
 
-// learn folds one oversleep sample into the moving averages (weight 1/8).
+// learn folds one oversleep sample into the moving average (weight 1/8)
+// and the percentile estimate: a sample above the estimate raises it by
+// nine steps, one below lowers it by one, which settles where 90 % of the
+// samples are below (a step is 1/128 of the estimate, at least 50 ns).
 func (p *Pacer) learn(os int64) {
 	os = min(max(os, -learnClamp.Nanoseconds()), learnClamp.Nanoseconds())
 	p.osMean += (os - p.osMean) / 8
-	d := os - p.osMean
-	if d < 0 {
-		d = -d
+	step := max(p.osP90/128, 50)
+	if os > p.osP90 {
+		p.osP90 += 9 * step
+	} else {
+		p.osP90 -= step
 	}
-	p.osDev += (d - p.osDev) / 8
 }
 
-// Oversleep returns the learned mean oversleep and its mean deviation.
-func (p *Pacer) Oversleep() (mean, dev time.Duration) {
-	return time.Duration(p.osMean), time.Duration(p.osDev)
+// Oversleep returns the learned mean oversleep and the estimate of its
+// 90th percentile (what hybrid subtracts from a sleep, plus 2 µs).
+func (p *Pacer) Oversleep() (mean, p90 time.Duration) {
+	return time.Duration(p.osMean), time.Duration(p.osP90)
 }
 
 func max64(a, b int64) int64 {

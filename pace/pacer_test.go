@@ -296,3 +296,25 @@ func TestGrantNoAlloc(t *testing.T) {
 		t.Errorf("Grant allocates %v times", a)
 	}
 }
+
+func TestOversleepPercentile(t *testing.T) {
+	p := New(Config{FPS: 1000, Wait: Hybrid})
+	// uniform 40..60 µs (a fixed LCG), with a 5 ms outlier every 200
+	// samples: the 90th percentile is about 58 µs
+	x := uint64(1)
+	for i := range 20000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		os := 40_000 + int64(x>>33)%20_000
+		if i%200 == 0 {
+			os = 5_000_000
+		}
+		p.learn(os)
+	}
+	mean, p90 := p.Oversleep()
+	if p90 < 56_000 || p90 > 60_500 {
+		t.Errorf("p90 estimate %v, want about 58 µs", p90)
+	}
+	if mean < 45_000 || mean > 60_000 {
+		t.Errorf("mean %v, want about 50 µs", mean)
+	}
+}

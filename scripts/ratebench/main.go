@@ -39,7 +39,7 @@ type result struct {
 	Forgiven     int64   `json:"forgiven"`
 	CPUCores     float64 `json:"cpu_cores"`
 	OversleepNs  int64   `json:"oversleep_mean_ns"`
-	OversleepDev int64   `json:"oversleep_dev_ns"`
+	OversleepP90 int64   `json:"oversleep_p90_ns"`
 	ClockWhy     string  `json:"clock_why"`
 	PinnedCPU    int     `json:"cpu"`
 }
@@ -143,7 +143,7 @@ func main() {
 		r.Ratio = r.PPS / cfg.FPS
 	}
 	m, d := p.Oversleep()
-	r.OversleepNs, r.OversleepDev = int64(m), int64(d)
+	r.OversleepNs, r.OversleepP90 = int64(m), int64(d)
 	enc := json.NewEncoder(os.Stdout)
 	_ = enc.Encode(r)
 }
