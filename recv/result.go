@@ -52,6 +52,9 @@ type Result struct {
 	// NegativeLatency counts frames received "before" they were sent:
 	// sender and receiver do not share a clock.
 	NegativeLatency uint64 `json:"negative_latency,omitempty"`
+	// NegativeLatencyMaxNs is the largest amount by which a frame arrived
+	// "before" it was sent: the disagreement of the two clocks.
+	NegativeLatencyMaxNs int64 `json:"negative_latency_max_ns,omitempty"`
 	// Streams is the per-stream breakdown, by stream id.
 	Streams []StreamResult `json:"streams"`
 	// Backend describes the receiver (set by Run).
@@ -93,12 +96,13 @@ type StreamResult struct {
 // or for occasional progress, not per frame.
 func (t *Tracker) Result() Result {
 	r := Result{
-		Corrupted:       t.corrupted,
-		CorruptedBytes:  t.corruptedBytes,
-		Unsigned:        t.unsigned,
-		UnsignedBytes:   t.unsignedBytes,
-		NegativeLatency: t.negLatency,
-		Streams:         make([]StreamResult, 0, len(t.order)),
+		Corrupted:            t.corrupted,
+		CorruptedBytes:       t.corruptedBytes,
+		Unsigned:             t.unsigned,
+		UnsignedBytes:        t.unsignedBytes,
+		NegativeLatency:      t.negLatency,
+		NegativeLatencyMaxNs: t.negLatencyMax,
+		Streams:              make([]StreamResult, 0, len(t.order)),
 	}
 	for _, s := range t.order {
 		sr := StreamResult{
@@ -182,7 +186,7 @@ func (r Result) WriteTable(w io.Writer) {
 			time.Duration(l.P50Ns), time.Duration(l.P99Ns), time.Duration(l.P999Ns), time.Duration(l.MaxNs), l.Samples)
 	}
 	if r.NegativeLatency > 0 {
-		fmt.Fprintf(tw, "negative latency\t%d\t(sender on another clock: latency not measurable)\n", r.NegativeLatency)
+		fmt.Fprintf(tw, "negative latency\t%d\t(by up to %s: the sender's and receiver's clocks disagree by that much)\n", r.NegativeLatency, time.Duration(r.NegativeLatencyMaxNs))
 	}
 	if r.Stop != "" {
 		fmt.Fprintf(tw, "stopped by\t%s\n", r.Stop)

@@ -38,6 +38,14 @@ type Progress struct {
 	Elapsed   time.Duration
 }
 
+// RxTimestamper is implemented by receivers that know when the kernel
+// received each frame of the last Next (CLOCK_MONOTONIC ns, one per
+// frame); Run then measures latency from those times rather than from
+// when the loop saw the batch.
+type RxTimestamper interface {
+	RxTimestamps() []int64
+}
+
 // pollSlice bounds one wait in the receiver so that ctx, Duration and
 // progress are honoured while nothing arrives.
 const pollSlice = 100 * time.Millisecond
@@ -60,6 +68,7 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 	}
 	t := NewTracker()
 	views := make([][]byte, batch)
+	stamper, _ := rx.(RxTimestamper)
 	start := time.Now()
 	var deadline time.Time
 	if opts.Duration > 0 {
@@ -95,7 +104,16 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 		n, err := rx.Next(views, wait)
 		if n > 0 {
 			rxNs := sys.MonotonicNs()
-			for _, v := range views[:n] {
+			var stamps []int64
+			if stamper != nil {
+				if st := stamper.RxTimestamps(); len(st) >= n {
+					stamps = st
+				}
+			}
+			for i, v := range views[:n] {
+				if stamps != nil {
+					rxNs = stamps[i]
+				}
 				sig, ok, corrupt := decode(v)
 				switch {
 				case corrupt:

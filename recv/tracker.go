@@ -55,6 +55,7 @@ type Tracker struct {
 	firstRx, lastRx int64
 	latency         *hdrhistogram.Histogram
 	negLatency      uint64
+	negLatencyMax   int64 // largest |rx - tx| of the negative ones
 }
 
 // NewTracker returns an empty Tracker.
@@ -117,6 +118,7 @@ func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
 		d := rxNs - txNs
 		if d < 0 {
 			t.negLatency++
+			t.negLatencyMax = max(t.negLatencyMax, -d)
 			return
 		}
 		_ = t.latency.RecordValue(max(d, latencyMinNs))

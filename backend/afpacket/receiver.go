@@ -12,10 +12,11 @@ import (
 
 // Receiver geometry: blocks of rxBlock bytes, as many as o.RingBytes
 // (default DefaultRingBytes) holds; a block is handed over when full or
-// after rxRetire.
+// after rxRetire, so at low rates the ring holds blocks × rxRetire of
+// traffic (1 s with the defaults) while the receiver is descheduled.
 const (
-	rxBlock  = 256 << 10
-	rxRetire = time.Millisecond
+	rxBlock  = 64 << 10
+	rxRetire = 4 * time.Millisecond
 )
 
 // Receiver captures the frames arriving on one interface (every protocol)
@@ -23,6 +24,7 @@ const (
 // are not delivered.
 type Receiver struct {
 	ring   *sys.PacketRxRing
+	ts     []int64 // kernel receive times of the last Next, CLOCK_MONOTONIC ns
 	info   backend.Info
 	closed bool
 	// Totals of the kernel counters (reading them resets them).
@@ -63,12 +65,28 @@ func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
 
 // Next fills views with received frames, valid until the next call.
 func (r *Receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
-	n, err := r.ring.Next(views, timeout)
+	if cap(r.ts) < len(views) {
+		r.ts = make([]int64, len(views))
+	}
+	r.ts = r.ts[:len(views)]
+	n, err := r.ring.Next(views, r.ts, timeout)
+	if n > 0 {
+		off := sys.RealtimeOffsetNs()
+		for i := range n {
+			r.ts[i] -= off
+		}
+	}
+	r.ts = r.ts[:n]
 	if err != nil {
 		err = fmt.Errorf("afpacket on %s: %w", r.info.Interface, err)
 	}
 	return n, err
 }
+
+// RxTimestamps returns the kernel's receive time (CLOCK_MONOTONIC ns) of
+// each frame of the last Next: the moment the frame reached the socket,
+// before the ring handed its block over.
+func (r *Receiver) RxTimestamps() []int64 { return r.ts }
 
 // Info describes the receiver, with the kernel's drop counter (frames the
 // ring had no room for) when it can be read.

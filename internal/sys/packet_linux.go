@@ -25,6 +25,8 @@ const TPacket3HdrLen = 48
 // Offsets in struct tpacket3_hdr.
 const (
 	tp3NextOffset = 0
+	tp3Sec        = 4
+	tp3Nsec       = 8
 	tp3Snaplen    = 12
 	tp3Len        = 16
 	tp3Status     = 20
@@ -496,7 +498,10 @@ func (r *PacketRxRing) block(i int) []byte {
 // Next fills views with received frames (valid until the next call) and
 // returns how many; it waits up to timeout for the first one. Blocks whose
 // frames were handed out are given back to the kernel at the next call.
-func (r *PacketRxRing) Next(views [][]byte, timeout time.Duration) (int, error) {
+//
+// When ts is not nil (len(ts) >= len(views)) it receives each frame's
+// kernel receive timestamp in CLOCK_REALTIME nanoseconds.
+func (r *PacketRxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (int, error) {
 	for ; r.done > 0; r.done-- {
 		b := r.block(r.relFrom)
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&b[bdStatus])), unix.TP_STATUS_KERNEL)
@@ -541,6 +546,11 @@ func (r *PacketRxRing) Next(views [][]byte, timeout time.Duration) (int, error) 
 				r.outgoing++
 			} else {
 				views[n] = h[mac : int(mac)+int(snap) : int(mac)+int(snap)]
+				if ts != nil {
+					sec := *(*uint32)(unsafe.Pointer(&h[tp3Sec]))
+					nsec := *(*uint32)(unsafe.Pointer(&h[tp3Nsec]))
+					ts[n] = int64(sec)*1e9 + int64(nsec)
+				}
 				n++
 			}
 			r.left--
@@ -572,6 +582,15 @@ func (r *PacketRxRing) Stats() (packets, drops, outgoing uint64, err error) {
 
 // Close unmaps the ring and closes the socket; it is idempotent.
 func (r *PacketRxRing) Close() error { return r.p.close() }
+
+// RealtimeOffsetNs returns CLOCK_REALTIME minus CLOCK_MONOTONIC in
+// nanoseconds (subtract it from a realtime stamp to get a monotonic one).
+func RealtimeOffsetNs() int64 {
+	var rt, mono unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono)
+	_ = unix.ClockGettime(unix.CLOCK_REALTIME, &rt)
+	return rt.Nano() - mono.Nano()
+}
 
 // IsNoMemory reports whether err is the kernel refusing an allocation
 // (ENOMEM) other than the memlock limit (ErrMemlock).
