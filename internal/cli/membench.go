@@ -50,6 +50,9 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 			if peer {
 				return membench.ServePeer()
 			}
+			if iters < 1 {
+				return fmt.Errorf("--iters %d: want at least 1 (the first iteration is the cold one)", iters)
+			}
 			cfg := membench.Config{Iters: iters, Pin: pin, Reader: reader}
 			var err error
 			if cfg.Sizes, err = membench.ParseSizes(sizes); err != nil {
