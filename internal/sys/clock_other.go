@@ -1,0 +1,17 @@
+//go:build !linux
+
+package sys
+
+import "time"
+
+// SleepUntilMonotonic sleeps until the monotonic clock reaches ns. Outside
+// Linux it uses the Go timer (no absolute clock_nanosleep).
+func SleepUntilMonotonic(ns int64) error {
+	if d := ns - nanotime(); d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+	return nil
+}
+
+// SleepUntilMonotonicRaw is SleepUntilMonotonic outside Linux.
+func SleepUntilMonotonicRaw(ns int64) error { return SleepUntilMonotonic(ns) }
