@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/wpg-dev/wpg/internal/testbed"
+)
+
+// runAs runs the shared wpg binary through a wrapper (setpriv, prlimit…)
+// and returns stdout, stderr and the exit code.
+func runAs(t *testing.T, wrapper []string, args ...string) (string, string, int) {
+	t.Helper()
+	full := append(append([]string{}, wrapper[1:]...), append([]string{testbed.WpgShared(t)}, args...)...)
+	cmd := exec.Command(wrapper[0], full...)
+	cmd.Dir = t.TempDir()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestAfpacketBadInput: each refusal is one clear line naming the fix, and
+// nothing (socket, ring) is left behind: the process exits non-zero before
+// sending anything.
+func TestAfpacketBadInput(t *testing.T) {
+	v := testbed.NewVeth(t)
+	testbed.RequireTool(t, "setpriv", "util-linux")
+	testbed.RequireTool(t, "prlimit", "util-linux")
+	nobody := []string{"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all"}
+	// Root without CAP_IPC_LOCK and with a 1 MiB memlock limit.
+	smallMemlock := []string{"setpriv", "--bounding-set", "-ipc_lock", "--inh-caps=-ipc_lock", "prlimit", "--memlock=1048576:1048576"}
+	direct := []string{"env"}
+	cases := []struct {
+		name    string
+		wrapper []string
+		args    []string
+		want    []string
+	}{
+		{"no privileges", nobody, []string{"send", "-i", v.Outer, "--count", "10"}, []string{"CAP_NET_RAW", "setcap"}},
+		{"no privileges recv", nobody, []string{"recv", "-i", v.Outer, "--expect", "1"}, []string{"CAP_NET_RAW", "setcap"}},
+		{"missing interface", direct, []string{"send", "-i", "wpg-nonesuch0", "--count", "10"}, []string{"wpg-nonesuch0", "existing interfaces", v.Outer}},
+		{"missing interface recv", direct, []string{"recv", "-i", "wpg-nonesuch0"}, []string{"wpg-nonesuch0", "existing interfaces"}},
+		{"frame over MTU", direct, []string{"send", "-i", v.Outer, "--size", "2000", "--count", "10"}, []string{"2000", "MTU", "ip link set " + v.Outer + " mtu"}},
+		{"ring over memlock", smallMemlock, []string{"send", "-i", v.Outer, "--count", "10", "--size", "1500", "--ring-bytes", "16MiB"}, []string{"memlock", "ulimit -l", "LimitMEMLOCK", "--ring-bytes"}},
+		{"rx ring over memlock", smallMemlock, []string{"recv", "-i", v.Outer, "--expect", "1"}, []string{"memlock", "ulimit -l"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runAs(t, c.wrapper, c.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, stdout %q stderr %q", out, errs)
+			}
+			line := strings.TrimSpace(errs)
+			if strings.Count(line, "\n") != 0 || !strings.HasPrefix(line, "wpg: ") {
+				t.Errorf("want one line starting with \"wpg: \", got %q", errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("error %q lacks %q", line, w)
+				}
+			}
+		})
+	}
+	// The interface is down.
+	if out, err := exec.Command("ip", "link", "set", v.Outer, "down").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	_, errs, code := run(t, t.TempDir(), "send", "-i", v.Outer, "--count", "10")
+	if code == 0 || !strings.Contains(errs, "down") || !strings.Contains(errs, "ip link set "+v.Outer+" up") {
+		t.Errorf("interface down: exit %d, %q", code, errs)
+	}
+}
+
+// TestAfpacketBenchInfo: `wpg bench --backend afpacket` says which mode
+// ran, the effective ring depth and the NUMA node (-1: unknown, as for a
+// veth).
+func TestAfpacketBenchInfo(t *testing.T) {
+	v := testbed.NewVeth(t)
+	for _, c := range []struct {
+		args  []string
+		mode  string
+		depth float64
+	}{
+		{[]string{"--duration", "300ms"}, "tx-ring", 4096},
+		{[]string{"--duration", "300ms", "--ring-bytes", "256KiB"}, "tx-ring", 2048},
+		{[]string{"--duration", "300ms", "--no-tx-ring"}, "sendmmsg", 0},
+	} {
+		out, errs, code := run(t, t.TempDir(), append([]string{"bench", "--backend", "afpacket", "-i", v.Outer}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("bench %v: exit %d: %s", c.args, code, errs)
+		}
+		if !strings.Contains(out, "mode "+c.mode) || (c.depth > 0 && !strings.Contains(out, fmt.Sprintf("ring depth           %d (effective)", int(c.depth)))) {
+			t.Errorf("bench %v: mode %s / depth %v not shown:\n%s", c.args, c.mode, c.depth, out)
+		}
+		out, errs, code = run(t, t.TempDir(), append([]string{"bench", "--backend", "afpacket", "-i", v.Outer, "--json"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("bench --json %v: exit %d: %s", c.args, code, errs)
+		}
+		var rep struct {
+			Backend map[string]any `json:"backend"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		numa, ok := rep.Backend["numa_node"].(float64)
+		depth, _ := rep.Backend["ring_depth"].(float64)
+		if rep.Backend["mode"] != c.mode || depth != c.depth || !ok || numa != -1 {
+			t.Errorf("bench --json %v: backend %v", c.args, rep.Backend)
+		}
+		if c.mode == "sendmmsg" && rep.Backend["reason"] != "--no-tx-ring" {
+			t.Errorf("sendmmsg without its reason: %v", rep.Backend)
+		}
+	}
+}
