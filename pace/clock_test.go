@@ -79,3 +79,38 @@ func TestNewClockModes(t *testing.T) {
 		}
 	}
 }
+
+// Readers on several goroutines while the conversion is re-anchored all
+// the time: no torn reads (run with -race), and no reader sees the clock
+// step back by more than the re-anchoring error.
+func TestTSCRefineConcurrent(t *testing.T) {
+	if ok, why := tscInvariant("/proc/cpuinfo"); !ok {
+		t.Skipf("no invariant TSC: %s", why) // the pure logic is covered by TestRatioAndMulShift
+	}
+	c, err := NewClock("tsc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.refineTicks.Store(20_000) // re-anchor every ~10 µs instead of every second
+	done := make(chan int64)
+	for range 4 {
+		go func() {
+			var worst int64
+			prev := c.Now()
+			for range 200_000 {
+				now := c.Now()
+				worst = max(worst, prev-now)
+				prev = now
+			}
+			done <- worst
+		}()
+	}
+	for range 4 {
+		if back := <-done; back > 2_000 {
+			t.Errorf("the clock stepped back by %d ns", back)
+		}
+	}
+	if d := c.Now() - sys.NanotimeNs(); d > 1_000_000 || d < -1_000_000 {
+		t.Errorf("after many refinements the TSC clock is %d ns off CLOCK_MONOTONIC", d)
+	}
+}
