@@ -53,16 +53,20 @@ func main() {
 	batch := flag.Int("batch", 64, "max frames per grant")
 	dur := flag.Duration("duration", 3*time.Second, "run time")
 	pin := flag.Int("pin", -1, "pin to this CPU")
-	sleepTest := flag.Duration("sleeptest", 0, "instead: measure the oversleep of this many-long absolute sleeps (normal and raw syscall)")
+	sleepTest := flag.Duration("sleeptest", 0, "instead: measure the oversleep of absolute sleeps this long (normal and raw syscall)")
+	slack := flag.Duration("slack", time.Microsecond, "timer slack for -sleeptest (the kernel default is 50µs)")
 	flag.Parse()
+	fail := func(err error) { fmt.Fprintln(os.Stderr, "ratebench:", err); os.Exit(2) }
 	if *sleepTest > 0 {
 		runtime.LockOSThread()
 		if *pin >= 0 {
 			_ = sys.PinThread(*pin)
 		}
-		_ = sys.SetTimerSlack(1000)
+		if err := sys.SetTimerSlack(uint64(slack.Nanoseconds())); err != nil {
+			fail(err)
+		}
 		for _, raw := range []bool{false, true} {
-			var os []int64
+			var over []int64
 			for range int(*dur / *sleepTest) {
 				t := sys.NanotimeNs() + sleepTest.Nanoseconds()
 				if raw {
@@ -70,15 +74,14 @@ func main() {
 				} else {
 					_ = sys.SleepUntilMonotonic(t)
 				}
-				os = append(os, sys.NanotimeNs()-t)
+				over = append(over, sys.NanotimeNs()-t)
 			}
-			slices.Sort(os)
-			fmt.Printf("raw=%v n=%d oversleep p50=%d p90=%d p99=%d max=%d ns\n", raw, len(os), os[len(os)/2], os[len(os)*9/10], os[len(os)*99/100], os[len(os)-1])
+			slices.Sort(over)
+			fmt.Printf("slack=%v raw=%v n=%d oversleep p50=%d p90=%d p99=%d max=%d ns\n", *slack, raw, len(over), over[len(over)/2], over[len(over)*9/10], over[len(over)*99/100], over[len(over)-1])
 		}
 		return
 	}
 
-	fail := func(err error) { fmt.Fprintln(os.Stderr, "ratebench:", err); os.Exit(2) }
 	rate, err := pace.ParseRate(*rateS)
 	if err != nil {
 		fail(err)
