@@ -1,0 +1,436 @@
+//go:build linux
+
+package xpmem
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/shmring"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "xpmem",
+		Kind:        backend.KindLocal,
+		Summary:     "XPMEM attach of the sender's memory, frames read in place (where /dev/xpmem exists)",
+		NewSender:   newSender,
+		NewReceiver: newReceiver,
+		Payload:     true,
+		NeedsPeer:   true,
+	})
+}
+
+const (
+	stagingBudget = 16 << 20
+	maxSlots      = 1024
+	helloWait     = 10 * time.Second
+	waitSlice     = 20 * time.Millisecond
+	exportMode    = 0o600
+)
+
+// errNotLoaded explains a missing /dev/xpmem with the fix.
+func errNotLoaded(side string, err error) error {
+	return fmt.Errorf("xpmem %s: %w: load the xpmem kernel module (https://github.com/hpc/xpmem) or use --backend cma/shm", side, err)
+}
+
+// stride is the distance between staging slots: whole pages for frames
+// of a page or more (each frame starts page aligned), else 64 bytes.
+func stride(maxFrame int) int {
+	if maxFrame >= 4096 {
+		return (maxFrame + 4095) &^ 4095
+	}
+	return (maxFrame + 63) &^ 63
+}
+
+// slotsFor returns the staging slot count: about 16 MiB of frames, 4 …
+// 1024 slots (2 for frames above 64 MiB).
+func slotsFor(maxFrame, want int) int {
+	if want > 0 {
+		return min(want, maxSlots)
+	}
+	n := stagingBudget / stride(maxFrame)
+	lo := 4
+	if maxFrame > 64<<20 {
+		lo = 2
+	}
+	return min(max(n, lo), maxSlots)
+}
+
+// exportLen is the staging length rounded up to whole pages, as XPMEM
+// make and attach need.
+func exportLen(slots, stride int) int {
+	pg := os.Getpagesize()
+	return (slots*stride + pg - 1) / pg * pg
+}
+
+type sender struct {
+	xp       *sys.XPMEM
+	segid    sys.XPMEMSegid
+	ring     *shmring.Ring
+	prod     *shmring.Producer
+	staging  *sys.BenchRegion
+	stride   int
+	maxFrame int
+	dbufs    [][]byte
+	eights   []int
+	conn     *net.UnixConn
+	gone     <-chan struct{}
+	child    *peer.Process
+	peerPID  int
+	where    string
+	version  int
+	frames   uint64
+	report   []byte
+	closed   bool
+	reserved int
+}
+
+func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
+	if o.MaxFrame <= 0 {
+		return nil, errors.New("xpmem: MaxFrame not set")
+	}
+	xp, err := sys.OpenXPMEM()
+	if err != nil {
+		if errors.Is(err, sys.ErrXPMEMNotLoaded) {
+			return nil, errNotLoaded("sender", err)
+		}
+		return nil, fmt.Errorf("xpmem sender: %w", err)
+	}
+	s := &sender{xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
+	if s.version, err = xp.Version(); err != nil {
+		xp.Close()
+		return nil, fmt.Errorf("xpmem sender: %w (is %s really the xpmem module?)", err, sys.XPMEMDevice)
+	}
+	s.ring, err = shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Slots), SlotSize: 8})
+	if err != nil {
+		xp.Close()
+		return nil, fmt.Errorf("xpmem sender: %w", err)
+	}
+	n := exportLen(s.ring.Slots(), s.stride)
+	if s.staging, err = sys.BenchMapAnon(n, false); err != nil {
+		s.abort()
+		return nil, fmt.Errorf("xpmem sender staging (%d × %d bytes): %w", s.ring.Slots(), s.stride, err)
+	}
+	if s.segid, err = xp.Make(s.staging.Addr(), uint64(n), exportMode); err != nil {
+		s.abort()
+		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
+	}
+	if o.Connect == "" || o.Connect == peer.AutoPeer {
+		s.child, err = peer.Start("xpmem", true, nil)
+		if err == nil {
+			s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
+			s.where = fmt.Sprintf("receiver process %d", s.child.PID())
+		}
+	} else {
+		s.where = o.Connect
+		s.conn, err = peer.Dial(ctx, o.Connect, helloWait, nil)
+	}
+	if err != nil {
+		s.abort()
+		return nil, fmt.Errorf("xpmem sender: %w", err)
+	}
+	// Addr carries the segment id, Len the slot stride.
+	h := peer.Hello{Backend: "xpmem", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: s.ring.Slots(),
+		Addr: uint64(s.segid), Len: s.stride, Mode: "attach"}
+	if err := peer.Send(s.conn, h, s.ring.Fd()); err != nil {
+		s.abort()
+		return nil, fmt.Errorf("xpmem sender: %w", err)
+	}
+	rh, _, err := peer.Recv(s.conn, helloWait)
+	if err != nil {
+		s.abort()
+		return nil, fmt.Errorf("xpmem sender (%s): %w", s.where, err)
+	}
+	s.peerPID = rh.PID
+	s.prod = s.ring.Producer()
+	s.gone = peer.Watch(s.conn)
+	return s, nil
+}
+
+func (s *sender) abort() {
+	if s.conn != nil {
+		s.conn.Close()
+	}
+	if s.child != nil {
+		s.child.Kill()
+	}
+	if s.segid != 0 {
+		_ = s.xp.Remove(s.segid)
+	}
+	_ = s.xp.Close()
+	_ = s.staging.Close()
+	if s.ring != nil {
+		s.ring.Close()
+	}
+	s.closed = true
+}
+
+func (s *sender) peerGone() error {
+	select {
+	case <-s.gone:
+		return fmt.Errorf("xpmem: the receiver (pid %d) has gone: its socket closed after %d frames were taken", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
+	default:
+		if s.prod.PeerClosed() {
+			return fmt.Errorf("xpmem: the receiver (pid %d) closed the ring after %d frames", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
+		}
+		return nil
+	}
+}
+
+func (s *sender) Reserve(bufs [][]byte) (int, error) {
+	if cap(s.dbufs) < len(bufs) {
+		s.dbufs = make([][]byte, len(bufs))
+		s.eights = make([]int, len(bufs))
+		for i := range s.eights {
+			s.eights[i] = 8
+		}
+	}
+	d := s.dbufs[:len(bufs)]
+	n, err := s.prod.Reserve(d)
+	if err == nil && n == 0 {
+		if err = s.prod.WaitSpace(waitSlice); err == nil {
+			if g := s.peerGone(); g != nil {
+				return 0, g
+			}
+			n, err = s.prod.Reserve(d)
+		}
+	}
+	if err != nil {
+		if g := s.peerGone(); g != nil {
+			return 0, g
+		}
+		return 0, fmt.Errorf("xpmem: %w", err)
+	}
+	mem := s.staging.Bytes()
+	slots := uint64(s.ring.Slots())
+	base := s.prod.Index()
+	for i := 0; i < n; i++ {
+		off := int((base+uint64(i))%slots) * s.stride
+		bufs[i] = mem[off : off+s.maxFrame : off+s.maxFrame]
+	}
+	s.reserved = n
+	return n, nil
+}
+
+func (s *sender) Commit(lens []int) (int, error) {
+	n := min(len(lens), s.reserved)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(s.dbufs[i], uint64(lens[i]))
+	}
+	s.prod.Commit(s.eights[:n])
+	s.frames += uint64(n)
+	s.reserved = 0
+	return n, nil
+}
+
+func (s *sender) MaxFrame() int { return s.maxFrame }
+
+func (s *sender) Info() backend.Info {
+	d := map[string]string{
+		"peer":           s.where,
+		"staging_slots":  strconv.Itoa(s.ring.Slots()),
+		"slot_stride":    strconv.Itoa(s.stride),
+		"frames":         strconv.FormatUint(s.frames, 10),
+		"peer_pid":       strconv.Itoa(s.peerPID),
+		"segid":          fmt.Sprintf("%#x", int64(s.segid)),
+		"module_version": fmt.Sprintf("%d.%d (%#x)", s.version>>16, s.version&0xffff, s.version),
+		"transfer":       "receiver attaches the sender's staging slots through /dev/xpmem and reads in place; descriptors through a memfd ring",
+	}
+	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
+}
+
+func (s *sender) Flush() error {
+	for s.prod.Pending() > 0 {
+		if err := s.peerGone(); err != nil {
+			return err
+		}
+		_ = s.prod.WaitSpace(waitSlice)
+		time.Sleep(100 * time.Microsecond)
+	}
+	return nil
+}
+
+func (s *sender) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.prod.Close()
+	var err error
+	if s.child != nil {
+		s.report, err = s.child.Wait(30 * time.Second)
+	}
+	s.conn.Close()
+	// Removing the segment tears down any attachment the receiver still has.
+	if rerr := s.xp.Remove(s.segid); rerr != nil && err == nil {
+		err = rerr
+	}
+	_ = s.xp.Close()
+	s.ring.Close()
+	_ = s.staging.Close()
+	return err
+}
+
+func (s *sender) PeerReport() []byte { return s.report }
+
+type receiver struct {
+	xp       *sys.XPMEM
+	apid     sys.XPMEMApid
+	at       *sys.XPMEMAttachment
+	ring     *shmring.Ring
+	cons     *shmring.Consumer
+	conn     *net.UnixConn
+	gone     <-chan struct{}
+	pid      int
+	stride   int
+	slots    uint64
+	maxFrame int
+	dviews   [][]byte
+	frames   uint64
+	info     backend.Info
+}
+
+func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
+	if o.Listen == "" {
+		return nil, errors.New("xpmem receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
+	}
+	// Fail before anyone connects when the module is missing.
+	xp, err := sys.OpenXPMEM()
+	if err != nil {
+		if errors.Is(err, sys.ErrXPMEMNotLoaded) {
+			return nil, errNotLoaded("receiver", err)
+		}
+		return nil, fmt.Errorf("xpmem receiver: %w", err)
+	}
+	conn, err := peer.Accept(ctx, o.Listen)
+	if err != nil {
+		xp.Close()
+		return nil, fmt.Errorf("xpmem receiver: %w", err)
+	}
+	h, fds, err := peer.Recv(conn, helloWait)
+	if err != nil {
+		xp.Close()
+		conn.Close()
+		return nil, fmt.Errorf("xpmem receiver: %w", err)
+	}
+	r := &receiver{xp: xp, conn: conn, pid: h.PID, stride: h.Len, maxFrame: h.MaxFrame}
+	fail := func(err error) (backend.Receiver, error) {
+		for _, fd := range fds {
+			sys.CloseFd(fd)
+		}
+		_ = peer.Send(conn, peer.Hello{Backend: "xpmem", PID: os.Getpid(), Error: err.Error()})
+		r.release()
+		return nil, fmt.Errorf("xpmem receiver: %w", err)
+	}
+	if h.Backend != "xpmem" {
+		return fail(fmt.Errorf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend))
+	}
+	if len(fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 {
+		return fail(errors.New("incomplete xpmem hello from the sender"))
+	}
+	if r.ring, err = shmring.Open(fds[0]); err != nil {
+		fds = nil
+		return fail(err)
+	}
+	fds = nil
+	r.slots = uint64(r.ring.Slots())
+	if r.apid, err = xp.Get(sys.XPMEMSegid(h.Addr), false); err != nil {
+		return fail(err)
+	}
+	if r.at, err = xp.Attach(r.apid, 0, exportLen(r.ring.Slots(), r.stride)); err != nil {
+		return fail(err)
+	}
+	r.dviews = make([][]byte, r.ring.Slots())
+	if err := peer.Send(conn, peer.Hello{Backend: "xpmem", PID: os.Getpid()}); err != nil {
+		r.release()
+		return nil, fmt.Errorf("xpmem receiver: %w", err)
+	}
+	r.cons = r.ring.Consumer()
+	r.gone = peer.Watch(conn)
+	return r, nil
+}
+
+// Next returns views into the attached staging slots (no copy); the
+// slots go back to the sender on the next call.
+func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
+	want := min(len(views), len(r.dviews))
+	n, err := r.cons.Next(r.dviews[:want], timeout)
+	if n == 0 && err == nil {
+		select {
+		case <-r.gone:
+			if n, err = r.cons.Next(r.dviews[:want], 0); n == 0 && err == nil {
+				return 0, io.EOF
+			}
+		default:
+			return 0, nil
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	idx := r.cons.Index() - uint64(n)
+	mem := r.at.Bytes()
+	for i := 0; i < n; i++ {
+		l := int(binary.LittleEndian.Uint64(r.dviews[i]))
+		if l > r.maxFrame {
+			l = r.maxFrame
+		}
+		off := int((idx+uint64(i))%r.slots) * r.stride
+		views[i] = mem[off : off+l : off+l]
+	}
+	r.frames += uint64(n)
+	return n, nil
+}
+
+func (r *receiver) Info() backend.Info {
+	if r.ring == nil {
+		return r.info
+	}
+	d := map[string]string{
+		"frames":   strconv.FormatUint(r.frames, 10),
+		"peer_pid": strconv.Itoa(r.pid),
+		"transfer": "in place in the sender's staging slots attached through /dev/xpmem",
+	}
+	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: int(r.slots), Details: d}
+}
+
+// release undoes the set-up in reverse: detach, release, close.
+func (r *receiver) release() {
+	if r.at != nil {
+		_ = r.at.Detach()
+		r.at = nil
+	}
+	if r.apid != 0 {
+		_ = r.xp.Release(r.apid)
+		r.apid = 0
+	}
+	if r.ring != nil {
+		r.ring.Close()
+		r.ring = nil
+	}
+	_ = r.xp.Close()
+	r.conn.Close()
+}
+
+func (r *receiver) Close() error {
+	if r.ring == nil {
+		return nil
+	}
+	r.info = r.Info()
+	if r.cons != nil {
+		r.cons.Close()
+	}
+	r.release()
+	return nil
+}
