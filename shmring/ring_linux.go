@@ -100,7 +100,9 @@ func Create(cfg Config) (*Ring, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := sys.MapShared(fd, int(size), false)
+	// Both sides pre-fault the ring (MAP_POPULATE): first touches of
+	// shared memory are slow and would otherwise land in the first frames.
+	m, err := sys.MapShared(fd, int(size), true)
 	if err != nil {
 		sys.CloseFd(fd)
 		return nil, err
@@ -130,7 +132,7 @@ func Open(fd int) (*Ring, error) {
 	if size < lensOff+8 {
 		return nil, fmt.Errorf("shmring: open: descriptor holds %d bytes, not a ring", size)
 	}
-	m, err := sys.MapShared(fd, int(size), false)
+	m, err := sys.MapShared(fd, int(size), true)
 	if err != nil {
 		return nil, fmt.Errorf("shmring: open: %w", err)
 	}

@@ -32,7 +32,7 @@ func init() {
 }
 
 const (
-	stagingBudget = 16 << 20
+	stagingBudget = 4 << 20
 	maxSlots      = 1024
 	helloWait     = 10 * time.Second
 	waitSlice     = 20 * time.Millisecond
@@ -46,7 +46,8 @@ func stride(maxFrame int) int {
 	return (maxFrame + 63) &^ 63
 }
 
-// slotsFor returns the staging slot count: about 16 MiB, 4 … 1024 slots
+// slotsFor returns the staging slot count: about 4 MiB (cache-sized, as the
+// C references use), 4 … 1024 slots
 // (2 for frames above 64 MiB).
 func slotsFor(maxFrame, want int) int {
 	if want > 0 {
