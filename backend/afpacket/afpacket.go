@@ -34,10 +34,11 @@ const (
 
 // iface is a validated interface.
 type iface struct {
-	name  string
-	index int
-	mtu   int
-	numa  int
+	name    string
+	index   int
+	mtu     int
+	numa    int
+	virtual bool // no backing device: lo, veth, …
 }
 
 // lookupInterface checks that name exists and is up; it needs no privileges.
@@ -52,11 +53,11 @@ func lookupInterface(name string) (iface, error) {
 	if ifc.Flags&net.FlagUp == 0 {
 		return iface{}, fmt.Errorf("afpacket: interface %s is down: bring it up with `ip link set %s up`", name, name)
 	}
-	numa := -1
+	numa, virtual := -1, false
 	if d, err := sysinfo.Host.Interface(name); err == nil {
-		numa = d.NUMANode
+		numa, virtual = d.NUMANode, d.Virtual
 	}
-	return iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: numa}, nil
+	return iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: numa, virtual: virtual}, nil
 }
 
 func interfaceNames() []string {
@@ -120,8 +121,16 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 		return nil, fmt.Errorf("afpacket: --batch %d: at most 1024 frames per call", batch)
 	}
 	var g Geometry
+	// On a virtual device the receive side copies ring-page fragments
+	// into new pages (skb_copy_ubufs); copying the frame into the skb
+	// head at send time is cheaper (see sys.TxRingConfig.Linear).
+	linear := ifc.virtual
 	if !o.NoTxRing {
-		if g, err = TxGeometry(o.MaxFrame, o.RingDepth, o.RingBytes, os.Getpagesize()); err != nil {
+		room := o.MaxFrame
+		if linear {
+			room += sys.VnetHdrLen
+		}
+		if g, err = TxGeometry(room, o.RingDepth, o.RingBytes, os.Getpagesize()); err != nil {
 			return nil, fmt.Errorf("afpacket: %w", err)
 		}
 	}
@@ -142,7 +151,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	if !o.NoTxRing {
 		ring, err := sys.NewPacketTxRing(sys.TxRingConfig{
 			Ifindex: ifc.index, Slot: g.Slot, BlockSize: g.BlockSize, Blocks: g.Blocks,
-			QdiscBypass: o.QdiscBypass, Lock: true,
+			QdiscBypass: o.QdiscBypass, Lock: true, Linear: linear,
 		})
 		switch {
 		case err == nil:
@@ -151,6 +160,11 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.RingDepth = ring.Depth()
 			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
+			if linear {
+				s.info.Details["tx_copy"] = "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
+			} else {
+				s.info.Details["tx_copy"] = "zero-copy (ring pages attached as fragments)"
+			}
 			if ring.Depth() < o.RingDepth {
 				s.info.Details["ring_depth_capped"] = fmt.Sprintf("--ring-depth %d capped to %d by --ring-bytes %d (slot %d bytes)", o.RingDepth, ring.Depth(), max(o.RingBytes, 0), g.Slot)
 			}

@@ -128,7 +128,18 @@ type TxRingConfig struct {
 	Blocks      int  // number of blocks
 	QdiscBypass bool // PACKET_QDISC_BYPASS
 	Lock        bool // mlock the ring (RLIMIT_MEMLOCK applies)
+	// Linear puts a virtio_net_hdr (PACKET_VNET_HDR) in front of each
+	// frame whose hdr_len covers the whole frame, so the kernel copies
+	// the frame into the skb's head instead of attaching the ring page
+	// as a fragment. On virtual devices (veth, lo), whose receive path
+	// would copy a fragment into a freshly allocated page anyway
+	// (skb_copy_ubufs), this is cheaper; on a NIC it costs a copy. The
+	// kernel then no longer caps the frame at the MTU: the caller must.
+	Linear bool
 }
+
+// VnetHdrLen is the size of struct virtio_net_hdr.
+const VnetHdrLen = 10
 
 // PacketTxRing is an AF_PACKET socket with a TPACKET_V3 TX ring (protocol
 // 0: it receives nothing). Frames are written into slots in ring order:
@@ -139,12 +150,14 @@ type PacketTxRing struct {
 	depth    int
 	slot     int
 	maxFrame int
-	status   []*uint32 // per slot: tp_status
-	length   []*uint32 // per slot: tp_len
-	data     [][]byte  // per slot: frame data, len maxFrame
-	head     int       // next slot to reserve
-	reserved int       // slots handed out by the last Reserve
-	pending  int       // slots marked SEND_REQUEST since the last complete kick
+	status   []*uint32           // per slot: tp_status
+	length   []*uint32           // per slot: tp_len
+	data     [][]byte            // per slot: frame data, len maxFrame
+	vnet     []*[VnetHdrLen]byte // per slot, with Linear: the virtio_net_hdr
+	dataOff  int                 // TPacket3HdrLen, + VnetHdrLen with Linear
+	head     int                 // next slot to reserve
+	reserved int                 // slots handed out by the last Reserve
+	pending  int                 // slots marked SEND_REQUEST since the last complete kick
 	kicks    uint64
 	eagain   uint64
 }
@@ -180,6 +193,13 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 			return err
 		}
 	}
+	r.dataOff = TPacket3HdrLen
+	if c.Linear {
+		if err := r.p.setInt(unix.PACKET_VNET_HDR, 1, "PACKET_VNET_HDR"); err != nil {
+			return err
+		}
+		r.dataOff += VnetHdrLen
+	}
 	per := c.BlockSize / c.Slot
 	req := unix.TpacketReq3{
 		Block_size: uint32(c.BlockSize),
@@ -202,8 +222,11 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 	}
 	r.depth = per * c.Blocks
 	r.slot = c.Slot
-	r.maxFrame = c.Slot - TPacket3HdrLen
+	r.maxFrame = c.Slot - r.dataOff
 	r.status = make([]*uint32, r.depth)
+	if c.Linear {
+		r.vnet = make([]*[VnetHdrLen]byte, r.depth)
+	}
 	r.length = make([]*uint32, r.depth)
 	r.data = make([][]byte, r.depth)
 	for i := range r.depth {
@@ -211,7 +234,10 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 		h := r.p.mem[off : off+c.Slot]
 		r.status[i] = (*uint32)(unsafe.Pointer(&h[tp3Status]))
 		r.length[i] = (*uint32)(unsafe.Pointer(&h[tp3Len]))
-		r.data[i] = h[TPacket3HdrLen:c.Slot:c.Slot]
+		r.data[i] = h[r.dataOff:c.Slot:c.Slot]
+		if c.Linear {
+			r.vnet[i] = (*[VnetHdrLen]byte)(h[TPacket3HdrLen:])
+		}
 	}
 	return nil
 }
@@ -258,6 +284,12 @@ func (r *PacketTxRing) Reserve(bufs [][]byte) int {
 func (r *PacketTxRing) Commit(lens []int) error {
 	i := r.head
 	for _, l := range lens {
+		if r.vnet != nil {
+			// flags 0, gso_type NONE, hdr_len = the whole frame
+			// (little-endian), gso_size/csum_start/csum_offset 0.
+			*r.vnet[i] = [VnetHdrLen]byte{2: byte(l), 3: byte(l >> 8)}
+			l += VnetHdrLen
+		}
 		*r.length[i] = uint32(l)
 		atomic.StoreUint32(r.status[i], unix.TP_STATUS_SEND_REQUEST)
 		if i++; i == r.depth {
