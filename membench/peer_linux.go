@@ -129,7 +129,7 @@ func (p *peer) alloc(req request) (reply, *os.File) {
 		}
 		fallthrough
 	default:
-		if p.region, err = sys.BenchMapAnon(mapLen, false); err != nil {
+		if p.region, err = sys.BenchMapAnon(mapLen, req.THP); err != nil {
 			return fail(err)
 		}
 	}

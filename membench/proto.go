@@ -15,6 +15,7 @@ type request struct {
 	Seed   uint64 `json:"seed,omitempty"`
 	Ops    int64  `json:"ops,omitempty"` // pipe: how many buffers to write
 	CPU    int    `json:"cpu,omitempty"` // hello: CPU to pin to, -1 none
+	THP    bool   `json:"thp,omitempty"` // alloc: madvise(MADV_HUGEPAGE) private buffers
 }
 
 type reply struct {

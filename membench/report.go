@@ -74,6 +74,7 @@ type Report struct {
 	Iters   int          `json:"iters"`
 	MinOps  int64        `json:"min_bytes_per_warm_iteration"`
 	Pinned  bool         `json:"pinned"`
+	THP     bool         `json:"thp_madvise"`
 	Reader  string       `json:"reader"`
 	Copy    string       `json:"copy"`
 	PipeCap int          `json:"pipe_capacity,omitempty"`
@@ -136,7 +137,11 @@ func (rep *Report) WriteHeader(w io.Writer) {
 		fmt.Fprintf(tw, "load:\t%.2f %.2f %.2f (at start; other processes share the CPUs)\n", s.Load[0], s.Load[1], s.Load[2])
 	}
 	if s.THP != "" {
-		fmt.Fprintf(tw, "THP:\t%s\n", s.THP)
+		how := "private buffers use 4 KiB pages unless the policy is always"
+		if rep.THP {
+			how = "private buffers madvise(MADV_HUGEPAGE)"
+		}
+		fmt.Fprintf(tw, "THP:\t%s (%s)\n", s.THP, how)
 	}
 	fmt.Fprintf(tw, "in-place read:\t%s\n", rep.Reader)
 	fmt.Fprintf(tw, "copy:\t%s\n", rep.Copy)

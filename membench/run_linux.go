@@ -44,6 +44,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Iters:  cfg.Iters,
 		MinOps: max(cfg.MinBytes, 0),
 		Pinned: cfg.Pin,
+		THP:    cfg.HugePages,
 		Reader: memread.Active().How,
 		Copy:   "Go copy() (runtime.memmove)",
 	}
@@ -356,7 +357,7 @@ func (c *cell) run() (out cellResult) {
 	var src []byte // in this process's address space (local, shm, xpmem)
 	var remoteAddr uintptr
 	if c.method == LocalCopy {
-		r, err := sys.BenchMapAnon(mapLen, false)
+		r, err := sys.BenchMapAnon(mapLen, c.cfg.HugePages)
 		if err != nil {
 			return failf(err)
 		}
@@ -366,7 +367,7 @@ func (c *cell) run() (out cellResult) {
 		want = memread.Sum64Generic(src)
 	} else {
 		var f *os.File
-		rp, err := c.peer.call(request{Op: "alloc", Method: c.method, Size: c.size, Seed: c.seed}, &f)
+		rp, err := c.peer.call(request{Op: "alloc", Method: c.method, Size: c.size, Seed: c.seed, THP: c.cfg.HugePages}, &f)
 		if err != nil {
 			out.fatal = err
 			return failf(err)
@@ -413,7 +414,7 @@ func (c *cell) run() (out cellResult) {
 	// Destination for the copying methods: fresh, untouched memory.
 	var dst []byte
 	if !c.method.inPlace() {
-		r, err := sys.BenchMapAnon(mapLen, false)
+		r, err := sys.BenchMapAnon(mapLen, c.cfg.HugePages)
 		if err != nil {
 			return failf(err)
 		}

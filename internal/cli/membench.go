@@ -19,7 +19,7 @@ func newMembenchCmd() *cobra.Command {
 	var (
 		sizes, methods, minBytes, reader string
 		iters                            int
-		pin, asJSON, peer                bool
+		pin, thp, asJSON, peer           bool
 	)
 	names := make([]string, len(membench.AllMethods))
 	for i, m := range membench.AllMethods {
@@ -53,7 +53,7 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 			if iters < 1 {
 				return fmt.Errorf("--iters %d: want at least 1 (the first iteration is the cold one)", iters)
 			}
-			cfg := membench.Config{Iters: iters, Pin: pin, Reader: reader}
+			cfg := membench.Config{Iters: iters, Pin: pin, HugePages: thp, Reader: reader}
 			var err error
 			if cfg.Sizes, err = membench.ParseSizes(sizes); err != nil {
 				return fmt.Errorf("--sizes: %w", err)
@@ -110,6 +110,7 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 	fl.IntVar(&iters, "iters", 5, "timed iterations per cell; the first is cold, the rest warm")
 	fl.StringVar(&minBytes, "min-bytes", "64M", "each warm iteration repeats the operation until this much has moved (0 = one operation per iteration, as the seed benchmark timed)")
 	fl.BoolVar(&pin, "pin", false, "pin the importer and the exporter to different CPUs")
+	fl.BoolVar(&thp, "thp", false, "transparent huge pages (MADV_HUGEPAGE) for the private buffers: fewer page faults in the cold iteration")
 	fl.StringVar(&reader, "reader", "auto", "in-place reader: "+strings.Join(readers, ", "))
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON (schema "+membench.Schema+")")
 	fl.BoolVar(&peer, "peer", false, "internal: run as the exporting process started by membench")
