@@ -219,7 +219,11 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 		if o.Plan != PlanStream && finite && need > 0 {
 			var bytes int64
 			if need <= uint64(max(budgetPkts, 0)) {
-				bytes = prerenderBytes(st, uint64(o.Worker), W, need)
+				// Exact only when it may fit (it walks the sizes of need frames).
+				bytes = int64(need) * int64(st.Size.Min())
+				if bytes <= budgetBytes {
+					bytes = prerenderBytes(st, uint64(o.Worker), W, need)
+				}
 			}
 			switch {
 			case need > uint64(max(budgetPkts, 0)):

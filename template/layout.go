@@ -164,8 +164,11 @@ func (L *layout) write(b []byte, n int, k, seq uint64, zero bool) {
 	if len(pat) == 0 {
 		clear(b[L.pay:])
 	} else {
-		for i := L.pay; i < n; i += len(pat) {
-			copy(b[i:], pat)
+		// Doubling copies: O(log n) calls whatever the pattern length.
+		p := b[L.pay:]
+		done := copy(p, pat)
+		for done < len(p) {
+			done += copy(p[done:], p[:done])
 		}
 	}
 	eth := header.Ethernet(b)
