@@ -82,6 +82,7 @@ type sender struct {
 	mem       *sys.SharedMapping
 	slots     int // staging slots
 	perCall   int // frames per Reserve
+	perSlot   int // vmsplice: frames per staging slot
 	delay     int // vmsplice: slots that must be queued after a slot before it is reused
 	queued    uint64
 	reserved  int
@@ -144,10 +145,15 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 	s.perCall = max(1, min(s.pipeSize/2/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
 	s.slots = s.perCall
 	if s.vmsplice {
-		s.stride = (s.maxFrame + pageSize - 1) / pageSize * pageSize
+		// A staging slot holds one large frame, or up to 64 KiB of small
+		// frames that go into the pipe with one vmsplice; slots are page
+		// aligned so that no page is shared by two slots.
+		s.perSlot = max(1, min(groupBytes/s.maxFrame, max(o.Batch, 1)))
+		s.perCall = s.perSlot
+		s.stride = (s.perSlot*s.maxFrame + pageSize - 1) / pageSize * pageSize
 		pagesPerSlot := s.stride / pageSize
 		s.delay = (s.pipeSize/pageSize + pagesPerSlot - 1) / pagesPerSlot
-		s.slots = s.delay + s.perCall
+		s.slots = s.delay + 1
 	}
 	s.mem, err = sys.MapAnon(s.slots * s.stride)
 	if err != nil {
@@ -157,17 +163,28 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 	return s, nil
 }
 
+// slot returns staging slot i: one frame (write mode), or perSlot frames
+// back to back (vmsplice mode).
 func (s *sender) slot(i uint64) []byte {
 	off := int(i%uint64(s.slots)) * s.stride
-	return s.mem.Bytes()[off : off+s.maxFrame : off+s.maxFrame]
+	n := s.maxFrame
+	if s.vmsplice {
+		n = s.perSlot * s.maxFrame
+	}
+	return s.mem.Bytes()[off : off+n : off+n]
 }
 
 func (s *sender) Reserve(bufs [][]byte) (int, error) {
 	n := min(len(bufs), s.perCall)
-	for i := 0; i < n; i++ {
-		if s.vmsplice {
-			bufs[i] = s.slot(s.queued + uint64(i))
-		} else {
+	if s.vmsplice {
+		// The frames of the next staging slot, which the reuse rule has
+		// released: delay slots were queued since it was last spliced.
+		sl := s.slot(s.queued)
+		for i := 0; i < n; i++ {
+			bufs[i] = sl[i*s.maxFrame : (i+1)*s.maxFrame : (i+1)*s.maxFrame]
+		}
+	} else {
+		for i := 0; i < n; i++ {
 			bufs[i] = s.slot(uint64(i))
 		}
 	}
@@ -179,11 +196,29 @@ func (s *sender) Commit(lens []int) (int, error) {
 	n := min(len(lens), s.reserved)
 	s.reserved = 0
 	if s.vmsplice {
+		sl := s.slot(s.queued)
+		s.queued++ // the slot's pages are (being) handed to the pipe
+		total, contiguous := 0, true
 		for i := 0; i < n; i++ {
-			if _, err := s.push(s.slot(s.queued)[:lens[i]]); err != nil {
+			if i < n-1 && lens[i] != s.maxFrame {
+				contiguous = false
+			}
+			total += lens[i]
+		}
+		if contiguous {
+			written, err := s.push(sl[:total])
+			k := n
+			if err != nil {
+				k = wholeFrames(lens[:n], written)
+			}
+			s.frames += uint64(k)
+			return k, err
+		}
+		for i := 0; i < n; i++ {
+			off := i * s.maxFrame
+			if _, err := s.push(sl[off : off+lens[i]]); err != nil {
 				return i, err
 			}
-			s.queued++
 			s.frames++
 		}
 		return n, nil
@@ -304,6 +339,7 @@ func (s *sender) Info() backend.Info {
 	}
 	if s.vmsplice {
 		d["staging_slots"] = strconv.Itoa(s.slots)
+		d["frames_per_slot"] = strconv.Itoa(s.perSlot)
 		d["reuse_after_slots"] = strconv.Itoa(s.delay)
 	}
 	return backend.Info{Backend: "pipe", Mode: mode, Reason: s.warn, NUMANode: -1, Details: d}
