@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""One sitting of the AF_PACKET baseline (issue 3, docs/perf/afpacket.md).
+
+Runs, alternating run by run, `wpg bench` (null; afpacket TX ring with
+--batch 64/128/256/512, with and without --qdisc-bypass; --no-tx-ring) and
+netsniff-ng's trafgen (qdisc bypass is trafgen's default; -q goes through
+the qdisc) on lo and on a veth pair whose peer lives in a namespace this
+script creates and deletes. Every tool runs on the same CPU (taskset) for
+the same duration; each figure is the median of REPS runs. Besides the
+rate it records the CPU time (user+sys) of each run, since on a shared
+machine frames per CPU-second compare tools more fairly than frames per
+wall-second.
+
+Needs root (CAP_NET_RAW, CAP_NET_ADMIN), trafgen (apt-get install
+netsniff-ng) and a wpg binary. Never touches any interface but lo and the
+veth it creates.
+
+  scripts/afpacket-bench.py --wpg ./wpg --duration 10 --reps 3 > table.md
+  scripts/afpacket-bench.py --quick          # 2 s, 1 rep: smoke run
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+NS, OUTER, INNER = "wpgbench", "wpgb0", "wpgb1"
+
+
+def sh(*args, check=True):
+    return subprocess.run(args, check=check, capture_output=True, text=True)
+
+
+def setup_veth():
+    teardown_veth()
+    sh("ip", "netns", "add", NS)
+    sh("ip", "link", "add", OUTER, "type", "veth", "peer", "name", INNER, "netns", NS)
+    sh("ip", "link", "set", OUTER, "up")
+    sh("ip", "-n", NS, "link", "set", INNER, "up")
+
+
+def teardown_veth():
+    sh("ip", "link", "del", OUTER, check=False)
+    sh("ip", "netns", "del", NS, check=False)
+
+
+def trafgen_cfg(size):
+    """A UDP/IPv4 frame of size bytes (no FCS), like wpg's default template."""
+    ip_len = size - 14
+    udp_len = ip_len - 20
+    payload = udp_len - 8
+    return (
+        "{\n"
+        "  0x02,0x00,0x00,0x00,0x00,0x02, 0x02,0x00,0x00,0x00,0x00,0x01, c16(0x0800),\n"
+        f"  0x45, 0x00, c16({ip_len}), c16(1), c16(0), 64, 17, csumip(14, 33),\n"
+        "  198,18,0,1, 198,19,0,1,\n"
+        f"  c16(1000), c16(5001), c16({udp_len}), c16(0),\n"
+        f"  fill(0xa5, {payload})\n"
+        "}\n"
+    )
+
+
+def timed(cmd):
+    """Run cmd under /usr/bin/time; return (stdout, stderr, cpu seconds)."""
+    p = subprocess.run(["/usr/bin/time", "-f", "TIME %U %S"] + cmd, capture_output=True, text=True)
+    m = re.search(r"TIME ([0-9.]+) ([0-9.]+)", p.stderr)
+    cpu = float(m.group(1)) + float(m.group(2)) if m else float("nan")
+    return p.stdout, p.stderr, cpu, p.returncode
+
+
+def run_wpg(a, iface, size, extra):
+    cmd = ["taskset", "-c", str(a.cpu), a.wpg, "bench", "--duration", f"{a.duration}s", "--json"]
+    if iface:
+        cmd += ["--backend", "afpacket", "-i", iface]
+    else:
+        cmd += ["--backend", "null"]
+    if size != 64:
+        cmd += ["--size", str(size)]
+    cmd += extra
+    out, err, cpu, rc = timed(cmd)
+    if rc != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {rc}: {err}")
+    r = json.loads(out)
+    return r["pps"], r["frames"], cpu, r.get("backend", {}).get("mode", "")
+
+
+def run_trafgen(a, iface, cfg, extra, cpus=1):
+    cmd = ["timeout", "-s", "INT", str(a.duration), "taskset", "-c", a.cpus_trafgen if cpus > 1 else str(a.cpu),
+           "trafgen", "-o", iface, "-i", cfg, "-P", str(cpus)] + extra
+    out, err, cpu, rc = timed(cmd)
+    m = re.search(r"(\d+) packets outgoing", out + err)
+    if not m:
+        raise SystemExit(f"{' '.join(cmd)}: no packet count in output: {out} {err}")
+    frames = int(m.group(1))
+    return frames / a.duration, frames, cpu, "trafgen"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--wpg", default="./wpg")
+    ap.add_argument("--duration", type=int, default=10)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--cpu", type=int, default=1, help="CPU every single-CPU run is pinned to")
+    ap.add_argument("--ifaces", default="lo,veth")
+    ap.add_argument("--quick", action="store_true", help="2 s, 1 repetition")
+    ap.add_argument("--json", help="also write every run to this file")
+    a = ap.parse_args()
+    if a.quick:
+        a.duration, a.reps = 2, 1
+    a.cpus_trafgen = "0,1"
+    if os.geteuid() != 0:
+        raise SystemExit("needs root: CAP_NET_RAW and CAP_NET_ADMIN (veth, netns)")
+
+    tmp = tempfile.mkdtemp(prefix="wpg-afbench-")
+    cfgs = {}
+    for size in (64, 1500):
+        cfgs[size] = os.path.join(tmp, f"udp{size}.cfg")
+        with open(cfgs[size], "w") as f:
+            f.write(trafgen_cfg(size))
+
+    # (label, kind, size, extra args, workers)
+    configs = [("null", "wpg-null", 64, [], 1), ("null", "wpg-null", 1500, [], 1)]
+    for size in (64, 1500):
+        batches = (64, 128, 256, 512) if size == 64 else (256,)
+        for b in batches:
+            configs.append((f"wpg ring --batch {b}", "wpg", size, ["--batch", str(b)], 1))
+            configs.append((f"wpg ring --batch {b} --qdisc-bypass", "wpg", size, ["--batch", str(b), "--qdisc-bypass"], 1))
+        configs.append(("wpg --no-tx-ring --batch 256", "wpg", size, ["--no-tx-ring", "--batch", "256"], 1))
+        configs.append(("wpg --no-tx-ring --batch 256 --qdisc-bypass", "wpg", size, ["--no-tx-ring", "--batch", "256", "--qdisc-bypass"], 1))
+        configs.append(("trafgen (qdisc bypass, its default)", "trafgen", size, [], 1))
+        configs.append(("trafgen -q (through the qdisc)", "trafgen", size, ["-q"], 1))
+    configs.append(("wpg ring --batch 256 --qdisc-bypass, 2 workers", "wpg", 64,
+                    ["--batch", "256", "--qdisc-bypass", "--workers", "2", "--pin-cores", "0,1"], 2))
+    configs.append(("trafgen -P 2 (2 CPUs)", "trafgen", 64, [], 2))
+
+    ifaces = a.ifaces.split(",")
+    results = {}  # (iface, label, size) -> list of (pps, cpu)
+    runs = []
+    try:
+        if "veth" in ifaces:
+            setup_veth()
+        for rep in range(a.reps):
+            for iface in ifaces:
+                dev = OUTER if iface == "veth" else iface
+                for label, kind, size, extra, workers in configs:
+                    if kind == "wpg-null":
+                        if iface != ifaces[0]:
+                            continue
+                        key = ("-", label, size)
+                        pps, frames, cpu, mode = run_wpg(a, None, size, extra)
+                    elif kind == "wpg":
+                        key = (iface, label, size)
+                        cmd_extra = extra
+                        if workers > 1:
+                            # 2 workers need 2 CPUs: no taskset to one CPU.
+                            out, err, cpu, rc = timed([a.wpg, "bench", "--backend", "afpacket", "-i", dev,
+                                                       "--duration", f"{a.duration}s", "--json"] + cmd_extra)
+                            if rc != 0:
+                                raise SystemExit(err)
+                            r = json.loads(out)
+                            pps, frames, mode = r["pps"], r["frames"], r["backend"]["mode"]
+                        else:
+                            pps, frames, cpu, mode = run_wpg(a, dev, size, cmd_extra)
+                    else:
+                        key = (iface, label, size)
+                        pps, frames, cpu, mode = run_trafgen(a, dev, cfgs[size], extra, workers)
+                    results.setdefault(key, []).append((pps, cpu))
+                    runs.append({"rep": rep, "iface": key[0], "config": label, "size": size, "pps": pps,
+                                 "frames": frames, "cpu_seconds": cpu, "mode": mode})
+                    print(f"rep {rep} {key[0]:5} {size:5} {label:50} {pps/1e6:8.3f} Mpps  cpu {cpu:6.2f} s",
+                          file=sys.stderr, flush=True)
+    finally:
+        if "veth" in ifaces:
+            teardown_veth()
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(runs, f, indent=1)
+
+    def med(key):
+        v = results.get(key)
+        if not v:
+            return None, None
+        pps = statistics.median(x[0] for x in v)
+        per_cpu = statistics.median(x[0] * a.duration / x[1] for x in v if x[1] > 0)
+        return pps, per_cpu
+
+    print(f"duration {a.duration} s per run, median of {a.reps}, single-CPU runs pinned to CPU {a.cpu}\n")
+    print("| interface | frame | configuration | Mpps (median) | runs (Mpps) | Mpps per CPU-second | vs trafgen (same qdisc path) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for (iface, label, size), v in results.items():
+        pps, per_cpu = med((iface, label, size))
+        ref = None
+        if label.startswith("wpg") and iface != "-":
+            if "2 workers" in label:
+                ref_label = "trafgen -P 2 (2 CPUs)"
+            elif "--qdisc-bypass" in label:
+                ref_label = "trafgen (qdisc bypass, its default)"
+            else:
+                ref_label = "trafgen -q (through the qdisc)"
+            ref = med((iface, ref_label, size))
+        ratio = ""
+        if ref and ref[0]:
+            ratio = f"{pps / ref[0]:.2f}x rate, {per_cpu / ref[1]:.2f}x per CPU-s"
+        runs_s = " ".join(f"{x[0]/1e6:.3f}" for x in v)
+        print(f"| {iface} | {size} B | {label} | {pps/1e6:.3f} | {runs_s} | {per_cpu/1e6:.3f} | {ratio} |")
+    one = med(("veth", "wpg ring --batch 256 --qdisc-bypass", 64))[0]
+    two = med(("veth", "wpg ring --batch 256 --qdisc-bypass, 2 workers", 64))[0]
+    if one and two:
+        print(f"\nveth 64 B: 2 workers / 1 worker = {two / one:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
