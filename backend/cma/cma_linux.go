@@ -36,7 +36,7 @@ const (
 	maxSlots      = 1024
 	helloWait     = 10 * time.Second
 	waitSlice     = 20 * time.Millisecond
-	copyBudget    = 16 << 20
+	copyBudget    = 1 << 20 // receiver buffers per call: cache-sized
 )
 
 func stride(maxFrame int) int {

@@ -34,7 +34,7 @@ func init() {
 const (
 	ringBudget  = 16 << 20 // default ring size target in bytes
 	maxDefSlots = 4096
-	copyBudget  = 16 << 20 // bytes copied out per Next in copy mode
+	copyBudget  = 1 << 20 // bytes copied out per Next in copy mode (cache-sized)
 	helloWait   = 10 * time.Second
 	waitSlice   = 20 * time.Millisecond
 )
