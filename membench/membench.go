@@ -200,6 +200,9 @@ type Config struct {
 	HugePages bool
 	// Reader selects the in-place reader ("auto", "avx512", "avx2", "go").
 	Reader string
+	// Copy selects the copy of the -cpy methods: "auto" (memread.Copy:
+	// AVX-512 assembly where available) or "go" (the runtime's copy()).
+	Copy string
 	// PeerArgs is the command line that starts the exporting process; it
 	// must call ServePeer. Default: this executable with
 	// "membench --peer" (what the wpg binary understands).

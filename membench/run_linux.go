@@ -34,6 +34,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := memread.Use(cfg.Reader); err != nil {
 		return nil, err
 	}
+	if err := memread.UseCopy(cfg.Copy); err != nil {
+		return nil, err
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
@@ -46,7 +49,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Pinned: cfg.Pin,
 		THP:    cfg.HugePages,
 		Reader: memread.Active().How,
-		Copy:   "Go copy() (runtime.memmove)",
+		Copy:   memread.CopyHow(),
 	}
 	if err := checkMemory(cfg.Sizes); err != nil {
 		return nil, err
@@ -440,7 +443,7 @@ func (c *cell) run() (out cellResult) {
 		case LocalCopy, SHMCopy, XPMEMCopy:
 			t0 := sys.MonotonicNs()
 			for k := int64(0); k < ops; k++ {
-				copy(dst, src)
+				memread.Copy(dst, src)
 			}
 			ns = sys.MonotonicNs() - t0
 		case SHMDirect, XPMEMDirect:

@@ -17,9 +17,9 @@ func init() { register(newMembenchCmd) }
 
 func newMembenchCmd() *cobra.Command {
 	var (
-		sizes, methods, minBytes, reader string
-		iters                            int
-		pin, thp, asJSON, peer           bool
+		sizes, methods, minBytes, reader, copyImpl string
+		iters                                      int
+		pin, thp, asJSON, peer                     bool
 	)
 	names := make([]string, len(membench.AllMethods))
 	for i, m := range membench.AllMethods {
@@ -53,7 +53,7 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 			if iters < 1 {
 				return fmt.Errorf("--iters %d: want at least 1 (the first iteration is the cold one)", iters)
 			}
-			cfg := membench.Config{Iters: iters, Pin: pin, HugePages: thp, Reader: reader}
+			cfg := membench.Config{Iters: iters, Pin: pin, HugePages: thp, Reader: reader, Copy: copyImpl}
 			var err error
 			if cfg.Sizes, err = membench.ParseSizes(sizes); err != nil {
 				return fmt.Errorf("--sizes: %w", err)
@@ -112,6 +112,7 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 	fl.BoolVar(&pin, "pin", false, "pin the importer and the exporter to different CPUs")
 	fl.BoolVar(&thp, "thp", false, "transparent huge pages (MADV_HUGEPAGE) for the private buffers: fewer page faults in the cold iteration")
 	fl.StringVar(&reader, "reader", "auto", "in-place reader: "+strings.Join(readers, ", "))
+	fl.StringVar(&copyImpl, "copy", "auto", "copy of the -cpy methods: auto (AVX-512 assembly where the CPU has it) or go (the runtime's copy())")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON (schema "+membench.Schema+")")
 	fl.BoolVar(&peer, "peer", false, "internal: run as the exporting process started by membench")
 	_ = fl.MarkHidden("peer")

@@ -2,9 +2,14 @@ package memread
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 )
+
+func errUnknownCopy(name string) error {
+	return errors.New("memread: copy " + fmt.Sprintf("%q", name) + " unknown: choose auto or go")
+}
 
 // Impl is one implementation of the in-place read.
 type Impl struct {

@@ -12,6 +12,13 @@ func sum64AVX512(b []byte) uint64
 //go:noescape
 func sum64AVX2(b []byte) uint64
 
+// copyAVX512 copies n ≥ 256 bytes; dst and src do not overlap.
+//
+//go:noescape
+func copyAVX512(dst, src *byte, n int, nt bool)
+
+var useCopyAVX512 = cpu.X86.HasAVX512F
+
 func archImpls() []Impl {
 	var out []Impl
 	if cpu.X86.HasAVX512F {

@@ -81,3 +81,79 @@ reduce2:
 	VZEROUPPER
 	MOVQ         AX, ret+24(FP)
 	RET
+
+// func copyAVX512(dst, src *byte, n int, nt bool)
+// n >= 256; dst and src do not overlap. With nt the stores bypass the
+// caches (VMOVNTDQ on a 64-byte aligned destination) and end with SFENCE.
+TEXT ·copyAVX512(SB), NOSPLIT, $0-25
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVB nt+24(FP), AL
+	// The last 256 bytes, copied first with unaligned loads/stores, so
+	// the loops below never need a tail.
+	LEAQ      -256(SI)(CX*1), R8
+	LEAQ      -256(DI)(CX*1), R9
+	VMOVDQU64 (R8), Z4
+	VMOVDQU64 64(R8), Z5
+	VMOVDQU64 128(R8), Z6
+	VMOVDQU64 192(R8), Z7
+	VMOVDQU64 Z4, (R9)
+	VMOVDQU64 Z5, 64(R9)
+	VMOVDQU64 Z6, 128(R9)
+	VMOVDQU64 Z7, 192(R9)
+	TESTB     AL, AL
+	JNZ       nt
+
+	SUBQ $256, CX
+	JZ   done
+
+regular:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 Z0, (DI)
+	VMOVDQU64 Z1, 64(DI)
+	VMOVDQU64 Z2, 128(DI)
+	VMOVDQU64 Z3, 192(DI)
+	ADDQ      $256, SI
+	ADDQ      $256, DI
+	SUBQ      $256, CX
+	JA        regular
+	JMP       done
+
+nt:
+	// Head: one unaligned 64-byte move, then advance to the next 64-byte
+	// boundary of dst (0..63 bytes; the overlap rewrites equal bytes).
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 Z0, (DI)
+	MOVQ      DI, DX
+	NEGQ      DX
+	ANDQ      $63, DX
+	ADDQ      DX, SI
+	ADDQ      DX, DI
+	SUBQ      DX, CX
+	SUBQ      $256, CX
+	JBE       ntdone
+
+ntloop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVNTDQ  Z0, (DI)
+	VMOVNTDQ  Z1, 64(DI)
+	VMOVNTDQ  Z2, 128(DI)
+	VMOVNTDQ  Z3, 192(DI)
+	ADDQ      $256, SI
+	ADDQ      $256, DI
+	SUBQ      $256, CX
+	JA        ntloop
+
+ntdone:
+	SFENCE
+
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,79 @@
+package memread
+
+// CopyImpl names a copy strategy for reports.
+type CopyImpl struct {
+	Name string
+	How  string
+}
+
+// NTThreshold is the size from which Copy streams its stores past the
+// caches (non-temporal stores): a copy that large evicts everything
+// anyway, and bypassing the caches saves the read-for-ownership of every
+// destination line. Below it the stores stay cached so that a warm copy
+// stays in L2/L3.
+var NTThreshold = 64 << 20
+
+// copyMin is the size below which the runtime's copy is used as is.
+const copyMin = 4096
+
+// Copy copies min(len(dst), len(src)) bytes from src to dst and returns
+// the count, like the built-in copy, with AVX-512 256-byte blocks where
+// the CPU has them (non-temporal stores from NTThreshold on). dst and src
+// must not overlap.
+func Copy(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	if n < copyMin || !useCopyAVX512 || !copyAccel {
+		return copy(dst, src)
+	}
+	copyAVX512(&dst[0], &src[0], n, n >= NTThreshold)
+	return n
+}
+
+// copyAccel switches Copy's assembly on or off (UseCopy).
+var copyAccel = true
+
+// UseCopy selects the copy strategy: "auto" (assembly where available) or
+// "go" (the runtime's copy, runtime.memmove).
+func UseCopy(name string) error {
+	switch name {
+	case "", "auto":
+		copyAccel = true
+	case "go":
+		copyAccel = false
+	default:
+		return errUnknownCopy(name)
+	}
+	return nil
+}
+
+// CopyHow describes what Copy does on this CPU, for reports.
+func CopyHow() string {
+	if useCopyAVX512 && copyAccel {
+		return "avx512 64B loads/stores ×4 unrolled (256 B/iteration); non-temporal stores from " + sizeString(NTThreshold) + "; runtime copy below " + sizeString(copyMin)
+	}
+	return "Go copy() (runtime.memmove)"
+}
+
+func sizeString(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return itoa(n>>10) + " KiB"
+	}
+	return itoa(n) + " B"
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
