@@ -166,7 +166,7 @@ func (r Result) WriteTable(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "receiver\t%s\n", line)
 	}
-	fmt.Fprintf(tw, "frames\t%d\t(%s bytes)\n", r.Frames, siCount(float64(r.Bytes)))
+	fmt.Fprintf(tw, "frames\t%d\t(%s)\n", r.Frames, si(float64(r.Bytes), "B"))
 	if r.Expected > 0 {
 		fmt.Fprintf(tw, "expected\t%d\tmissing %d\n", r.Expected, r.Missing)
 	}
@@ -177,9 +177,9 @@ func (r Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "out of window\t%d\t(older than %d sequence numbers: duplicate or late)\n", r.OutOfWindow, WindowSize)
 	}
 	fmt.Fprintf(tw, "corrupted\t%d\n", r.Corrupted)
-	fmt.Fprintf(tw, "without signature\t%d\t(%s bytes, not counted above)\n", r.Unsigned, siCount(float64(r.UnsignedBytes)))
+	fmt.Fprintf(tw, "without signature\t%d\t(%s, not counted above)\n", r.Unsigned, si(float64(r.UnsignedBytes), "B"))
 	if r.Seconds > 0 {
-		fmt.Fprintf(tw, "rate\t%spps\t%sbit/s over %s\n", siCount(r.PPS), siCount(r.BPS), time.Duration(r.Seconds*1e9).Round(time.Millisecond))
+		fmt.Fprintf(tw, "rate\t%s\t%s over %s\n", si(r.PPS, "pps"), si(r.BPS, "bit/s"), time.Duration(r.Seconds*1e9).Round(time.Millisecond))
 	}
 	if l := r.Latency; l != nil {
 		fmt.Fprintf(tw, "latency\tp50 %s\tp99 %s  p99.9 %s  max %s  (%d samples, one-way, same-host clock)\n",
@@ -207,15 +207,15 @@ func (r Result) WriteTable(w io.Writer) {
 	}
 }
 
-// siCount formats v with a k/M/G suffix.
-func siCount(v float64) string {
+// si formats v with a k/M/G prefix to unit.
+func si(v float64, unit string) string {
 	switch {
 	case v >= 1e9:
-		return fmt.Sprintf("%.3f G", v/1e9)
+		return fmt.Sprintf("%.3f G%s", v/1e9, unit)
 	case v >= 1e6:
-		return fmt.Sprintf("%.3f M", v/1e6)
+		return fmt.Sprintf("%.3f M%s", v/1e6, unit)
 	case v >= 1e3:
-		return fmt.Sprintf("%.3f k", v/1e3)
+		return fmt.Sprintf("%.3f k%s", v/1e3, unit)
 	}
-	return fmt.Sprintf("%.0f ", v)
+	return fmt.Sprintf("%.0f %s", v, unit)
 }
