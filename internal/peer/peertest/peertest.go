@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package peertest lets the tests of local backends run a real receiving
 // process before (and independently of) the wpg binary: TestMain calls Main,
 // which makes peer.Command re-execute the test binary as a receiver that
