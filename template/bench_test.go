@@ -43,21 +43,18 @@ func benchRender(b *testing.B, s *Spec, plan string) {
 }
 
 // BenchmarkRender measures Render of batches of 256 frames: the default
-// template (64-byte UDP/IPv4, one varying port + signature) streamed and
+// template (64-byte UDP/IPv4, one varying port + signature) and
+// examples/udp64.wpg.yaml (source address and port varying) streamed and
 // prerendered, and the mixed example under plan auto.
 func BenchmarkRender(b *testing.B) {
 	b.Run("default/stream", func(b *testing.B) { benchRender(b, Default(), PlanStream) })
 	b.Run("default/prerender", func(b *testing.B) { benchRender(b, Default(), PlanPrerender) })
-	two, err := Parse("two.wpg.yaml", []byte(`
-streams:
-  - size: 64
-    ipv4: {src: {from: 198.18.0.1, to: 198.18.0.255}, dst: 198.19.0.1}
-    udp: {src: {from: 1024, to: 65535}, dst: 9}
-`))
+	two, err := Load("../examples/udp64.wpg.yaml") // source address and port vary
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("two-fields/stream", func(b *testing.B) { benchRender(b, two, PlanStream) })
+	b.Run("two-fields/prerender", func(b *testing.B) { benchRender(b, two, PlanPrerender) })
 	mixed, err := Load("../examples/mixed.wpg.yaml")
 	if err != nil {
 		b.Fatal(err)
