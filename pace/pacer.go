@@ -50,6 +50,12 @@ const (
 	// spinGuard is how much earlier than the learned oversleep (its 90th
 	// percentile) hybrid aims its sleep; the rest is spun.
 	spinGuard = 2 * time.Microsecond
+	// maxLead caps how long before a deadline hybrid wakes to spin. A
+	// learned oversleep beyond it means a contended host, where a spinning
+	// thread loses its turn to the scheduler anyway and would only burn
+	// the CPU others need (at 1 kpps the cap bounds spinning to 20 % of a
+	// core).
+	maxLead = 200 * time.Microsecond
 	// minSleep: a hybrid wait shorter than this (beyond the lead) spins.
 	minSleep = 5 * time.Microsecond
 	// sleepSpinMax: sleep mode spins a remainder up to this long after an
@@ -277,7 +283,7 @@ func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
 			sys.Pause()
 			continue
 		case Hybrid:
-			lead := max64(0, p.osP90) + spinGuard.Nanoseconds()
+			lead := min(max64(0, p.osP90)+spinGuard.Nanoseconds(), maxLead.Nanoseconds())
 			if rem <= lead+minSleep.Nanoseconds() {
 				sys.Pause()
 				continue
