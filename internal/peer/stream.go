@@ -29,6 +29,7 @@ type StreamReader struct {
 	// Reads counts read calls that returned data; Frames counts frames.
 	Reads, Frames uint64
 	eof           bool
+	bad           bool // bytes that are not a payload frame arrived
 }
 
 // NewStreamReader returns a reader calling read.
@@ -49,6 +50,9 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 	n := s.cut(views)
 	if n > 0 {
 		return n, nil
+	}
+	if s.bad {
+		return 0, ErrNotPayload
 	}
 	if s.eof {
 		if s.w > s.r {
@@ -146,6 +150,7 @@ func (s *StreamReader) cut(views [][]byte) int {
 				views[0] = s.buf[s.r:s.w]
 				s.r = s.w
 				s.eof = true
+				s.bad = true
 				return 1
 			}
 			return n
