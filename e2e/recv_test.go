@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/backend/afpacket"
 	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/recv"
 )
@@ -157,5 +160,42 @@ func TestLateReceiverCountsWhatItMissed(t *testing.T) {
 		if s.Frames+s.Lost != want || s.NextSeq != want || s.Lost == 0 {
 			t.Errorf("stream %d: %+v: frames+lost should be %d", i, s, want)
 		}
+	}
+}
+
+// TestRecvInterruptPrintsReport: Ctrl-C (SIGINT) ends `wpg recv` with its
+// report of what arrived so far; frames without the signature are
+// counted apart and never crash it.
+func TestRecvInterruptPrintsReport(t *testing.T) {
+	v := testbed.NewVeth(t)
+	r := startRecv(t, v)
+	out, errs, code := run(t, t.TempDir(), "send", "-i", v.Outer, "--count", "1000", "--rate", "100kpps")
+	if code != 0 {
+		t.Fatalf("send: exit %d: %s %s", code, out, errs)
+	}
+	// Frames that are not wpg's: three Ethernet frames without a signature.
+	snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: v.Outer, MaxFrame: 60, NoTxRing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snd.Close()
+	bufs := make([][]byte, 3)
+	if n, err := snd.Reserve(bufs); err != nil || n != 3 {
+		t.Fatal(n, err)
+	}
+	for _, b := range bufs {
+		clear(b)
+		copy(b, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 9, 0x88, 0xb5})
+	}
+	if n, err := snd.Commit([]int{60, 60, 60}); err != nil || n != 3 {
+		t.Fatal(n, err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	res, code := r.wait(t)
+	if code != 0 || res.Stop != "interrupted" || res.Frames != 1000 || res.Unsigned != 3 || res.Corrupted != 0 {
+		t.Fatalf("exit %d, %+v", code, res)
 	}
 }
