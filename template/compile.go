@@ -91,6 +91,7 @@ type preFrame struct {
 // pfield is a varying field being patched.
 type pfield struct {
 	base       uint64 // the slot's bits around the field, from the image
+	rmw        bool   // the slot overlaps an earlier varying field's: OR into the frame
 	off, width int
 	shift      uint
 	mask       uint64
@@ -431,7 +432,13 @@ func (cs *cstream) compileStream() {
 		if sl.v.Kind == Fixed {
 			continue
 		}
-		cs.fields = append(cs.fields, pfield{base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: sl.cov, c: newCursor(&sl.v, cs.k, cs.w)})
+		rmw := false
+		for _, g := range cs.fields {
+			if sl.off < g.off+g.width && g.off < sl.off+sl.width {
+				rmw = true
+			}
+		}
+		cs.fields = append(cs.fields, pfield{rmw: rmw, base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: sl.cov, c: newCursor(&sl.v, cs.k, cs.w)})
 	}
 }
 
@@ -540,7 +547,12 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	for i := range cs.fields {
 		f := &cs.fields[i]
 		v := (f.c.next() << f.shift) & f.mask
-		storeSlot(b, f.off, f.width, f.base|v)
+		if f.rmw {
+			// The image has zeros in every varying field's bits.
+			storeSlot(b, f.off, f.width, loadSlot(b, f.off, f.width)|v)
+		} else {
+			storeSlot(b, f.off, f.width, f.base|v)
+		}
 		s := header.Word64Sum(v)
 		if f.cov&covIP != 0 {
 			ip += s

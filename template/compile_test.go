@@ -203,7 +203,7 @@ streams:
 	"icmp6": `
 streams:
   - size: [100, 101]
-    ipv6: {src: ["2001:2::1", "2001:2::abcd"], flow_label: {from: 0, to: 1048575, mode: random}, dscp: 46}
+    ipv6: {src: ["2001:2::1", "2001:2::abcd"], flow_label: {from: 0, to: 1048575, mode: random}, dscp: [46, 0, 63], ecn: 2}
     icmpv6: {id: 7}
 `,
 	"raw": `
@@ -211,6 +211,13 @@ streams:
   - size: 61
     ethernet: {type: 0x88b5, src: {from: "02:00:00:00:00:00", to: "02:00:00:ff:ff:ff", step: 3}}
     payload: {pattern: "0102030405"}
+`,
+	"payload-adjacent": `
+streams:
+  - size: 80
+    ipv4: {}
+    udp: {}
+    payload: {pattern: "ff", fields: [{offset: 0, width: 1, value: {from: 0, to: 9}}, {offset: 1, width: 1, value: [7, 8]}, {offset: 3, width: 2, value: {from: 5, to: 1}}, {offset: 5, width: 4, value: {from: 0, to: 4294967295, mode: random}}]}
 `,
 	"nosig": `
 streams:
@@ -365,5 +372,35 @@ func TestIPv4FieldValues(t *testing.T) {
 			t.Fatalf("packet %d: sport %d", k, got)
 		}
 		k++
+	}
+}
+
+func TestIPv6DSCPAndFlowShareAWord(t *testing.T) {
+	s, err := Parse("t.wpg.yaml", []byte("streams: [{ipv6: {dscp: [46, 0, 63], ecn: 2, flow_label: {from: 1048570, to: 1048575}}, udp: {}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range plans {
+		for k, f := range render(t, s, CompileOptions{Plan: plan}, 12, 0) {
+			h := header.IPv6(f[14:])
+			if want := uint8([]int{46, 0, 63}[k%3]<<2 | 2); h.TrafficClass() != want || h.FlowLabel() != uint32(1048570+k%6) || binary.BigEndian.Uint32(h)>>28 != 6 {
+				t.Fatalf("%s packet %d: tc %#x flow %d", plan, k, h.TrafficClass(), h.FlowLabel())
+			}
+		}
+	}
+}
+
+func TestPayloadFieldsSharingAWord(t *testing.T) {
+	s, err := Parse("t.wpg.yaml", []byte(testTemplates["payload-adjacent"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range plans {
+		for k, f := range render(t, s, CompileOptions{Plan: plan}, 20, 0) {
+			p := f[42:]
+			if p[0] != byte(k%10) || p[1] != []byte{7, 8}[k%2] || p[2] != 0xff || binary.BigEndian.Uint16(p[3:]) != uint16(5-k%5) {
+				t.Fatalf("%s packet %d: payload % x", plan, k, p[:10])
+			}
+		}
 	}
 }
