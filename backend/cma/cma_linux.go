@@ -78,11 +78,33 @@ type sender struct {
 	report   []byte
 	closed   bool
 	reserved int
+	// writev mode: the sender pushes each frame into the receiver's slot.
+	writev     bool
+	remoteBase uintptr
+	remoteStr  int
+	pvm        *sys.PVMBatch
+	locals     [][]byte
+	remotes    []uintptr
+}
+
+// modeOf maps --recv-mode to the cma transfer direction.
+func modeOf(m string) (writev bool, err error) {
+	switch m {
+	case "", "inplace", "readv":
+		return false, nil
+	case "writev":
+		return true, nil
+	}
+	return false, fmt.Errorf("cma: --recv-mode %q: choose readv (the receiver pulls, default) or writev (the sender pushes)", m)
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if o.MaxFrame <= 0 {
 		return nil, errors.New("cma: MaxFrame not set")
+	}
+	writev, err := modeOf(o.RecvMode)
+	if err != nil {
+		return nil, err
 	}
 	if err := sys.AllowAnyPtracer(); err != nil {
 		return nil, fmt.Errorf("cma sender: let the receiver read our memory: %w", err)
@@ -91,7 +113,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	s := &sender{ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
+	s := &sender{ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev}
 	s.staging, err = sys.MapAnon(ring.Slots() * s.stride)
 	if err != nil {
 		ring.Close()
@@ -113,6 +135,9 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	}
 	h := peer.Hello{Backend: "cma", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots(),
 		Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
+	if writev {
+		h.Mode = "writev"
+	}
 	if err := peer.Send(s.conn, h, ring.Fd()); err != nil {
 		s.abort()
 		return nil, fmt.Errorf("cma sender: %w", err)
@@ -123,6 +148,16 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, fmt.Errorf("cma sender (%s): %w", s.where, err)
 	}
 	s.peerPID = rh.PID
+	if writev {
+		if rh.Addr == 0 || rh.Len < s.maxFrame {
+			s.abort()
+			return nil, fmt.Errorf("cma sender (%s): the receiver did not announce its buffers (an older wpg?)", s.where)
+		}
+		s.remoteBase, s.remoteStr = uintptr(rh.Addr), rh.Len
+		s.pvm = sys.NewPVMBatch(1024)
+		s.locals = make([][]byte, 1024)
+		s.remotes = make([]uintptr, 1024)
+	}
 	s.prod = ring.Producer()
 	s.gone = peer.Watch(s.conn)
 	return s, nil
@@ -189,6 +224,31 @@ func (s *sender) Reserve(bufs [][]byte) (int, error) {
 
 func (s *sender) Commit(lens []int) (int, error) {
 	n := min(len(lens), s.reserved)
+	if s.writev && n > 0 {
+		// Push the frames into the receiver's slots, then publish them.
+		mem := s.staging.Bytes()
+		slots := uint64(s.ring.Slots())
+		base := s.prod.Index()
+		for done := 0; done < n; {
+			k := min(n-done, len(s.locals))
+			for i := 0; i < k; i++ {
+				sl := (base + uint64(done+i)) % slots
+				off := int(sl) * s.stride
+				s.locals[i] = mem[off : off+lens[done+i]]
+				s.remotes[i] = s.remoteBase + uintptr(int(sl)*s.remoteStr)
+			}
+			if err := s.pvm.Transfer(s.peerPID, true, s.locals[:k], s.remotes[:k]); err != nil {
+				if g := s.peerGone(); g != nil || sys.IsESRCH(err) {
+					if g == nil {
+						g = fmt.Errorf("cma: the receiver (pid %d) has gone: %w", s.peerPID, err)
+					}
+					return 0, g
+				}
+				return 0, fmt.Errorf("cma: %w", permHint(err))
+			}
+			done += k
+		}
+	}
 	for i := 0; i < n; i++ {
 		binary.LittleEndian.PutUint64(s.dbufs[i], uint64(lens[i]))
 	}
@@ -214,7 +274,15 @@ func (s *sender) Info() backend.Info {
 	} else {
 		d["yama_ptrace_scope"] = "no Yama"
 	}
-	return backend.Info{Backend: "cma", Mode: "readv", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
+	mode := "readv"
+	if s.writev {
+		mode = "writev"
+		d["transfer"] = "sender pushes with process_vm_writev into the receiver's slots; descriptors through a memfd ring"
+		if s.pvm != nil {
+			d["calls"] = strconv.FormatUint(s.pvm.Calls, 10)
+		}
+	}
+	return backend.Info{Backend: "cma", Mode: mode, NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
 }
 
 func (s *sender) Flush() error {
@@ -264,6 +332,9 @@ type receiver struct {
 	pvm      *sys.PVMBatch
 	frames   uint64
 	info     backend.Info
+	// writev mode: the sender writes into our slots (slots × stride).
+	writev bool
+	slotsM *sys.SharedMapping
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
@@ -300,7 +371,33 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	}
 	fds = nil
 	r := &receiver{ring: ring, conn: conn, pid: h.PID, base: uintptr(h.Addr), stride: h.Len,
-		slots: uint64(ring.Slots()), maxFrame: h.MaxFrame}
+		slots: uint64(ring.Slots()), maxFrame: h.MaxFrame, writev: h.Mode == "writev"}
+	if r.writev {
+		// The sender pushes frames into our slots: let it (Yama scope 1),
+		// and tell it where they are.
+		if err := sys.AllowAnyPtracer(); err != nil {
+			ring.Close()
+			return fail(err)
+		}
+		st := stride(h.MaxFrame)
+		if r.slotsM, err = sys.MapAnon(ring.Slots() * st); err != nil {
+			ring.Close()
+			return fail(err)
+		}
+		r.stride = st
+		r.perCall = 1024
+		r.dviews = make([][]byte, r.perCall)
+		if err := peer.Send(conn, peer.Hello{Backend: "cma", PID: os.Getpid(), Mode: "writev",
+			Addr: uint64(sys.AddrOf(r.slotsM.Bytes())), Len: st}); err != nil {
+			r.slotsM.Close()
+			ring.Close()
+			conn.Close()
+			return nil, fmt.Errorf("cma receiver: %w", err)
+		}
+		r.cons = ring.Consumer()
+		r.gone = peer.Watch(conn)
+		return r, nil
+	}
 	r.perCall = max(1, min(copyBudget/h.MaxFrame, 1024))
 	if r.mem, err = sys.MapAnon(r.perCall * stride(h.MaxFrame)); err != nil {
 		ring.Close()
@@ -331,13 +428,13 @@ func permHint(err error) error {
 	if !sys.IsPermission(err) {
 		return err
 	}
-	hint := "the receiver needs ptrace access to the sender (same user, or CAP_SYS_PTRACE)"
+	hint := "process_vm_readv/writev needs ptrace access to the peer process (same user and a dumpable peer, or CAP_SYS_PTRACE)"
 	if scope, ok := sys.YamaPtraceScope(); ok {
 		switch scope {
 		case 2:
-			hint = "Yama ptrace_scope is 2: the receiver needs CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or run as root)"
+			hint = "Yama ptrace_scope is 2: the copying process needs CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or run as root)"
 		case 3:
-			hint = "Yama ptrace_scope is 3: process_vm_readv is disabled on this system until reboot"
+			hint = "Yama ptrace_scope is 3: process_vm_readv/writev between processes is disabled on this system until reboot"
 		}
 	}
 	return fmt.Errorf("%w (%s)", err, hint)
@@ -360,6 +457,18 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 		return 0, err
 	}
 	idx := r.cons.Index() - uint64(n)
+	if r.writev {
+		// The frames are already in our slots; they stay valid until the
+		// next call releases them.
+		mem := r.slotsM.Bytes()
+		for i := 0; i < n; i++ {
+			l := min(int(binary.LittleEndian.Uint64(r.dviews[i])), r.maxFrame)
+			off := int((idx+uint64(i))%r.slots) * r.stride
+			views[i] = mem[off : off+l : off+l]
+		}
+		r.frames += uint64(n)
+		return n, nil
+	}
 	mem := r.mem.Bytes()
 	st := stride(r.maxFrame)
 	for i := 0; i < n; i++ {
@@ -388,11 +497,15 @@ func (r *receiver) Info() backend.Info {
 	}
 	d := map[string]string{
 		"frames":   strconv.FormatUint(r.frames, 10),
-		"calls":    strconv.FormatUint(r.pvm.Calls, 10),
 		"peer_pid": strconv.Itoa(r.pid),
 		"per_call": strconv.Itoa(r.perCall),
-		"transfer": "process_vm_readv from the sender's staging slots",
 	}
+	if r.writev {
+		d["transfer"] = "the sender writes into our slots with process_vm_writev; read in place"
+		return backend.Info{Backend: "cma", Mode: "writev", NUMANode: -1, RingDepth: int(r.slots), Details: d}
+	}
+	d["transfer"] = "process_vm_readv from the sender's staging slots"
+	d["calls"] = strconv.FormatUint(r.pvm.Calls, 10)
 	if r.frames > 0 {
 		d["calls_per_frame"] = strconv.FormatFloat(float64(r.pvm.Calls)/float64(r.frames), 'f', 3, 64)
 	}
@@ -411,5 +524,6 @@ func (r *receiver) Close() error {
 	err := r.ring.Close()
 	r.ring = nil
 	r.mem.Close()
+	r.slotsM.Close()
 	return err
 }

@@ -22,3 +22,17 @@ func TestFramesIntactTwoSlots(t *testing.T) {
 func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "cma", backend.Options{}) }
 
 func TestSenderKilled(t *testing.T) { peertest.KilledSender(t, "cma") }
+
+func TestFramesIntactWritev(t *testing.T) {
+	peertest.Matrix(t, "cma", backend.Options{RecvMode: "writev"}, peertest.Sizes)
+}
+
+func TestReceiverKilledWritev(t *testing.T) {
+	peertest.KilledReceiver(t, "cma", backend.Options{RecvMode: "writev"})
+}
+
+func TestBadMode(t *testing.T) {
+	if _, err := modeOf("sideways"); err == nil {
+		t.Fatal("modeOf(sideways): no error")
+	}
+}
