@@ -1,3 +1,5 @@
+//go:build linux
+
 package afpacket
 
 import (
@@ -13,23 +15,6 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/sysinfo"
-)
-
-func init() {
-	backend.Register(backend.Registration{
-		Name:        "afpacket",
-		Kind:        backend.KindNetwork,
-		Summary:     "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
-		NewSender:   func(ctx context.Context, o backend.Options) (backend.Sender, error) { return NewSender(ctx, o) },
-		NewReceiver: func(ctx context.Context, o backend.Options) (backend.Receiver, error) { return NewReceiver(ctx, o) },
-	})
-}
-
-// Modes reported in Info().Mode.
-const (
-	ModeTxRing   = "tx-ring"
-	ModeSendmmsg = "sendmmsg"
-	ModeRxRing   = "rx-ring"
 )
 
 // iface is a validated interface.
@@ -312,4 +297,12 @@ func (s *Sender) Close() error {
 		return s.mm.Close()
 	}
 	return nil
+}
+
+func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
+	return NewSender(ctx, o)
+}
+
+func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
+	return NewReceiver(ctx, o)
 }

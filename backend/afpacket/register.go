@@ -1,0 +1,22 @@
+package afpacket
+
+import (
+	"github.com/wpg-dev/wpg/backend"
+)
+
+func init() {
+	backend.Register(backend.Registration{
+		Name:        "afpacket",
+		Kind:        backend.KindNetwork,
+		Summary:     "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
+		NewSender:   newSender,
+		NewReceiver: newReceiver,
+	})
+}
+
+// Modes reported in Info().Mode.
+const (
+	ModeTxRing   = "tx-ring"
+	ModeSendmmsg = "sendmmsg"
+	ModeRxRing   = "rx-ring"
+)
