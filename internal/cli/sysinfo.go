@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +22,9 @@ func newSysinfoCmd() *cobra.Command {
 online and allowed CPUs, physical cores, NUMA nodes, cpufreq governor, kernel, the TSC flags
 (constant_tsc, nonstop_tsc), /proc/sys/fs/pipe-max-size and this process's memlock limit (ulimit -l).
 With -i IFACE it adds the interface's driver, link speed, MTU, queue counts, NUMA node and XPS map.
-It reads /proc and /sys only and needs no privileges.`,
+Then the kernel features the backends probe (each on a throw-away socket or file, once), with the first
+Linux release that has them; without the privilege a probe needs, it says "inconclusive" and why.
+The environment part reads /proc and /sys only and needs no privileges.`,
 		Example: "  wpg sysinfo\n  wpg sysinfo -i lo --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -28,13 +32,30 @@ It reads /proc and /sys only and needs no privileges.`,
 			if err != nil {
 				return err
 			}
+			feats := sysinfo.Features()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(e)
+				return enc.Encode(struct {
+					sysinfo.Env
+					Features []sysinfo.Feature `json:"features"`
+				}{e, feats})
 			}
 			e.WriteTable(out)
+			if len(feats) > 0 {
+				fmt.Fprintln(out)
+				tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "kernel feature\tsince\tstatus")
+				for _, f := range feats {
+					st := string(f.Status)
+					if f.Detail != "" {
+						st += " (" + f.Detail + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.MinKernel, st)
+				}
+				return tw.Flush()
+			}
 			return nil
 		},
 	}

@@ -629,3 +629,43 @@ func RealtimeOffsetNs() int64 {
 func IsNoMemory(err error) bool {
 	return errors.Is(err, unix.ENOMEM) && !errors.Is(err, ErrMemlock)
 }
+
+// PacketFeature names an AF_PACKET capability ProbePacket can test.
+type PacketFeature int
+
+// AF_PACKET features.
+const (
+	PacketTxRingV3 PacketFeature = iota
+	PacketQdiscBypass
+	PacketIgnoreOutgoing
+	PacketVnetHdr
+)
+
+// ProbePacket tests one AF_PACKET feature on a throw-away socket (bound
+// to nothing, sending nothing). The error is nil when the feature works;
+// it is a permission error when the socket cannot be opened.
+func ProbePacket(f PacketFeature) error {
+	p, err := openPacket("probe")
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	switch f {
+	case PacketTxRingV3:
+		if err := p.setInt(unix.PACKET_VERSION, unix.TPACKET_V3, "PACKET_VERSION"); err != nil {
+			return err
+		}
+		req := unix.TpacketReq3{Block_size: uint32(os.Getpagesize()), Block_nr: 1, Frame_size: 128, Frame_nr: uint32(os.Getpagesize() / 128)}
+		if err := unix.SetsockoptTpacketReq3(p.fd, unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
+			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w", os.NewSyscallError("setsockopt", err))
+		}
+		return nil
+	case PacketQdiscBypass:
+		return p.setInt(unix.PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS")
+	case PacketIgnoreOutgoing:
+		return p.setInt(unix.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING")
+	case PacketVnetHdr:
+		return p.setInt(unix.PACKET_VNET_HDR, 1, "PACKET_VNET_HDR")
+	}
+	return fmt.Errorf("probe: unknown AF_PACKET feature %d", f)
+}

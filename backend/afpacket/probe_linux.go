@@ -1,0 +1,32 @@
+//go:build linux
+
+package afpacket
+
+import (
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+func init() {
+	for _, p := range []struct {
+		name, min string
+		f         sys.PacketFeature
+	}{
+		{"afpacket: TPACKET_V3 TX ring", "4.11", sys.PacketTxRingV3},
+		{"afpacket: PACKET_QDISC_BYPASS", "3.14", sys.PacketQdiscBypass},
+		{"afpacket: PACKET_IGNORE_OUTGOING (receiver)", "4.20", sys.PacketIgnoreOutgoing},
+		{"afpacket: PACKET_VNET_HDR (linear TX on virtual devices)", "4.11", sys.PacketVnetHdr}, // with the TX ring (tpacket_snd vnet support)
+	} {
+		f := p.f
+		sysinfo.RegisterProbe(sysinfo.Probe{Name: p.name, MinKernel: p.min, Run: func() (sysinfo.Status, string) {
+			err := sys.ProbePacket(f)
+			switch {
+			case err == nil:
+				return sysinfo.Available, ""
+			case sys.IsPermission(err):
+				return sysinfo.Inconclusive, "needs CAP_NET_RAW to open a packet socket"
+			}
+			return sysinfo.NotSupported, err.Error()
+		}})
+	}
+}
