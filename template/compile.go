@@ -183,6 +183,10 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 	budgetBytes := o.PrerenderMaxBytes / int64(o.Workers)
 	budgetPkts := o.PrerenderMaxPackets / int64(o.Workers)
 	s := &Source{}
+	perWorker := ""
+	if o.Workers > 1 {
+		perWorker = fmt.Sprintf("; each of the %d workers gets 1/%d of it", o.Workers, o.Workers)
+	}
 	var details []string
 	npre, nstream := 0, 0
 	var shares float64
@@ -228,9 +232,9 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 			}
 			switch {
 			case need > uint64(max(budgetPkts, 0)):
-				why = fmt.Sprintf("%d frames per worker exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets; each of %d workers gets 1/%d)", need, budgetPkts, o.PrerenderMaxPackets, o.Workers, o.Workers)
+				why = fmt.Sprintf("%d frames exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets%s)", need, budgetPkts, o.PrerenderMaxPackets, perWorker)
 			case bytes > budgetBytes:
-				why = fmt.Sprintf("%s per worker exceeds the %s left of the prerender limit of %s (--prerender-max-bytes / tx.prerender_max_bytes; each of %d workers gets 1/%d)", sizeString(bytes), sizeString(budgetBytes), sizeString(o.PrerenderMaxBytes), o.Workers, o.Workers)
+				why = fmt.Sprintf("%s exceeds the %s left of the prerender limit of %s (--prerender-max-bytes / tx.prerender_max_bytes%s)", sizeString(bytes), sizeString(budgetBytes), sizeString(o.PrerenderMaxBytes), perWorker)
 			default:
 				pre = true
 				budgetPkts -= int64(need)
