@@ -120,19 +120,14 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		Duration:  f.duration,
 	}
 	targetFPS := 0.0
-	burst := f.burst
 	if !rate.Unlimited() {
 		targetFPS = rate.FramesPerSecond(frames.meanFrame, layer)
-		if targetFPS <= 0 {
+		if !(targetFPS > 0) {
 			return fmt.Errorf("--rate %s gives no frames per second", f.rate)
 		}
-		if rate.IFG() {
-			burst = 1
-		}
-		perWorker := targetFPS / float64(f.workers)
-		ecfg.NewPacer = func(int) engine.Pacer {
-			return pace.New(pace.Config{FPS: perWorker, Burst: burst, Wait: wait, Clock: clock})
-		}
+		pc := rate.Config(frames.meanFrame, layer, f.workers) // the worker's share; IFG forces burst 1
+		pc.Burst, pc.Wait, pc.Clock = f.burst, wait, clock
+		ecfg.NewPacer = func(int) engine.Pacer { return pace.New(pc) }
 	}
 
 	// The report goes to stdout unless stdout carries the data (pipe).
