@@ -507,6 +507,14 @@ func scalarText(n ast.Node) string {
 	return n.String()
 }
 
+// text returns the scalar at x, or an error when x holds a list or mapping.
+func (p *parser0) text(x node, path, what string) (string, error) {
+	if !isScalar(x.n) {
+		return "", p.errAt(x.n, path, fmt.Sprintf("expected %s here, found %s", what, strings.ToLower(x.n.Type().String())), "write a single value")
+	}
+	return strings.TrimSpace(scalarText(x.n)), nil
+}
+
 func isScalar(n ast.Node) bool {
 	switch n.(type) {
 	case *ast.MappingNode, *ast.SequenceNode, *ast.MappingValueNode:
@@ -778,7 +786,10 @@ func (p *parser0) optBool(x node, path string, def bool) (bool, error) {
 	if !x.set() {
 		return def, nil
 	}
-	s := strings.TrimSpace(scalarText(x.n))
+	s, err := p.text(x, path, "true or false")
+	if err != nil {
+		return false, err
+	}
 	switch s {
 	case "true":
 		return true, nil
@@ -831,7 +842,9 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 	st := &Stream{Share: 1, Signature: true}
 	var err error
 	if r.Name.set() {
-		st.Name = strings.TrimSpace(scalarText(r.Name.n))
+		if st.Name, err = p.text(r.Name, path+".name", "a name"); err != nil {
+			return nil, err
+		}
 	}
 	if r.Count.set() {
 		if st.Count, err = p.optFixed(r.Count, path+".count", tCount, 0); err != nil {
@@ -1156,7 +1169,11 @@ func (p *parser0) arp(r *rawARP, path string, ethSrc Value) (*ARP, error) {
 	a := &ARP{Op: header.ARPRequest}
 	var err error
 	if r.Op.set() {
-		switch s := strings.TrimSpace(scalarText(r.Op.n)); s {
+		s, err := p.text(r.Op, path+".op", "request or reply")
+		if err != nil {
+			return nil, err
+		}
+		switch s {
 		case "request", "1":
 			a.Op = header.ARPRequest
 		case "reply", "2":
@@ -1234,7 +1251,11 @@ func (p *parser0) icmp(r *rawICMP, path string) (*ICMP, error) {
 	c := &ICMP{}
 	var err error
 	if r.Type.set() {
-		switch s := strings.TrimSpace(scalarText(r.Type.n)); s {
+		s, err := p.text(r.Type, path+".type", "echo-request or echo-reply")
+		if err != nil {
+			return nil, err
+		}
+		switch s {
 		case "echo-request":
 		case "echo-reply":
 			c.Reply = true
@@ -1256,7 +1277,10 @@ func (p *parser0) payload(r *rawPayload, path string, st *Stream) error {
 		return p.errAt(r.Text.n, path+".text", "pattern and text are exclusive", "use pattern (hex bytes) or text, not both")
 	}
 	if r.Pattern.set() {
-		s := strings.TrimSpace(scalarText(r.Pattern.n))
+		s, err := p.text(r.Pattern, path+".pattern", "a hex byte string")
+		if err != nil {
+			return err
+		}
 		s = strings.NewReplacer(" ", "", ":", "", "0x", "").Replace(s)
 		b, err := hex.DecodeString(s)
 		if err != nil || len(b) == 0 {
@@ -1265,6 +1289,9 @@ func (p *parser0) payload(r *rawPayload, path string, st *Stream) error {
 		st.Payload.Pattern = b
 	}
 	if r.Text.set() {
+		if !isScalar(r.Text.n) {
+			return p.errAt(r.Text.n, path+".text", "expected text here", `write text: "hello"`)
+		}
 		st.Payload.Pattern = []byte(scalarText(r.Text.n))
 	}
 	for i, f := range r.Fields {
