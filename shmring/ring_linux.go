@@ -68,6 +68,7 @@ type Ring struct {
 	headWake, tailWake *atomic.Uint32
 	consWait, prodWait *atomic.Uint32
 	prodDone, consDone *atomic.Uint32
+	sink               byte
 }
 
 // Layout returns the rounded slot count, the stride between slots and the
@@ -108,6 +109,7 @@ func Create(cfg Config) (*Ring, error) {
 		return nil, err
 	}
 	b := m.Bytes()
+	sys.TouchWrite(b) // fresh memfd: zero, and nobody else has it yet
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[offVersion:], version)
 	binary.LittleEndian.PutUint32(b[offSlots:], uint32(slots))
@@ -141,6 +143,7 @@ func Open(fd int) (*Ring, error) {
 		r.Close()
 		return nil, err
 	}
+	r.sink = sys.TouchRead(m.Bytes())
 	return r, nil
 }
 
