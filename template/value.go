@@ -24,6 +24,9 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// MarshalText writes the kind's name ("increment", …) in JSON and text.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
 // Value is a field value as a function of the stream's packet index k
 // (0, 1, 2, … in sending order, whatever the number of workers). Values are
 // unsigned integers: MAC addresses are 48-bit, IPv4 addresses 32-bit.
