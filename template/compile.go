@@ -65,6 +65,7 @@ type cstream struct {
 	sizeCur cursor      // index into sizes (when the size varies)
 	sizeVar bool
 	fields  []pfield
+	ipCsum  int // IPv4 header checksum offset when it changes per frame, else -1 (then it is in the image)
 	ipLen   int // offsets of length fields to patch when the size varies; -1 if none
 	ip6Len  int
 	udpLen  int
@@ -431,6 +432,21 @@ func (cs *cstream) compileStream() {
 			cs.udpLen = L.l4 + 4
 		}
 	}
+	// The IPv4 header checksum changes only with a varying header field or
+	// size; otherwise it is final in the image.
+	cs.ipCsum = L.ipCsum
+	if L.ipCsum >= 0 && !cs.sizeVar {
+		varies := false
+		for i := range L.slots {
+			if L.slots[i].v.Kind != Fixed && L.slots[i].cov&covIP != 0 {
+				varies = true
+			}
+		}
+		if !varies {
+			binary.BigEndian.PutUint16(cs.img[L.ipCsum:], ^header.Fold(cs.sizes[0].ip))
+			cs.ipCsum = -1
+		}
+	}
 	for i := range L.slots {
 		sl := &L.slots[i]
 		if sl.v.Kind == Fixed {
@@ -575,7 +591,7 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 		binary.BigEndian.PutUint64(sig[12:], now)
 		l4 += sigSum(seq, nowSum, se.oddSig)
 	}
-	if c := cs.L.ipCsum; c >= 0 {
+	if c := cs.ipCsum; c >= 0 {
 		binary.BigEndian.PutUint16(b[c:], ^header.Fold(ip))
 	}
 	if c := cs.L.l4Csum; c >= 0 {
