@@ -566,11 +566,26 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	}
 	for i := range cs.fields {
 		f := &cs.fields[i]
-		v := (f.c.next() << f.shift) & f.mask
-		if f.rmw {
+		var x uint64
+		if c := &f.c; c.kind == Increment { // the common case, inline
+			x = c.base + c.idx*c.step
+			c.idx += c.adv
+			if c.idx >= c.n {
+				c.idx -= c.n
+			}
+		} else {
+			x = c.next()
+		}
+		v := (x << f.shift) & f.mask
+		switch {
+		case f.rmw:
 			// The image has zeros in every varying field's bits.
 			storeSlot(b, f.off, f.width, loadSlot(b, f.off, f.width)|v)
-		} else {
+		case f.width == 2:
+			binary.BigEndian.PutUint16(b[f.off:], uint16(f.base|v))
+		case f.width == 4:
+			binary.BigEndian.PutUint32(b[f.off:], uint32(f.base|v))
+		default:
 			storeSlot(b, f.off, f.width, f.base|v)
 		}
 		s := header.Word64Sum(v)
