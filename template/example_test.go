@@ -70,3 +70,32 @@ func ExampleParse_error() {
 	// Output:
 	// mixed.wpg.yaml:3:12: streams[0].ipv4.src: "2001:db8::1" is an IPv6 address in an IPv4 field; use an IPv4 address such as 198.18.0.1 (or put it in an ipv6 layer)
 }
+
+// Compile a template for one worker and render a batch of frames into
+// buffers, as the engine does with a backend's buffers.
+func ExampleCompile() {
+	src, err := template.Compile(template.Default(), template.CompileOptions{Worker: 0, Workers: 1, Plan: template.PlanAuto})
+	if err != nil {
+		panic(err)
+	}
+	plan, detail := src.Plan()
+	fmt.Println(plan)
+	fmt.Println(detail)
+	bufs := make([][]byte, 4)
+	for i := range bufs {
+		bufs[i] = make([]byte, src.MaxFrame())
+	}
+	lens := make([]int, len(bufs))
+	n := src.Render(bufs, lens, 1000)
+	for i := range n {
+		f := bufs[i][:lens[i]]
+		fmt.Printf("%d bytes, UDP source port %d\n", len(f), int(f[34])<<8|int(f[35]))
+	}
+	// Output:
+	// prerender
+	// stream 0 (udp64): prerendered 64512 frames (3.9 MiB), one period of its fields, replayed
+	// 64 bytes, UDP source port 1024
+	// 64 bytes, UDP source port 1025
+	// 64 bytes, UDP source port 1026
+	// 64 bytes, UDP source port 1027
+}
