@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,31 @@ func TestPreviewBadTemplate(t *testing.T) {
 	_, errs, code := runCLI(t, "preview", "/nonexistent/x.wpg.yaml")
 	if code == 0 || !strings.Contains(errs, "no such file") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestPreviewJSON(t *testing.T) {
+	out, errs, code := runCLI(t, "preview", "--json", "-n", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Template string `json:"template"`
+		Frames   []struct {
+			Index  int    `json:"index"`
+			Stream int    `json:"stream"`
+			Seq    uint64 `json:"seq"`
+			Len    int    `json:"len"`
+			Bytes  []byte `json:"bytes"`
+			Layers []struct {
+				Name, Summary string
+			} `json:"layers"`
+		} `json:"frames"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Frames) != 3 || doc.Frames[2].Seq != 2 || doc.Frames[2].Len != 64 || len(doc.Frames[2].Bytes) != 64 || len(doc.Frames[0].Layers) != 4 || doc.Frames[0].Layers[2].Name != "UDP" {
+		t.Fatalf("unexpected JSON: %+v", doc)
 	}
 }
