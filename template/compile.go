@@ -523,7 +523,11 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 			cs.pj = 0
 		}
 		n := int(f.n)
-		copy(b[:n], cs.arena[f.off:f.off+n])
+		if n == 64 && len(b) >= 64 {
+			*(*[64]byte)(b) = *(*[64]byte)(cs.arena[f.off:])
+		} else {
+			copy(b[:n], cs.arena[f.off:f.off+n])
+		}
 		if cs.sig {
 			sig := b[n-frame.SignatureLen:]
 			binary.BigEndian.PutUint64(sig[4:], seq)
