@@ -311,7 +311,18 @@ func (r *PacketTxRing) Kick(wait bool) error {
 		flags = 0
 	}
 	r.kicks++
-	_, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(r.p.fd), 0, 0, uintptr(flags), 0, 0)
+	var e unix.Errno
+	if wait {
+		_, _, e = unix.Syscall6(unix.SYS_SENDTO, uintptr(r.p.fd), 0, 0, uintptr(flags), 0, 0)
+	} else {
+		// MSG_DONTWAIT never sleeps, so the kick is a raw system call:
+		// the Go runtime does not hand this thread's P to another
+		// thread while the kernel walks the ring (which, for a batch
+		// of hundreds of frames on veth or lo, takes long enough for
+		// sysmon to do so, costing futex wake-ups and context switches
+		// on the worker's CPU).
+		_, _, e = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(r.p.fd), 0, 0, uintptr(flags), 0, 0)
+	}
 	switch e {
 	case 0:
 		r.pending = 0
