@@ -8,9 +8,13 @@ import (
 
 // WindowSize is the number of sequence numbers, per stream, behind the
 // highest one seen for which the Tracker can still tell a duplicate from a
-// late (reordered) arrival. A frame older than that is counted in
-// Result.OutOfWindow.
-const WindowSize = 4096
+// late (reordered) arrival: 2 KiB of bitmap per stream. A frame older than
+// that is taken for a late arrival (it fills a gap, so lost goes down by
+// one) and also counted in Result.OutOfWindow, since whether it was a
+// duplicate cannot be checked. Several sender workers each keep their
+// share of a stream in order, but drift apart by up to a few thousand
+// frames at high rates.
+const WindowSize = 16384
 
 const windowWords = WindowSize / 64
 
@@ -93,12 +97,12 @@ func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
 		s.lost += gap
 		s.advance(seq)
 	case s.next-seq > WindowSize:
-		// Too old to know whether it is a duplicate or a late arrival.
+		// Too old to check for a duplicate: taken as a late arrival.
 		s.outOfWin++
-		s.received++
-		t.received++
-		s.bytes += uint64(bytes)
-		return
+		s.reordered++
+		if s.lost > 0 {
+			s.lost--
+		}
 	default:
 		w, b := (seq%WindowSize)/64, seq%64
 		if s.seen[w]&(1<<b) != 0 {

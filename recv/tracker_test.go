@@ -56,9 +56,10 @@ func TestTrackerWindow(t *testing.T) {
 	tr.Observe(0, 10+WindowSize+5, 0, 0, 1)
 	tr.Observe(0, 10+WindowSize, 0, 0, 1) // late, within window
 	tr.Observe(0, 10+WindowSize, 0, 0, 1) // duplicate
-	tr.Observe(0, 10, 0, 0, 1)            // older than the window
+	tr.Observe(0, 10, 0, 0, 1)            // older than the window: a late duplicate, taken as late
+	tr.Observe(0, 5, 0, 0, 1)             // older than the window: late
 	s := tr.Result().Streams[0]
-	if s.Reordered != 1 || s.Duplicated != 1 || s.OutOfWindow != 1 {
+	if s.Reordered != 3 || s.Duplicated != 1 || s.OutOfWindow != 2 || s.Lost != 10+WindowSize+5-2-3 {
 		t.Fatalf("window: %+v", s)
 	}
 	// Bits cleared when the window slides by less than a word or more.
