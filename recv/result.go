@@ -166,6 +166,9 @@ func (r Result) WriteTable(w io.Writer) {
 			line += ": " + b.Reason
 		}
 		fmt.Fprintf(tw, "receiver\t%s\n", line)
+		if d := b.Details["kernel_drops"]; d != "" && d != "0" {
+			fmt.Fprintf(tw, "kernel drops\t%s\t(frames the receive ring had no room for: the receiver fell behind; raise --ring-bytes)\n", d)
+		}
 	}
 	fmt.Fprintf(tw, "frames\t%d\t(%s)\n", r.Frames, si(float64(r.Bytes), "B"))
 	if r.Expected > 0 {

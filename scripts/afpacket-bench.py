@@ -11,7 +11,8 @@ rate it records the CPU time (user+sys) of each run, since on a shared
 machine frames per CPU-second compare tools more fairly than frames per
 wall-second.
 
-Needs root (CAP_NET_RAW, CAP_NET_ADMIN), trafgen (apt-get install
+trafgen runs with -Q (leave IRQ affinity alone; lo and veth have no IRQs
+anyway). Needs root (CAP_NET_RAW, CAP_NET_ADMIN), trafgen (apt-get install
 netsniff-ng) and a wpg binary. Never touches any interface but lo and the
 veth it creates.
 
@@ -90,7 +91,7 @@ def run_wpg(a, iface, size, extra):
 
 def run_trafgen(a, iface, cfg, extra, cpus=1):
     cmd = ["timeout", "-s", "INT", str(a.duration), "taskset", "-c", a.cpus_trafgen if cpus > 1 else str(a.cpu),
-           "trafgen", "-o", iface, "-i", cfg, "-P", str(cpus)] + extra
+           "trafgen", "-o", iface, "-i", cfg, "-P", str(cpus), "-Q"] + extra
     out, err, cpu, rc = timed(cmd)
     m = re.search(r"(\d+) packets outgoing", out + err)
     if not m:
