@@ -85,3 +85,12 @@ func Sum64Generic(b []byte) uint64 {
 	}
 	return s0 + s1 + s2 + s3
 }
+
+// tailWord reads up to 7 bytes as one zero-extended little-endian word.
+func tailWord(t []byte) uint64 {
+	var w uint64
+	for i, c := range t {
+		w |= uint64(c) << (8 * i)
+	}
+	return w
+}

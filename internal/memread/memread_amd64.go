@@ -2,12 +2,14 @@ package memread
 
 import "golang.org/x/sys/cpu"
 
-// sum64AVX512 sums len(b)&^255 bytes of b with four 64-byte accumulators.
+// sum64AVX512 sums the first len(b)&^7 bytes of b as words, with four
+// 64-byte accumulators.
 //
 //go:noescape
 func sum64AVX512(b []byte) uint64
 
-// sum64AVX2 sums len(b)&^255 bytes of b with eight 32-byte accumulators.
+// sum64AVX2 sums the first len(b)&^7 bytes of b as words, with eight
+// 32-byte accumulators.
 //
 //go:noescape
 func sum64AVX2(b []byte) uint64
@@ -31,11 +33,17 @@ func archImpls() []Impl {
 }
 
 func sumAVX512(b []byte) uint64 {
-	bulk := len(b) &^ 255
-	return sum64AVX512(b[:bulk]) + Sum64Generic(b[bulk:])
+	s := sum64AVX512(b)
+	if r := len(b) & 7; r != 0 {
+		s += tailWord(b[len(b)-r:])
+	}
+	return s
 }
 
 func sumAVX2(b []byte) uint64 {
-	bulk := len(b) &^ 255
-	return sum64AVX2(b[:bulk]) + Sum64Generic(b[bulk:])
+	s := sum64AVX2(b)
+	if r := len(b) & 7; r != 0 {
+		s += tailWord(b[len(b)-r:])
+	}
+	return s
 }

@@ -1,16 +1,18 @@
 #include "textflag.h"
 
 // func sum64AVX512(b []byte) uint64
-// len(b) is a multiple of 256.
+// Sums the first len(b)&^7 bytes as little-endian uint64 words: 256-byte
+// blocks into four ZMM accumulators, then 64-byte blocks, then words.
 TEXT ·sum64AVX512(SB), NOSPLIT, $0-32
-	MOVQ b_base+0(FP), SI
-	MOVQ b_len+8(FP), CX
+	MOVQ   b_base+0(FP), SI
+	MOVQ   b_len+8(FP), CX
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
 	VPXORQ Z3, Z3, Z3
-	TESTQ CX, CX
-	JZ    reduce512
+	MOVQ   CX, DX
+	SHRQ   $8, DX
+	JZ     tail512
 
 loop512:
 	VPADDQ (SI), Z0, Z0
@@ -18,8 +20,20 @@ loop512:
 	VPADDQ 128(SI), Z2, Z2
 	VPADDQ 192(SI), Z3, Z3
 	ADDQ   $256, SI
-	SUBQ   $256, CX
+	DECQ   DX
 	JNZ    loop512
+
+tail512:
+	MOVQ CX, DX
+	ANDQ $255, DX
+	SHRQ $6, DX
+	JZ   reduce512
+
+blk512:
+	VPADDQ (SI), Z0, Z0
+	ADDQ   $64, SI
+	DECQ   DX
+	JNZ    blk512
 
 reduce512:
 	VPADDQ        Z1, Z0, Z0
@@ -33,14 +47,27 @@ reduce512:
 	VPADDQ        X1, X0, X0
 	VMOVQ         X0, AX
 	VZEROUPPER
-	MOVQ          AX, ret+24(FP)
+	MOVQ          CX, DX
+	ANDQ          $63, DX
+	SHRQ          $3, DX
+	JZ            done512
+
+words512:
+	ADDQ (SI), AX
+	ADDQ $8, SI
+	DECQ DX
+	JNZ  words512
+
+done512:
+	MOVQ AX, ret+24(FP)
 	RET
 
 // func sum64AVX2(b []byte) uint64
-// len(b) is a multiple of 256.
+// Sums the first len(b)&^7 bytes: 256-byte blocks into eight YMM
+// accumulators, then 32-byte blocks, then words.
 TEXT ·sum64AVX2(SB), NOSPLIT, $0-32
-	MOVQ b_base+0(FP), SI
-	MOVQ b_len+8(FP), CX
+	MOVQ  b_base+0(FP), SI
+	MOVQ  b_len+8(FP), CX
 	VPXOR Y0, Y0, Y0
 	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
@@ -49,8 +76,9 @@ TEXT ·sum64AVX2(SB), NOSPLIT, $0-32
 	VPXOR Y5, Y5, Y5
 	VPXOR Y6, Y6, Y6
 	VPXOR Y7, Y7, Y7
-	TESTQ CX, CX
-	JZ    reduce2
+	MOVQ  CX, DX
+	SHRQ  $8, DX
+	JZ    tail2
 
 loop2:
 	VPADDQ (SI), Y0, Y0
@@ -62,8 +90,20 @@ loop2:
 	VPADDQ 192(SI), Y6, Y6
 	VPADDQ 224(SI), Y7, Y7
 	ADDQ   $256, SI
-	SUBQ   $256, CX
+	DECQ   DX
 	JNZ    loop2
+
+tail2:
+	MOVQ CX, DX
+	ANDQ $255, DX
+	SHRQ $5, DX
+	JZ   reduce2
+
+blk2:
+	VPADDQ (SI), Y0, Y0
+	ADDQ   $32, SI
+	DECQ   DX
+	JNZ    blk2
 
 reduce2:
 	VPADDQ       Y1, Y0, Y0
@@ -79,7 +119,19 @@ reduce2:
 	VPADDQ       X1, X0, X0
 	VMOVQ        X0, AX
 	VZEROUPPER
-	MOVQ         AX, ret+24(FP)
+	MOVQ         CX, DX
+	ANDQ         $31, DX
+	SHRQ         $3, DX
+	JZ           done2
+
+words2:
+	ADDQ (SI), AX
+	ADDQ $8, SI
+	DECQ DX
+	JNZ  words2
+
+done2:
+	MOVQ AX, ret+24(FP)
 	RET
 
 // func copyAVX512(dst, src *byte, n int, nt bool)
