@@ -47,6 +47,7 @@ func TestBadTemplates(t *testing.T) {
 		{"payload field beyond frame", "streams:\n  - size: 64\n    ipv4: {}\n    udp: {}\n    payload: {fields: [{offset: 1, width: 2, value: 1}]}\n", `bad.wpg.yaml:5:33: streams[0].payload.fields[0].offset: payload field at offset 1 (width 2) ends beyond the 2 payload bytes`, "raise the frame size"},
 		{"frame too large", "streams:\n  - size: 10000\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 10000 is out of range`, "0..9216"},
 		{"stream not a mapping", "streams:\n  - 5\n", `bad.wpg.yaml:2:5: streams[0]: expected a mapping`, ""},
+		{"signed frame below ethernet minimum", "streams:\n  - size: 50\n    payload: {text: x}\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 50 is below the Ethernet minimum of 60 bytes`, "signature: false"},
 		{"name not a scalar", "streams:\n  - name: [a, b]\n", `bad.wpg.yaml:2:11: streams[0].name: expected a name here, found sequence`, "single value"},
 		{"two documents", "streams: []\n---\nstreams: []\n", `bad.wpg.yaml:1:1: 2 YAML documents`, "remove the extra ---"},
 	}

@@ -24,6 +24,11 @@ import (
 // MaxFrameSize is the largest frame size a template may ask for (jumbo).
 const MaxFrameSize = 9216
 
+// MinSignedFrame is the smallest frame that may carry the signature: the
+// Ethernet minimum without FCS. Shorter frames are padded on the wire, and
+// the receiver looks for the signature in the last 20 bytes.
+const MinSignedFrame = 60
+
 // node captures a YAML value as it was written (with its position), so
 // that values are checked and reported by wpg, not by reflection.
 type node struct{ n ast.Node }
@@ -1027,6 +1032,9 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 			fix += fmt.Sprintf(", or signature: false (then %d)", need-frame.SignatureLen)
 		}
 		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("frame size %d is below the %d bytes this stream needs (%d of headers%s)", lo, need, st.HeaderLen(), sig), fix)
+	}
+	if lo := st.Size.Min(); st.Signature && lo < MinSignedFrame {
+		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("frame size %d is below the Ethernet minimum of %d bytes: the NIC would pad the frame and the signature would no longer be its last 20 bytes", lo, MinSignedFrame), fmt.Sprintf("use a size of at least %d, or signature: false", MinSignedFrame))
 	}
 	for i, f := range st.Payload.Fields {
 		room := int(st.Size.Min()) - need
