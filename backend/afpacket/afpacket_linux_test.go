@@ -238,3 +238,29 @@ func BenchmarkSender(b *testing.B) {
 		})
 	}
 }
+
+// TestReceiverInterfaceDown: a receiver whose interface goes down reports
+// an error instead of spinning.
+func TestReceiverInterfaceDown(t *testing.T) {
+	v := testbed.NewVeth(t)
+	rx, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: v.Outer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	views := make([][]byte, 8)
+	if n, err := rx.Next(views, 10*time.Millisecond); n != 0 || err != nil {
+		t.Fatalf("idle Next = %d, %v", n, err)
+	}
+	if err := ip("link", "set", v.Outer, "down"); err != nil {
+		t.Fatal(err)
+	}
+	var nerr error
+	for i := 0; i < 100 && nerr == nil; i++ {
+		_, nerr = rx.Next(views, 10*time.Millisecond)
+	}
+	if nerr == nil || !strings.Contains(nerr.Error(), v.Outer) {
+		t.Fatalf("Next after the interface went down: %v", nerr)
+	}
+	t.Log(nerr)
+}

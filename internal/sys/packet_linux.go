@@ -573,6 +573,13 @@ func (r *PacketRxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (
 				if _, err := unix.Poll(r.pollFds, ms); err != nil && err != unix.EINTR {
 					return 0, fmt.Errorf("poll RX ring: %w", os.NewSyscallError("poll", err))
 				}
+				if r.pollFds[0].Revents&unix.POLLERR != 0 {
+					// The device went down or away (ENETDOWN, ENXIO).
+					serr, err := unix.GetsockoptInt(r.p.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+					if err == nil && serr != 0 {
+						return 0, fmt.Errorf("RX ring: %w", os.NewSyscallError("recv", unix.Errno(serr)))
+					}
+				}
 				continue
 			}
 			r.held = true
