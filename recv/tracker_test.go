@@ -3,6 +3,7 @@ package recv
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,50 @@ func BenchmarkObserve(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		tr.Observe(uint16(i&3), uint64(i>>2), 1000, 2000, 64)
+	}
+}
+
+// TestTrackerRandomized checks the counts against a map-based reference
+// on random sequences with drops, duplicates and local reordering (all
+// within the window).
+func TestTrackerRandomized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		n := uint64(1 + rng.IntN(20000))
+		var seqs []uint64
+		for s := uint64(0); s < n; s++ {
+			if rng.IntN(20) == 0 {
+				continue // dropped
+			}
+			seqs = append(seqs, s)
+			if rng.IntN(50) == 0 {
+				seqs = append(seqs, s) // duplicated
+			}
+		}
+		// Local reordering: swap neighbours up to 100 apart.
+		for i := range seqs {
+			if j := i + rng.IntN(100); rng.IntN(10) == 0 && j < len(seqs) {
+				seqs[i], seqs[j] = seqs[j], seqs[i]
+			}
+		}
+		tr := NewTracker()
+		seen := map[uint64]bool{}
+		var dups, maxSeq uint64
+		for _, s := range seqs {
+			tr.Observe(4, s, 0, 0, 1)
+			if seen[s] {
+				dups++
+			}
+			seen[s] = true
+			maxSeq = max(maxSeq, s)
+		}
+		r := tr.Result()
+		if len(seqs) == 0 {
+			continue
+		}
+		wantLost := maxSeq + 1 - uint64(len(seen))
+		if r.Frames != uint64(len(seen)) || r.Duplicated != dups || r.Lost != wantLost || r.OutOfWindow != 0 {
+			t.Fatalf("round %d: frames %d dup %d lost %d, want %d %d %d", round, r.Frames, r.Duplicated, r.Lost, len(seen), dups, wantLost)
+		}
 	}
 }
