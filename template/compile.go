@@ -42,11 +42,16 @@ type Source struct {
 	active   []int // indexes of streams with frames left
 	cur      []int64
 	total    int64
+	sched    []uint16 // one period of the interleaving, nil when computed live
+	pos      int
 	maxFrame int
 	mean     float64
 	plan     string
 	detail   string
 }
+
+// maxSched bounds the precomputed interleaving (sum of shares).
+const maxSched = 1 << 16
 
 // cstream is a compiled stream for one worker.
 type cstream struct {
@@ -278,6 +283,23 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 		s.mean /= shares
 	}
 	s.cur = make([]int64, len(s.streams))
+	// Smooth weighted round-robin repeats after sum(shares) picks (every
+	// stream picked share times, the state back at zero): precompute one
+	// period when it is short.
+	if len(s.active) > 1 && s.total <= maxSched {
+		s.sched = make([]uint16, 0, s.total)
+		for range s.total {
+			best := -1
+			for _, i := range s.active {
+				s.cur[i] += s.streams[i].share
+				if best < 0 || s.cur[i] > s.cur[best] {
+					best = i
+				}
+			}
+			s.cur[best] -= s.total
+			s.sched = append(s.sched, uint16(best))
+		}
+	}
 	switch {
 	case nstream == 0:
 		s.plan = PlanPrerender
@@ -648,15 +670,24 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 			}
 			continue
 		}
-		// Smooth weighted round-robin over the active streams.
-		best := -1
-		for _, i := range s.active {
-			s.cur[i] += s.streams[i].share
-			if best < 0 || s.cur[i] > s.cur[best] {
-				best = i
+		// Smooth weighted round-robin over the active streams: from the
+		// precomputed period while the set of streams is unchanged.
+		var best int
+		if s.sched != nil {
+			best = int(s.sched[s.pos])
+			if s.pos++; s.pos == len(s.sched) {
+				s.pos = 0
 			}
+		} else {
+			best = -1
+			for _, i := range s.active {
+				s.cur[i] += s.streams[i].share
+				if best < 0 || s.cur[i] > s.cur[best] {
+					best = i
+				}
+			}
+			s.cur[best] -= s.total
 		}
-		s.cur[best] -= s.total
 		cs := s.streams[best]
 		lens[n] = cs.renderOne(bufs[n], now, nowSum)
 		n++
@@ -678,10 +709,12 @@ func (s *Source) remove(i int) {
 		}
 	}
 	s.total -= s.streams[i].share
-	// Restart the round-robin state of the remaining streams.
+	// Restart the round-robin state of the remaining streams, computed live
+	// from now on.
 	for _, a := range s.active {
 		s.cur[a] = 0
 	}
+	s.sched = nil
 }
 
 // MaxFrame is the largest frame the source produces.
