@@ -183,6 +183,11 @@ func (f FS) Interface(name string) (Iface, error) {
 	}
 	if _, err := os.Stat(f.path(dir + "/device")); err != nil {
 		ifc.Virtual = true
+		if f.Root == "/" && liveDriver != nil {
+			// Virtual devices have no device/driver link; ask the
+			// kernel (ethtool) on the running machine.
+			ifc.Driver, _ = liveDriver(name)
+		}
 	} else {
 		if l, err := os.Readlink(f.path(dir + "/device/driver")); err == nil {
 			ifc.Driver = filepath.Base(l)

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package sysinfo
+
+var liveDriver func(string) (string, error)
