@@ -1,9 +1,14 @@
 package pace
 
 import (
+	"errors"
 	"math"
+	"os"
+	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 // run drives p from a fake clock for frames frames with batches of max and
@@ -316,5 +321,39 @@ func TestOversleepPercentile(t *testing.T) {
 	}
 	if mean < 45_000 || mean > 60_000 {
 		t.Errorf("mean %v, want about 50 µs", mean)
+	}
+}
+
+// Setup with a priority moves only the calling thread to SCHED_FIFO; the
+// thread is locked and then discarded with its goroutine.
+func TestSetupPriority(t *testing.T) {
+	type res struct {
+		err          error
+		policy, prio int
+	}
+	ch := make(chan res)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		p := New(Config{FPS: 1000, Wait: Hybrid, Priority: 3})
+		err := p.Setup()
+		pol, prio, _ := sys.ThreadSchedPolicy()
+		ch <- res{err, pol, prio}
+	}()
+	r := <-ch
+	switch {
+	case r.err == nil:
+		if r.policy != 1 || r.prio != 3 {
+			t.Errorf("after Setup the thread has policy %d priority %d, want SCHED_FIFO (1) 3", r.policy, r.prio)
+		}
+	case errors.Is(r.err, os.ErrPermission):
+		t.Logf("no CAP_SYS_NICE: %v", r.err)
+	default:
+		t.Errorf("Setup: %v", r.err)
+	}
+	if pol, _, _ := sys.ThreadSchedPolicy(); pol != 0 {
+		t.Errorf("the test's own thread has policy %d", pol)
+	}
+	if err := New(Config{FPS: 1000, Priority: 100}).Setup(); err == nil {
+		t.Error("priority 100 accepted")
 	}
 }

@@ -44,3 +44,28 @@ func SleepUntilMonotonicRaw(ns int64) error {
 	}
 	return nil
 }
+
+// SetThreadFIFO moves the calling thread (not the whole process) to the
+// SCHED_FIFO real-time policy at priority prio (1–99): it then runs as
+// soon as it wakes, ahead of every normal thread. It needs CAP_SYS_NICE
+// (or an RLIMIT_RTPRIO allowing prio); the error unwraps to EPERM.
+func SetThreadFIFO(prio int) error {
+	if prio < 1 || prio > 99 {
+		return fmt.Errorf("SCHED_FIFO priority %d: want 1 to 99", prio)
+	}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
+	if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
+		return fmt.Errorf("sched_setattr(SCHED_FIFO, priority %d) on thread %d: %w", prio, unix.Gettid(), err)
+	}
+	return nil
+}
+
+// ThreadSchedPolicy returns the calling thread's scheduling policy
+// (unix.SCHED_OTHER = 0, SCHED_FIFO = 1, …) and real-time priority.
+func ThreadSchedPolicy() (policy, prio int, err error) {
+	a, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sched_getattr on thread %d: %w", unix.Gettid(), err)
+	}
+	return int(a.Policy), int(a.Priority), nil
+}

@@ -2,7 +2,12 @@
 
 package sys
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+)
 
 // SleepUntilMonotonic sleeps until the monotonic clock reaches ns. Outside
 // Linux it uses the Go timer (no absolute clock_nanosleep).
@@ -15,3 +20,8 @@ func SleepUntilMonotonic(ns int64) error {
 
 // SleepUntilMonotonicRaw is SleepUntilMonotonic outside Linux.
 func SleepUntilMonotonicRaw(ns int64) error { return SleepUntilMonotonic(ns) }
+
+// SetThreadFIFO is not supported outside Linux.
+func SetThreadFIFO(prio int) error {
+	return fmt.Errorf("SCHED_FIFO priority %d: %w on %s", prio, errors.ErrUnsupported, runtime.GOOS)
+}
