@@ -18,8 +18,8 @@ func sample() *report.Report {
 		Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6, BPS: 512e6, BPSLayer: "l2", FrameSize: 64,
 		Rate: "1Mpps", TargetPPS: 1e6, AchievedRatio: 1, Wait: "hybrid", Clock: "tsc", TSC: true,
 		LatenessMaxNs: 12000, LatenessMeanNs: 800, P50JitterNs: 60, P99JitterNs: 4000,
-		Stop:    "duration", CPUSeconds: 0.5,
-		Workers: []report.Worker{{Worker: 0, CPU: 1, NUMANode: -1, Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6}},
+		Stop: "duration", CPUSeconds: 0.5,
+		Workers:      []report.Worker{{Worker: 0, CPU: 1, NUMANode: -1, Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6}},
 		Verification: json.RawMessage(`{"frames":1000000,"lost":0,"duplicated":0,"reordered":0,"corrupted":0,"latency":{"p50_ns":20000,"p99_ns":90000,"max_ns":400000}}`),
 	}
 }
