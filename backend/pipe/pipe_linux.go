@@ -262,8 +262,9 @@ func wholeFrames(lens []int, written int) int {
 // roomFor waits until the pipe has room for n more bytes, when a frame is
 // large (wholeFrameMin or more) and fits the pipe: a write then never
 // leaves a partial frame in the pipe, and a reader asking for one frame
-// gets it in one read. The wait polls the queued byte count and yields the
-// CPU (the writer would otherwise sleep inside write(2) at the same point).
+// gets it in one read. The wait polls the queued byte count, yielding the
+// CPU and then sleeping in 10 µs steps (the writer would otherwise sleep
+// inside write(2) at the same point).
 func (s *sender) roomFor(n int) error {
 	if n < wholeFrameMin || n > s.pipeSize {
 		return nil
@@ -276,19 +277,23 @@ func (s *sender) roomFor(n int) error {
 		if i == 0 {
 			s.roomWaits++
 		}
-		if i&1023 == 1023 && !s.readerAlive() {
+		if i&255 == 255 && !s.readerAlive() {
 			return fmt.Errorf("pipe (%s): the reader has gone: %w", s.where, syscall.EPIPE)
 		}
-		sys.Yield()
+		// Yield a few times (the reader is usually mid-read), then sleep
+		// in short steps so that a waiting writer does not take CPU time
+		// from the reader on a busy machine.
+		if i < 32 {
+			sys.Yield()
+		} else {
+			time.Sleep(10 * time.Microsecond)
+		}
 	}
 }
 
-// readerAlive reports whether the pipe still has a reader (a zero-byte
-// write to a pipe without readers fails with EPIPE).
-func (s *sender) readerAlive() bool {
-	_, err := sys.Write(s.fd, nil)
-	return !sys.IsEPIPE(err)
-}
+// readerAlive reports whether the pipe still has a reader (poll says
+// POLLERR on a write end without readers).
+func (s *sender) readerAlive() bool { return !sys.PipeReaderGone(s.fd) }
 
 // push writes b completely (write(2) or vmsplice(2) calls) and returns the
 // bytes written.

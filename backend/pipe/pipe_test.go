@@ -115,31 +115,36 @@ func TestFIFOIndependentReceiver(t *testing.T) {
 	peertest.CheckIntact(t, peertest.Report(t, []byte(out.String())), 1000, frame.PayloadHeaderLen+4096)
 }
 
-// A receiver that dies makes the sender stop with EPIPE and its count.
+// A receiver that dies makes the sender stop with EPIPE and its count,
+// also while the sender waits for room for a whole large frame.
 func TestReceiverKilled(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "frames.fifo")
-	rx := peertest.ReceiverCommand("pipe", "--fifo", fifo)
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
+	for _, size := range []int{4096, 460800} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "frames.fifo")
+			rx := peertest.ReceiverCommand("pipe", "--fifo", fifo)
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := rx.Start(); err != nil {
+				t.Fatal(err)
+			}
+			s, err := newSender(context.Background(), backend.Options{FIFO: fifo, MaxFrame: frame.PayloadHeaderLen + size, Batch: 32}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := peertest.Send(s, size, 10, 32, frame.VerifyOn); err != nil {
+				t.Fatal(err)
+			}
+			rx.Process.Kill()
+			rx.Wait()
+			sent, err := peertest.Send(s, size, 1<<40, 32, frame.VerifyOn)
+			if err == nil || !strings.Contains(err.Error(), "reader has gone") {
+				t.Fatalf("after the receiver died: sent %d more, err = %v; want a 'reader has gone' error", sent, err)
+			}
+			t.Logf("sender stopped: %v (after %d more frames)", err, sent)
+		})
 	}
-	if err := rx.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSender(context.Background(), backend.Options{FIFO: fifo, MaxFrame: frame.PayloadHeaderLen + 4096, Batch: 32}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := peertest.Send(s, 4096, 100, 32, frame.VerifyOn); err != nil {
-		t.Fatal(err)
-	}
-	rx.Process.Kill()
-	rx.Wait()
-	sent, err := peertest.Send(s, 4096, 1<<40, 32, frame.VerifyOn)
-	if err == nil || !strings.Contains(err.Error(), "reader has gone") {
-		t.Fatalf("after the receiver died: sent %d more, err = %v; want a 'reader has gone' error", sent, err)
-	}
-	t.Logf("sender stopped: %v (after %d more frames)", err, sent)
 }
 
 // A sender that dies leaves a receiver that reports what it got.

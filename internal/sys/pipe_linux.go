@@ -182,3 +182,11 @@ func PipeBytes(fd int) (int, error) {
 
 // Yield gives the CPU to another thread (sched_yield).
 func Yield() { unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// PipeReaderGone reports whether the pipe whose write end is fd has lost
+// all its readers (poll reports POLLERR on the write end then).
+func PipeReaderGone(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLERR != 0
+}
