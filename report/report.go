@@ -112,8 +112,11 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Backend.RingDepth > 0 {
 		row("ring depth", "%d (effective)", r.Backend.RingDepth)
 	}
-	if r.Backend.NUMANode >= 0 {
+	switch {
+	case r.Backend.NUMANode >= 0:
 		row("NUMA node", "%d", r.Backend.NUMANode)
+	case r.Backend.Interface != "":
+		row("NUMA node", "unknown (%s reports none: virtual device or one-node machine)", r.Backend.Interface)
 	}
 	for _, k := range sortedKeys(r.Backend.Details) {
 		row("  "+k, "%s", r.Backend.Details[k])

@@ -30,6 +30,7 @@ func ExampleReport_WriteTable() {
 	// wpg send examples/udp64.wpg.yaml
 	// backend     afpacket on veth0, mode tx-ring
 	// ring depth  1024 (effective)
+	// NUMA node   unknown (veth0 reports none: virtual device or one-node machine)
 	// plan        prerender
 	// workers     1, batch 64
 	// frames      1000000 (64.0 bytes mean)
