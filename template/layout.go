@@ -171,7 +171,6 @@ func (L *layout) write(b []byte, n int, k, seq uint64, zero bool) {
 			done += copy(p[done:], p[:done])
 		}
 	}
-	eth := header.Ethernet(b)
 	off := header.EthernetLen
 	next := func(t uint16) {
 		binary.BigEndian.PutUint16(b[off-2:], t)
@@ -265,7 +264,6 @@ func (L *layout) write(b []byte, n int, k, seq uint64, zero bool) {
 		c.SetTypeCode(typ, 0)
 		binary.BigEndian.PutUint16(c[2:], 0)
 	}
-	_ = eth
 	// Every field, fixed or varying, through its slot.
 	for i := range L.slots {
 		s := &L.slots[i]
