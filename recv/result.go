@@ -13,6 +13,8 @@ import (
 // Result is what a receiver saw. Its JSON field names are part of wpg's
 // report schema (docs/report.md).
 type Result struct {
+	// Schema names this format: "wpg.recv/v1".
+	Schema string `json:"schema"`
 	// Frames counts frames with a valid wpg signature, duplicates excluded.
 	Frames uint64 `json:"frames"`
 	// Bytes is the total length of those frames.
@@ -64,6 +66,10 @@ type Result struct {
 	// "eof" or "interrupted" (set by Run).
 	Stop string `json:"stop,omitempty"`
 }
+
+// Schema is the value of Result.Schema; it changes when a field changes
+// meaning or goes away (new fields may be added within a version).
+const Schema = "wpg.recv/v1"
 
 // Latency summarises one-way latency in nanoseconds.
 type Latency struct {
