@@ -30,9 +30,9 @@ func FuzzParse(f *testing.F) {
 		if os.Getenv("FUZZ_PARSE_ONLY") != "" {
 			return
 		}
-		const n = 40
+		const n = 12
 		a := render(t, s, CompileOptions{Plan: PlanStream}, n, 5)
-		b := render(t, s, CompileOptions{Plan: PlanAuto, PrerenderMaxBytes: 1 << 20}, n, 5)
+		b := render(t, s, CompileOptions{Plan: PlanAuto, PrerenderMaxBytes: 256 << 10}, n, 5)
 		for i := range a {
 			checkFrame(t, a[i])
 			if string(a[i]) != string(b[i]) {

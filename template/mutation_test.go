@@ -10,8 +10,7 @@ import (
 // TestParseMutations feeds 5000 deterministic mutations of the examples
 // and test templates to Parse (each must return within 3 s, without
 // panicking, a positioned *Error or a Spec) and renders what parses in
-// both plans. It complements FuzzParse, whose -fuzz mode stalled on this
-// machine after the baseline (see docs/perf/templates.md).
+// both plans: a fixed, quick share of what FuzzParse explores with -fuzz.
 func TestParseMutations(t *testing.T) {
 	seeds := [][]byte{}
 	for _, p := range []string{"../examples/mixed.wpg.yaml", "../examples/udp64.wpg.yaml", "default.wpg.yaml"} {
