@@ -145,7 +145,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.RingDepth = ring.Depth()
 			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
-			if linear {
+			if ring.Linear() {
 				s.info.Details["tx_copy"] = "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
 			} else {
 				s.info.Details["tx_copy"] = "zero-copy (ring pages attached as fragments)"

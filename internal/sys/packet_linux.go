@@ -195,10 +195,12 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 	}
 	r.dataOff = TPacket3HdrLen
 	if c.Linear {
-		if err := r.p.setInt(unix.PACKET_VNET_HDR, 1, "PACKET_VNET_HDR"); err != nil {
-			return err
+		// Without PACKET_VNET_HDR the ring still works, with fragments.
+		if err := r.p.setInt(unix.PACKET_VNET_HDR, 1, "PACKET_VNET_HDR"); err == nil {
+			r.dataOff += VnetHdrLen
+		} else {
+			c.Linear = false
 		}
-		r.dataOff += VnetHdrLen
 	}
 	per := c.BlockSize / c.Slot
 	req := unix.TpacketReq3{
@@ -247,6 +249,9 @@ func (r *PacketTxRing) Depth() int { return r.depth }
 
 // MaxFrame is the largest frame a slot holds.
 func (r *PacketTxRing) MaxFrame() int { return r.maxFrame }
+
+// Linear reports whether frames go out as linear skbs (PACKET_VNET_HDR).
+func (r *PacketTxRing) Linear() bool { return r.vnet != nil }
 
 // Bytes is the size of the mapping.
 func (r *PacketTxRing) Bytes() int { return len(r.p.mem) }
