@@ -19,8 +19,8 @@ import (
 //	offset 0  magic    uint32  0x46475057 ("WPGF" in memory order)
 //	offset 4  version  uint8   PayloadVersion
 //	offset 5  flags    uint8   bit 0: checksum field is valid
-//	offset 6  stream   uint16
-//	offset 8  seq      uint64  sequence number, unique across workers
+//	offset 6  stream   uint16  PayloadConfig.Stream + worker index
+//	offset 8  seq      uint64  sequence number within the stream, from 0
 //	offset 16 tx       int64   transmit time, ns of CLOCK_MONOTONIC
 //	offset 24 length   uint32  payload length in bytes (after the header)
 //	offset 28 checksum uint32  CRC-32C (Castagnoli) of the payload
@@ -106,7 +106,7 @@ type PayloadConfig struct {
 	Seed   uint64     // seed of FillRandom
 	Count  uint64     // total frames across workers, 0 = unlimited
 	Verify VerifyMode // VerifyOff: the sender skips the checksum
-	Stream uint16     // stream id written into the header
+	Stream uint16     // stream id of worker 0; worker i uses Stream+i
 }
 
 // FrameLen is the length of one frame on the wire: header plus payload, or
@@ -170,7 +170,8 @@ type PayloadSource struct {
 	// word having value b (the map stamp → contribution is linear).
 	stampTab *[8][256]uint32
 	next     uint64 // next sequence number
-	step     uint64 // number of workers
+	step     uint64
+	stream   uint16 // cfg.Stream + worker
 	left     uint64 // frames left, when limited
 	limited  bool
 	frameLen int
@@ -189,9 +190,12 @@ const (
 	maxPrimed     = 1 << 16
 )
 
-// NewPayloadSource builds worker's source of payload frames; worker i of
-// workers sends the sequence numbers k ≡ i (mod workers), and cfg.Count is
-// split accordingly.
+// NewPayloadSource builds worker's source of payload frames. Worker i of W
+// is stream cfg.Stream+i with its own gap-free sequence 0, 1, 2, …, and
+// sends its share of cfg.Count (the frames k ≡ i mod W of the run). Local
+// paths give every worker its own channel and receiver, which would count
+// the gaps of a strided sequence (k ≡ i mod W) as loss; one stream per
+// worker is gap-free for a per-worker receiver and for a shared one alike.
 func NewPayloadSource(cfg PayloadConfig, worker, workers int) (*PayloadSource, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -206,8 +210,9 @@ func NewPayloadSource(cfg PayloadConfig, worker, workers int) (*PayloadSource, e
 	s := &PayloadSource{
 		cfg:      cfg,
 		block:    block,
-		next:     uint64(worker),
-		step:     uint64(workers),
+		next:     0,
+		step:     1,
+		stream:   cfg.Stream + uint16(worker),
 		frameLen: cfg.FrameLen(),
 	}
 	if cfg.Count > 0 {
@@ -370,7 +375,7 @@ func (s *PayloadSource) Render(bufs [][]byte, lens []int, nowNs int64) int {
 		binary.LittleEndian.PutUint32(b[0:], PayloadMagic)
 		b[4] = PayloadVersion
 		b[5] = flags
-		binary.LittleEndian.PutUint16(b[6:], s.cfg.Stream)
+		binary.LittleEndian.PutUint16(b[6:], s.stream)
 		binary.LittleEndian.PutUint64(b[8:], seq)
 		binary.LittleEndian.PutUint64(b[16:], uint64(nowNs))
 		binary.LittleEndian.PutUint32(b[24:], uint32(n))

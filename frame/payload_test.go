@@ -75,9 +75,9 @@ func TestPayloadDetectsStaleAndDamaged(t *testing.T) {
 
 func TestPayloadWorkersAndCount(t *testing.T) {
 	const W, count = 3, 10
-	seen := map[uint64]bool{}
+	seen := map[[2]uint64]bool{}
 	for w := 0; w < W; w++ {
-		s, err := NewPayloadSource(PayloadConfig{Size: 64, Count: count}, w, W)
+		s, err := NewPayloadSource(PayloadConfig{Size: 64, Count: count, Stream: 5}, w, W)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,18 +86,25 @@ func TestPayloadWorkersAndCount(t *testing.T) {
 			bufs[i] = make([]byte, s.MaxFrame())
 		}
 		lens := make([]int, 8)
+		next := uint64(0)
 		for {
 			n := s.Render(bufs, lens, 0)
 			for i := 0; i < n; i++ {
 				sig, ok, corrupt := DecodePayload(bufs[i][:lens[i]])
-				if !ok || corrupt || sig.Seq%W != uint64(w) || seen[sig.Seq] {
-					t.Fatalf("worker %d: seq %d ok=%v corrupt=%v", w, sig.Seq, ok, corrupt)
+				// Each worker is its own stream with a gap-free sequence.
+				if !ok || corrupt || sig.Stream != uint16(5+w) || sig.Seq != next {
+					t.Fatalf("worker %d: stream %d seq %d (want %d, %d) ok=%v corrupt=%v", w, sig.Stream, sig.Seq, 5+w, next, ok, corrupt)
 				}
-				seen[sig.Seq] = true
+				next++
+				seen[[2]uint64{uint64(sig.Stream), sig.Seq}] = true
 			}
 			if n < len(bufs) {
 				break
 			}
+		}
+		// Worker w's share of the run: the frames k ≡ w (mod W) below count.
+		if want := uint64((count - w + W - 1) / W); next != want {
+			t.Fatalf("worker %d sent %d frames, want %d", w, next, want)
 		}
 	}
 	if len(seen) != count {
