@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -121,5 +122,49 @@ func TestAfpacketBenchInfo(t *testing.T) {
 		if c.mode == "sendmmsg" && rep.Backend["reason"] != "--no-tx-ring" {
 			t.Errorf("sendmmsg without its reason: %v", rep.Backend)
 		}
+	}
+}
+
+// TestSysinfo: `wpg sysinfo -i IFACE --json` describes the machine and the
+// interface, and lists the AF_PACKET feature probes; an unknown interface
+// is one line naming the ones that exist.
+func TestSysinfo(t *testing.T) {
+	out, errs, code := run(t, t.TempDir(), "sysinfo", "-i", "lo", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var e struct {
+		Kernel    string `json:"kernel"`
+		CPUs      int    `json:"cpus"`
+		Allowed   string `json:"allowed_cpus"`
+		Interface struct {
+			Name string `json:"name"`
+			MTU  int    `json:"mtu"`
+		} `json:"interface"`
+		Features []struct {
+			Name, Status string
+		} `json:"features"`
+	}
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Kernel == "" || e.CPUs < 1 || e.Allowed == "" || e.Interface.Name != "lo" || e.Interface.MTU < 1500 {
+		t.Errorf("sysinfo: %+v", e)
+	}
+	probes := 0
+	for _, f := range e.Features {
+		if strings.HasPrefix(f.Name, "afpacket:") {
+			probes++
+			if os.Geteuid() == 0 && f.Status != "available" {
+				t.Errorf("as root on Linux 6.x, %s: %s", f.Name, f.Status)
+			}
+		}
+	}
+	if probes != 4 {
+		t.Errorf("%d afpacket probes, want 4: %+v", probes, e.Features)
+	}
+	_, errs, code = run(t, t.TempDir(), "sysinfo", "-i", "wpg-nonesuch0")
+	if code == 0 || !strings.Contains(errs, "existing interfaces") || !strings.Contains(errs, "lo") {
+		t.Errorf("unknown interface: exit %d, %q", code, errs)
 	}
 }
