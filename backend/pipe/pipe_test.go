@@ -15,6 +15,7 @@ import (
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/peer/peertest"
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 func TestMain(m *testing.M) { peertest.Main(m) }
@@ -174,5 +175,37 @@ func TestSenderKilled(t *testing.T) {
 	peertest.CheckIntact(t, r, 10, frame.PayloadHeaderLen+4096)
 	if r.Stop != "eof" {
 		t.Errorf("receiver stop = %q, want eof", r.Stop)
+	}
+}
+
+// Asking for more than pipe-max-size without CAP_SYS_RESOURCE is refused
+// (EPERM); the sender then takes the largest size allowed and says so.
+func TestSizePipeFallsBackWithWarning(t *testing.T) {
+	r, w, err := sys.NewPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.CloseFd(r)
+	defer sys.CloseFd(w)
+	max, err := sys.PipeMaxSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, warn, err := sizePipe(w, 4*max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == 4*max {
+		t.Logf("CAP_SYS_RESOURCE lets this process exceed pipe-max-size: got %d bytes", got)
+		return
+	}
+	if got != max || !strings.Contains(warn, "EPERM") {
+		t.Fatalf("sizePipe(4 × pipe-max-size) = %d, %q; want %d and a warning naming EPERM", got, warn, max)
+	}
+	t.Logf("warning: %s", warn)
+	// The default asks for pipe-max-size and gets it without a warning.
+	got, warn, err = sizePipe(w, 0)
+	if err != nil || got != max || warn != "" {
+		t.Fatalf("sizePipe(default) = %d, %q, %v; want %d and no warning", got, warn, err, max)
 	}
 }
