@@ -439,3 +439,16 @@ func TestWorkersMultiStream(t *testing.T) {
 		t.Fatalf("only %d frames compared", matched)
 	}
 }
+
+func TestDefaultWithSize(t *testing.T) {
+	s, err := DefaultWithSize(1518)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Streams[0].Size.At(0) != 1518 || s.Streams[0].UDP.Src.From != 1024 {
+		t.Fatalf("%+v", s.Streams[0])
+	}
+	if _, err := DefaultWithSize(40); err == nil || !bytes.Contains([]byte(err.Error()), []byte("below the 62 bytes")) {
+		t.Fatalf("size 40: %v", err)
+	}
+}

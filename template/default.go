@@ -1,6 +1,10 @@
 package template
 
-import _ "embed"
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
 
 //go:embed default.wpg.yaml
 var defaultYAML []byte
@@ -20,4 +24,12 @@ func Default() *Spec {
 		panic("template: embedded default template is invalid: " + err.Error())
 	}
 	return s
+}
+
+// DefaultWithSize returns the embedded default template with frame size n
+// (what `--size` means without a template), checked by the parser like any
+// template: a size too small for the headers and signature is an *Error.
+func DefaultWithSize(n int64) (*Spec, error) {
+	yml := strings.Replace(string(defaultYAML), "    size: 64\n", fmt.Sprintf("    size: %d\n", n), 1)
+	return Parse(fmt.Sprintf("embedded default template with size %d", n), []byte(yml))
 }
