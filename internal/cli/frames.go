@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/engine"
@@ -70,11 +68,8 @@ func packetFrames(f *runFlags, cfg *config.Config, templatePath string) (*frameS
 			if err != nil {
 				return nil, fmt.Errorf("--size: %w", err)
 			}
-			// The default template with another frame size, checked by the
-			// same parser as any template.
-			yml := strings.Replace(string(template.DefaultYAML()), "size: 64", "size: "+strconv.FormatInt(n, 10), 1)
-			if spec, err = template.Parse("embedded default template with --size "+f.size, []byte(yml)); err != nil {
-				return nil, err
+			if spec, err = template.DefaultWithSize(n); err != nil {
+				return nil, fmt.Errorf("--size %s: %w", f.size, err)
 			}
 		}
 	} else {
