@@ -153,35 +153,46 @@ def main():
             for iface in ifaces:
                 dev = OUTER if iface == "veth" else iface
                 for label, kind, size, extra, workers in configs:
-                    if kind == "wpg-null":
-                        if iface != ifaces[0]:
-                            continue
-                        key = ("-", label, size)
-                        pps, frames, cpu, mode = run_wpg(a, None, size, extra)
-                    elif kind == "wpg":
-                        key = (iface, label, size)
-                        cmd_extra = extra
-                        if workers > 1:
-                            # 2 workers need 2 CPUs: no taskset to one CPU.
-                            out, err, cpu, rc = timed([a.wpg, "bench", "--backend", "afpacket", "-i", dev,
-                                                       "--duration", f"{a.duration}s", "--json"] + cmd_extra)
-                            if rc != 0:
-                                raise SystemExit(err)
-                            r = json.loads(out)
-                            pps, frames, mode = r["pps"], r["frames"], r["backend"]["mode"]
-                        else:
-                            pps, frames, cpu, mode = run_wpg(a, dev, size, cmd_extra)
-                    else:
-                        key = (iface, label, size)
-                        pps, frames, cpu, mode = run_trafgen(a, dev, cfgs[size], extra, workers)
-                    results.setdefault(key, []).append((pps, cpu))
-                    runs.append({"rep": rep, "iface": key[0], "config": label, "size": size, "pps": pps,
-                                 "frames": frames, "cpu_seconds": cpu, "mode": mode})
-                    print(f"rep {rep} {key[0]:5} {size:5} {label:50} {pps/1e6:8.3f} Mpps  cpu {cpu:6.2f} s",
-                          file=sys.stderr, flush=True)
+                    try:
+                        one_run(a, rep, iface, dev, label, kind, size, extra, workers, cfgs, results, runs, ifaces)
+                    except SystemExit as e:  # a failed run is reported, the sitting goes on
+                        print(f"rep {rep} {iface} {size} {label}: FAILED: {e}", file=sys.stderr, flush=True)
     finally:
         if "veth" in ifaces:
             teardown_veth()
+    report(a, results, runs)
+
+
+def one_run(a, rep, iface, dev, label, kind, size, extra, workers, cfgs, results, runs, ifaces):
+    if kind == "wpg-null":
+        if iface != ifaces[0]:
+            return
+        key = ("-", label, size)
+        pps, frames, cpu, mode = run_wpg(a, None, size, extra)
+    elif kind == "wpg":
+        key = (iface, label, size)
+        cmd_extra = extra
+        if workers > 1:
+            # 2 workers need 2 CPUs: no taskset to one CPU.
+            out, err, cpu, rc = timed([a.wpg, "bench", "--backend", "afpacket", "-i", dev,
+                                       "--duration", f"{a.duration}s", "--json"] + cmd_extra)
+            if rc != 0:
+                raise SystemExit(err)
+            r = json.loads(out)
+            pps, frames, mode = r["pps"], r["frames"], r["backend"]["mode"]
+        else:
+            pps, frames, cpu, mode = run_wpg(a, dev, size, cmd_extra)
+    else:
+        key = (iface, label, size)
+        pps, frames, cpu, mode = run_trafgen(a, dev, cfgs[size], extra, workers)
+    results.setdefault(key, []).append((pps, cpu))
+    runs.append({"rep": rep, "iface": key[0], "config": label, "size": size, "pps": pps,
+                 "frames": frames, "cpu_seconds": cpu, "mode": mode})
+    print(f"rep {rep} {key[0]:5} {size:5} {label:50} {pps/1e6:8.3f} Mpps  cpu {cpu:6.2f} s",
+          file=sys.stderr, flush=True)
+
+
+def report(a, results, runs):
     if a.json:
         with open(a.json, "w") as f:
             json.dump(runs, f, indent=1)
