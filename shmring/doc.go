@@ -34,7 +34,8 @@
 // Waiting: a side that finds the ring empty (consumer) or full (producer)
 // polls for a short while, then announces that it sleeps and sleeps on a
 // futex word in the ring; the other side wakes it only when the flag is
-// set, so a busy stream makes no system calls. With BusyWait a side spins
+// set (a sleeping producer once a quarter of the ring is free), so a busy
+// stream makes no system calls. With BusyWait a side spins
 // instead of sleeping (lowest latency, one full core).
 //
 // The package needs no privileges. It is Linux-only (memfd, futex).

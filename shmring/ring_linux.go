@@ -277,7 +277,8 @@ func (p *Producer) WaitSpace(timeout time.Duration) error { return p.WaitSpaceN(
 // WaitSpaceN waits until at least n slots (at most the ring size) are free,
 // the consumer closed (ErrClosed) or timeout passed (nil). It polls for
 // Spin (DefaultSpin when zero), then sleeps on the futex until the consumer
-// has freed half the ring; with BusyWait it polls until the timeout.
+// has freed a quarter of the ring; with BusyWait it polls until the
+// timeout.
 func (p *Producer) WaitSpaceN(n int, timeout time.Duration) error {
 	r := p.r
 	need := min(uint64(max(n, 1)), r.slots)
@@ -406,12 +407,13 @@ func (c *Consumer) Release() {
 	c.tail += uint64(c.held)
 	c.held = 0
 	r.tail.Store(c.tail)
-	// A sleeping producer is woken once half the ring is free (or the
-	// ring is empty), not on every release: one futex call per half
-	// ring instead of one per batch.
+	// A sleeping producer is woken once a quarter of the ring is free (or
+	// the producer closed), not on every release: one futex call per
+	// quarter ring instead of one per batch, while three quarters of a
+	// ring are still queued to cover the producer's wake-up latency.
 	// The flag is taken (1 → 0) by the waker, so that one wake-up is
 	// issued per sleep.
-	if r.prodWait.Load() != 0 && (c.headCache-c.tail <= r.slots/2 || r.prodDone.Load() != 0) &&
+	if r.prodWait.Load() != 0 && (c.headCache-c.tail <= r.slots-r.slots/4 || r.prodDone.Load() != 0) &&
 		r.prodWait.CompareAndSwap(1, 0) {
 		r.tailWake.Add(1)
 		sys.FutexWake(r.tailWake, 1)

@@ -33,14 +33,15 @@ func init() {
 
 const (
 	ringBudget  = 16 << 20 // default ring size target in bytes
-	maxDefSlots = 4096
+	maxDefSlots = 32768
 	copyBudget  = 1 << 20 // bytes copied out per Next in copy mode (cache-sized)
 	helloWait   = 10 * time.Second
 	waitSlice   = 20 * time.Millisecond
 )
 
 // DefaultSlots is the slot count used when --slots is not given: about
-// 16 MiB of ring, at least 4 slots (2 above 64 MiB frames), at most 4096.
+// 16 MiB of ring, at least 4 slots (2 above 64 MiB frames), at most 32768
+// (a deep ring for small frames rides out wake-up latencies).
 func DefaultSlots(maxFrame int) int {
 	stride := (maxFrame + 63) &^ 63
 	n := ringBudget / stride
