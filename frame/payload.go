@@ -444,8 +444,7 @@ func PayloadFrameLen(b []byte) (n int, ok bool) {
 }
 
 // DecodePayload verifies a whole payload frame: header, length, every
-// sequence stamp and, when the sender computed it, the CRC-32C (without
-// one it still reads the payload). ok is false
+// sequence stamp and, when the sender computed it, the CRC-32C. ok is false
 // when b is not a payload frame at all (no magic, unknown version, shorter
 // than a header); corrupt is true when it is one but its length, stamps or
 // checksum are wrong (a torn, stale or damaged frame).
@@ -463,10 +462,7 @@ func DecodePayload(b []byte) (sig Signature, ok, corrupt bool) {
 		}
 	}
 	if b[5]&flagChecksum == 0 {
-		// Sent with --verify off: nothing to compare, but read the
-		// payload anyway (see PayloadDecoder).
-		memread.Sum64(p)
-		return sig, true, false
+		return sig, true, false // sent with --verify off: nothing to compare
 	}
 	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
 		return sig, true, true
@@ -554,17 +550,18 @@ func stampLinear(stamp uint64) uint32 {
 }
 
 // PayloadDecoder returns the decoder a receiver uses for mode: DecodePayload
-// for VerifyOn; for VerifyOff the header and stamp checks of
-// DecodePayloadHeader; for VerifySample the full check on one frame in
-// SampleEvery and the header and stamp checks on the others. In the two
-// cheaper modes the decoder still reads every payload byte (a vector sum,
-// package memread), so that a path whose receiver reads frames in place
-// (shm) measures a real read of the data and not just of its headers. The
-// sampling decoder keeps a counter: use one per receive loop.
+// for VerifyOn; DecodePayloadHeader (header and first and last stamps) for
+// VerifyOff; for VerifySample the full check on one frame in SampleEvery
+// and, on the others, the header checks plus a read of every payload byte
+// (a vector sum, package memread), so that sampling does not turn a
+// receiver that works in place into one that only reads headers. (With
+// VerifyOff the sender computes no checksum, and receivers that hand out
+// frames in place read such frames themselves: see PayloadHasChecksum.)
+// The sampling decoder keeps a counter: use one per receive loop.
 func PayloadDecoder(mode VerifyMode) func(b []byte) (sig Signature, ok, corrupt bool) {
 	switch mode {
 	case VerifyOff:
-		return readPayload
+		return DecodePayloadHeader
 	case VerifySample:
 		n := 0
 		return func(b []byte) (Signature, bool, bool) {
@@ -573,19 +570,29 @@ func PayloadDecoder(mode VerifyMode) func(b []byte) (sig Signature, ok, corrupt 
 				n = 0
 				return DecodePayload(b)
 			}
-			return readPayload(b)
+			sig, ok, corrupt := DecodePayloadHeader(b)
+			if ok && !corrupt {
+				ReadPayload(b)
+			}
+			return sig, ok, corrupt
 		}
 	}
 	return DecodePayload
 }
 
-// readPayload checks header and stamps and reads the payload. The sum is
-// computed through an interface call into assembly (or its Go fallback),
-// which the compiler cannot drop.
-func readPayload(b []byte) (Signature, bool, bool) {
-	sig, ok, corrupt := DecodePayloadHeader(b)
-	if ok && !corrupt {
+// PayloadHasChecksum reports whether b is a payload frame that carries a
+// checksum (its sender ran with verification on or sampled).
+func PayloadHasChecksum(b []byte) bool {
+	_, ok := PayloadFrameLen(b)
+	return ok && b[5]&flagChecksum != 0
+}
+
+// ReadPayload reads every byte of b's payload (a vector sum through an
+// interface call into assembly, which the compiler cannot drop). Receivers
+// that hand out frames in place call it for frames without a checksum, so
+// that a bandwidth run measures a real read of the data.
+func ReadPayload(b []byte) {
+	if len(b) > PayloadHeaderLen {
 		memread.Sum64(b[PayloadHeaderLen:])
 	}
-	return sig, ok, corrupt
 }

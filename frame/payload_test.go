@@ -242,6 +242,9 @@ func TestPayloadDecoderSample(t *testing.T) {
 	if _, ok, corrupt := PayloadDecoder(VerifyOff)(bad); !ok || corrupt {
 		t.Fatal("verify off should only check header and stamps")
 	}
+	if !PayloadHasChecksum(f) {
+		t.Fatal("a verify-on frame has no checksum flag")
+	}
 }
 
 // Re-rendering into a buffer that carries the base image only rewrites

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/shmring"
@@ -465,6 +466,9 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 			l := min(int(binary.LittleEndian.Uint64(r.dviews[i])), r.maxFrame)
 			off := int((idx+uint64(i))%r.slots) * r.stride
 			views[i] = mem[off : off+l : off+l]
+			if !frame.PayloadHasChecksum(views[i]) {
+				frame.ReadPayload(views[i]) // read in place: see shm
+			}
 		}
 		r.frames += uint64(n)
 		return n, nil
