@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -355,5 +356,20 @@ func TestSetupPriority(t *testing.T) {
 	}
 	if err := New(Config{FPS: 1000, Priority: 100}).Setup(); err == nil {
 		t.Error("priority 100 accepted")
+	}
+}
+
+func TestStatsNotes(t *testing.T) {
+	f := &fakeClock{step: 10}
+	p := New(Config{FPS: 100e3, Wait: Spin, Clock: newFakeClock(f)})
+	run(t, p, f, 1000, 64)
+	if n := p.Stats().Notes(); n != nil {
+		t.Errorf("notes for a kept schedule: %q", n)
+	}
+	f.now += 50e6 // a 50 ms stall
+	run(t, p, f, 1000, 64)
+	n := p.Stats().Notes()
+	if len(n) != 2 || !strings.Contains(n[0], "frames (40.0 ms of the schedule) were dropped") || !strings.Contains(n[1], "behind schedule") {
+		t.Errorf("notes after a stall: %q", n)
 	}
 }

@@ -1,6 +1,11 @@
 package pace
 
-import "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"fmt"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Stats describes how well a pacer kept its schedule. Lateness is how late
 // each grant was against its deadline (the due time of the first frame it
@@ -80,4 +85,25 @@ func MergeStats(s ...Stats) Stats {
 		}
 	}
 	return finish(m)
+}
+
+// Notes explains, in plain sentences for the report, where a pacer lost
+// time: grants that found the sender behind schedule and frames dropped
+// after stalls longer than the 10 ms catch-up window. It returns nil when
+// the schedule was kept.
+func (s Stats) Notes() []string {
+	var notes []string
+	if s.Forgiven > 0 {
+		lost := ""
+		if s.FPS > 0 {
+			lost = fmt.Sprintf(" (%.1f ms of the schedule)", 1e3*float64(s.Forgiven)/s.FPS)
+		}
+		notes = append(notes, fmt.Sprintf("%d frames%s were dropped from the schedule after the sender stalled for longer than the %v catch-up window (worst lateness %v): the thread did not run or the path blocked",
+			s.Forgiven, lost, catchUpWindow, time.Duration(s.LatenessMaxNs)))
+	}
+	if s.Behind > 0 && s.Grants > 0 {
+		notes = append(notes, fmt.Sprintf("%.1f %% of grants found the sender behind schedule and caught up (at most 1.5× the rate)",
+			100*float64(s.Behind)/float64(s.Grants)))
+	}
+	return notes
 }
