@@ -15,6 +15,16 @@ import (
 
 type clockKind uint8
 
+// tscParams converts a TSC reading: ns = baseNs + (tsc-baseTSC)·mult/2³².
+// gen is odd while the slot is being written.
+type tscParams struct {
+	gen         atomic.Uint64
+	baseTSC     atomic.Uint64
+	baseNs      atomic.Int64
+	mult        atomic.Uint64
+	refineTicks atomic.Uint64 // refine once the counter passed baseTSC+refineTicks
+}
+
 const (
 	clockMonotonic clockKind = iota
 	clockTSC
@@ -32,15 +42,13 @@ type Clock struct {
 	kind clockKind
 	why  string
 
-	// TSC conversion, published with a sequence lock so that a refinement
-	// never tears a reader's view: ns = baseNs + (tsc-baseTSC)·mult/2³².
-	seq     atomic.Uint64
-	baseTSC atomic.Uint64
-	baseNs  atomic.Int64
-	mult    atomic.Uint64
-	// refine once the counter passed baseTSC+refineTicks
-	refineTicks atomic.Uint64
-	refining    atomic.Bool
+	// TSC conversion, double-buffered: a refinement writes the inactive
+	// slot (under its own generation counter) and then flips cur, so a
+	// reader never waits for a writer that was preempted mid-update.
+	params   [2]tscParams
+	cur      atomic.Uint32
+	refining atomic.Bool
+	refineNs int64 // how often to refine (refineEvery; shorter in tests)
 	// the first calibration point: the long baseline for refinements
 	firstTSC uint64
 	firstNs  int64
@@ -73,7 +81,7 @@ func NewClock(mode string) (*Clock, error) {
 	}
 	ok, why := tscInvariant("/proc/cpuinfo")
 	if ok {
-		c := &Clock{kind: clockTSC}
+		c := &Clock{kind: clockTSC, refineNs: refineEvery.Nanoseconds()}
 		c.calibrate(20 * time.Millisecond)
 		if m != "tsc" {
 			// A hypervisor that traps RDTSC makes it cost a microsecond or
@@ -129,7 +137,7 @@ func (c *Clock) TSCHz() float64 {
 	if c.kind != clockTSC {
 		return 0
 	}
-	return 1e9 * (1 << 32) / float64(c.mult.Load())
+	return 1e9 * (1 << 32) / float64(c.params[c.cur.Load()&1].mult.Load())
 }
 
 // sleepUntil sleeps until the clock reads about t (it may wake early on a
@@ -144,12 +152,13 @@ func (c *Clock) sleepUntil(t int64) {
 
 func (c *Clock) tscNow() int64 {
 	for {
-		s := c.seq.Load()
-		if s&1 != 0 {
-			continue // a refinement is being published
+		pp := &c.params[c.cur.Load()&1]
+		g := pp.gen.Load()
+		if g&1 != 0 {
+			continue // a stale slot being rewritten: reload cur
 		}
-		bt, bn, m, rt := c.baseTSC.Load(), c.baseNs.Load(), c.mult.Load(), c.refineTicks.Load()
-		if c.seq.Load() != s {
+		bt, bn, m, rt := pp.baseTSC.Load(), pp.baseNs.Load(), pp.mult.Load(), pp.refineTicks.Load()
+		if pp.gen.Load() != g {
 			continue
 		}
 		t := sys.Rdtsc()
@@ -208,14 +217,19 @@ func ratio(ns int64, ticks uint64) uint64 {
 	return q
 }
 
+// publish writes a conversion into the inactive slot and makes it current.
+// Callers are serialised (NewClock, or refine under c.refining).
 func (c *Clock) publish(bt uint64, bn int64, m uint64) {
-	c.seq.Add(1)
-	c.baseTSC.Store(bt)
-	c.baseNs.Store(bn)
-	c.mult.Store(m)
+	next := (c.cur.Load() + 1) & 1
+	pp := &c.params[next]
+	pp.gen.Add(1)
+	pp.baseTSC.Store(bt)
+	pp.baseNs.Store(bn)
+	pp.mult.Store(m)
 	// refine after about refineEvery of counter time
-	c.refineTicks.Store(uint64(float64(refineEvery.Nanoseconds()) * float64(1<<32) / float64(m)))
-	c.seq.Add(1)
+	pp.refineTicks.Store(uint64(float64(c.refineNs) * float64(1<<32) / float64(m)))
+	pp.gen.Add(1)
+	c.cur.Store(next)
 }
 
 // refine re-anchors the conversion at a fresh (TSC, monotonic) pair, with

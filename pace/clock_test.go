@@ -91,7 +91,9 @@ func TestTSCRefineConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.refineTicks.Store(20_000) // re-anchor every ~10 µs instead of every second
+	// re-anchor every 10 µs instead of every second
+	c.refineNs = 10_000
+	c.refine()
 	done := make(chan int64)
 	for range 4 {
 		go func() {
@@ -109,6 +111,9 @@ func TestTSCRefineConcurrent(t *testing.T) {
 		if back := <-done; back > 2_000 {
 			t.Errorf("the clock stepped back by %d ns", back)
 		}
+	}
+	if pubs := (c.params[0].gen.Load() + c.params[1].gen.Load()) / 2; pubs < 100 {
+		t.Errorf("only %d refinements during the test", pubs)
 	}
 	if d := c.Now() - sys.NanotimeNs(); d > 1_000_000 || d < -1_000_000 {
 		t.Errorf("after many refinements the TSC clock is %d ns off CLOCK_MONOTONIC", d)
