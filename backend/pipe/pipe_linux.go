@@ -263,8 +263,8 @@ func wholeFrames(lens []int, written int) int {
 // large (wholeFrameMin or more) and fits the pipe: a write then never
 // leaves a partial frame in the pipe, and a reader asking for one frame
 // gets it in one read. The wait polls the queued byte count, yielding the
-// CPU and then sleeping in 10 µs steps (the writer would otherwise sleep
-// inside write(2) at the same point).
+// CPU (up to 4096 times) and then sleeping in 10 µs steps (the writer would
+// otherwise sleep inside write(2) at the same point).
 func (s *sender) roomFor(n int) error {
 	if n < wholeFrameMin || n > s.pipeSize {
 		return nil
@@ -280,10 +280,11 @@ func (s *sender) roomFor(n int) error {
 		if i&255 == 255 && !s.readerAlive() {
 			return fmt.Errorf("pipe (%s): the reader has gone: %w", s.where, syscall.EPIPE)
 		}
-		// Yield a few times (the reader is usually mid-read), then sleep
-		// in short steps so that a waiting writer does not take CPU time
-		// from the reader on a busy machine.
-		if i < 32 {
+		// Yield (the reader is usually mid-read: room comes within tens
+		// of microseconds, less than one sleep costs with the default
+		// 50 µs timer slack), then sleep in short steps so that a writer
+		// whose reader stalls does not spin.
+		if i < 4096 {
 			sys.Yield()
 		} else {
 			time.Sleep(10 * time.Microsecond)
@@ -380,13 +381,15 @@ func (s *sender) Close() error {
 func (s *sender) PeerReport() []byte { return s.report }
 
 type receiver struct {
-	fd       int
-	ownFd    bool
-	where    string
-	pipeSize int
-	warn     string
-	sr       *peer.StreamReader
-	ctx      context.Context
+	fd          int
+	ownFd       bool
+	wasNonblock bool
+	closed      bool
+	where       string
+	pipeSize    int
+	warn        string
+	sr          *peer.StreamReader
+	ctx         context.Context
 }
 
 func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.Receiver, error) {
@@ -410,24 +413,48 @@ func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.
 		r.pipeSize, _ = sys.PipeSize(r.fd)
 	}
 	fd := r.fd
-	r.sr = peer.NewStreamReader(func(b []byte) (int, error) { return sys.Read(fd, b) })
+	// Non-blocking reads: a read that finds data (the common case while
+	// a sender is busy) costs one system call; only an empty pipe costs a
+	// poll as well. The flag is restored on Close.
+	var err error
+	if r.wasNonblock, err = sys.SetNonblock(fd, true); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("pipe receiver (%s): %w", r.where, err)
+	}
+	r.sr = peer.NewStreamReader(func(b []byte) (int, error) {
+		n, err := sys.Read(fd, b)
+		if sys.IsEAGAIN(err) {
+			return 0, errEmpty
+		}
+		return n, err
+	})
 	r.sr.Avail = func() int { n, _ := sys.PipeBytes(fd); return n }
 	return r, nil
 }
 
+// errEmpty is returned by the receiver's read function when the pipe is
+// empty but still has a writer.
+var errEmpty = errors.New("pipe empty")
+
 // Next returns the frames already buffered, or waits up to timeout for the
 // pipe to become readable and reads once.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
-	if !r.sr.HasFrame() {
-		ready, err := sys.PollIn(r.fd, timeout)
-		if err != nil {
-			return 0, fmt.Errorf("pipe (%s): %w", r.where, err)
-		}
-		if !ready {
-			return 0, nil
-		}
+	n, err := r.sr.Next(views)
+	if !errors.Is(err, errEmpty) {
+		return n, err
 	}
-	return r.sr.Next(views)
+	ready, perr := sys.PollIn(r.fd, timeout)
+	if perr != nil {
+		return 0, fmt.Errorf("pipe (%s): %w", r.where, perr)
+	}
+	if !ready {
+		return 0, nil
+	}
+	n, err = r.sr.Next(views)
+	if errors.Is(err, errEmpty) {
+		return 0, nil
+	}
+	return n, err
 }
 
 func (r *receiver) Info() backend.Info {
@@ -448,9 +475,16 @@ func (r *receiver) Info() backend.Info {
 }
 
 func (r *receiver) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
 	if r.ownFd {
-		r.ownFd = false
 		return sys.CloseFd(r.fd)
+	}
+	// Standard input is shared with whoever started us: put the flag back.
+	if !r.wasNonblock {
+		sys.SetNonblock(r.fd, false)
 	}
 	return nil
 }

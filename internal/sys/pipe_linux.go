@@ -190,3 +190,19 @@ func PipeReaderGone(fd int) bool {
 	n, err := unix.Poll(fds, 0)
 	return err == nil && n > 0 && fds[0].Revents&unix.POLLERR != 0
 }
+
+// SetNonblock sets or clears O_NONBLOCK on fd and returns whether it was
+// set before (to restore it).
+func SetNonblock(fd int, on bool) (was bool, err error) {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return false, fmt.Errorf("fcntl(F_GETFL): %w", err)
+	}
+	if err := unix.SetNonblock(fd, on); err != nil {
+		return false, fmt.Errorf("set O_NONBLOCK: %w", err)
+	}
+	return fl&unix.O_NONBLOCK != 0, nil
+}
+
+// IsEAGAIN reports whether err says a non-blocking call would block.
+func IsEAGAIN(err error) bool { return errors.Is(err, unix.EAGAIN) }
