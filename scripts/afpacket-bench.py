@@ -109,6 +109,9 @@ def main():
     ap.add_argument("--ifaces", default="lo,veth")
     ap.add_argument("--quick", action="store_true", help="2 s, 1 repetition")
     ap.add_argument("--json", help="also write every run to this file")
+    ap.add_argument("--focus", action="store_true",
+                    help="only the headline pairs (64 B ring --batch 256 with/without --qdisc-bypass, trafgen "
+                         "with/without -q, 1500 B --plan stream, 2 workers), for more repetitions")
     a = ap.parse_args()
     if a.quick:
         a.duration, a.reps = 2, 1
@@ -143,6 +146,12 @@ def main():
                     ["--batch", "256", "--qdisc-bypass", "--workers", "2", "--pin-cores", "0,1"], 2))
     configs.append(("trafgen -P 2 (2 CPUs)", "trafgen", 64, [], 2))
 
+    if a.focus:
+        keep = {"wpg ring --batch 256", "wpg ring --batch 256 --qdisc-bypass",
+                "wpg ring --batch 256 --qdisc-bypass --plan stream",
+                "trafgen (qdisc bypass, its default)", "trafgen -q (through the qdisc)",
+                "wpg ring --batch 256 --qdisc-bypass, 2 workers", "trafgen -P 2 (2 CPUs)"}
+        configs = [c for c in configs if c[0] in keep and not (c[2] == 1500 and c[0] == "wpg ring --batch 256")]
     ifaces = a.ifaces.split(",")
     results = {}  # (iface, label, size) -> list of (pps, cpu)
     runs = []
@@ -224,6 +233,34 @@ def report(a, results, runs):
             ratio = f"{pps / ref[0]:.2f}x rate, {per_cpu / ref[1]:.2f}x per CPU-s"
         runs_s = " ".join(f"{x[0]/1e6:.3f}" for x in v)
         print(f"| {iface} | {size} B | {label} | {pps/1e6:.3f} | {runs_s} | {per_cpu/1e6:.3f} | {ratio} |")
+    # Paired ratios: each wpg run against the trafgen run of the same
+    # repetition (taken a few seconds apart), then the median of those.
+    by = {}
+    for r in runs:
+        by[(r["rep"], r["iface"], r["config"], r["size"])] = r
+    print("\nPaired (same repetition) ratios, median over repetitions:\n")
+    print("| interface | frame | wpg configuration | trafgen reference | rate ratio (median, range) | per-CPU-s ratio (median) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    seen = set()
+    for r in runs:
+        label, iface, size = r["config"], r["iface"], r["size"]
+        if not label.startswith("wpg") or iface == "-" or (iface, label, size) in seen:
+            continue
+        seen.add((iface, label, size))
+        if "2 workers" in label:
+            ref_label = "trafgen -P 2 (2 CPUs)"
+        elif "--qdisc-bypass" in label:
+            ref_label = "trafgen (qdisc bypass, its default)"
+        else:
+            ref_label = "trafgen -q (through the qdisc)"
+        rr, cr = [], []
+        for rep in range(a.reps):
+            w, t = by.get((rep, iface, label, size)), by.get((rep, iface, ref_label, size))
+            if w and t and t["pps"] > 0 and t["cpu_seconds"] > 0 and w["cpu_seconds"] > 0:
+                rr.append(w["pps"] / t["pps"])
+                cr.append((w["frames"] / w["cpu_seconds"]) / (t["frames"] / t["cpu_seconds"]))
+        if rr:
+            print(f"| {iface} | {size} B | {label} | {ref_label} | {statistics.median(rr):.2f}x ({min(rr):.2f}-{max(rr):.2f}) | {statistics.median(cr):.2f}x |")
     one = med(("veth", "wpg ring --batch 256 --qdisc-bypass", 64))[0]
     two = med(("veth", "wpg ring --batch 256 --qdisc-bypass, 2 workers", 64))[0]
     if one and two:
