@@ -19,8 +19,10 @@ func TestCopyRandomSizesAndAlignments(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		sizes = append(sizes, rng.IntN(1<<20))
 	}
-	for _, nt := range []int{1 << 30, 0} { // regular stores, then non-temporal for every size
-		NTThreshold = nt
+	defer func(old int) { ERMSMax = old }(ERMSMax)
+	for _, mode := range [][2]int{{1 << 30, 1 << 30}, {1 << 30, 0}, {0, 0}} { // rep movsb, AVX-512 regular stores, non-temporal stores
+		ERMSMax, NTThreshold = mode[0], mode[1]
+		nt := mode[1]
 		for _, n := range sizes {
 			so, do := rng.IntN(129), rng.IntN(129)
 			clear(dst)
@@ -74,11 +76,13 @@ func BenchmarkCopy(b *testing.B) {
 			})
 		}
 		run("runtime", func() { copy(dst, src) })
-		old := NTThreshold
-		NTThreshold = 1 << 40
+		oldNT, oldE := NTThreshold, ERMSMax
+		ERMSMax, NTThreshold = 1<<40, 1<<40
+		run("erms", func() { Copy(dst, src) })
+		ERMSMax = 0
 		run("avx512", func() { Copy(dst, src) })
 		NTThreshold = 0
 		run("avx512nt", func() { Copy(dst, src) })
-		NTThreshold = old
+		NTThreshold, ERMSMax = oldNT, oldE
 	}
 }

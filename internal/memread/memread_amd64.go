@@ -19,7 +19,15 @@ func sum64AVX2(b []byte) uint64
 //go:noescape
 func copyAVX512(dst, src *byte, n int, nt bool)
 
-var useCopyAVX512 = cpu.X86.HasAVX512F
+// copyERMS copies n bytes with REP MOVSB.
+//
+//go:noescape
+func copyERMS(dst, src *byte, n int)
+
+var (
+	useCopyAVX512 = cpu.X86.HasAVX512F
+	useERMS       = cpu.X86.HasERMS
+)
 
 func archImpls() []Impl {
 	var out []Impl

@@ -209,3 +209,12 @@ ntdone:
 done:
 	VZEROUPPER
 	RET
+
+// func copyERMS(dst, src *byte, n int)
+// REP MOVSB: fastest for mid-size copies on CPUs with ERMS (and FSRM).
+TEXT ·copyERMS(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	REP; MOVSB
+	RET
