@@ -23,7 +23,8 @@ type Config struct {
 	// is shorter than the wait resolution (1 µs for spin and hybrid, 50 µs
 	// for sleep), then as many frames as fit in that resolution.
 	Burst int
-	// IFG forces a burst of 1 whatever Burst says (an ifg= rate).
+	// IFG forces a burst of 1 whatever Burst says (an ifg= rate), also
+	// when catching up after a stall.
 	IFG bool
 	// Wait is how the pacer waits for a deadline.
 	Wait WaitMode
@@ -151,6 +152,9 @@ func New(cfg Config) *Pacer {
 		p.burst = max(1, int(float64(res.Nanoseconds())/p.periodF))
 	}
 	p.catchMax = max(p.burst, int(math.Ceil(float64(catchUpQuantum.Nanoseconds())/p.periodF)))
+	if cfg.IFG {
+		p.catchMax = 1 // even catching up, frames leave one by one (at most 1.5× closer)
+	}
 	return p
 }
 

@@ -138,6 +138,18 @@ func TestIFGForcesBurst1(t *testing.T) {
 			t.Fatalf("gap %d = %d ns, want 10 µs", i, at[i]-at[i-1])
 		}
 	}
+	// after a stall, owed frames still leave one by one, at most 1.5×
+	// closer together
+	f.now += 5e6
+	at, n = run(t, p, f, 600, 64)
+	for i := range n {
+		if n[i] != 1 {
+			t.Fatalf("catch-up grant %d released %d frames under ifg=", i, n[i])
+		}
+		if i > 0 && at[i]-at[i-1] < 6_666 {
+			t.Fatalf("catch-up gap %d = %d ns, want ≥ 10 µs / 1.5", i, at[i]-at[i-1])
+		}
+	}
 }
 
 func TestCatchUpCapped(t *testing.T) {
