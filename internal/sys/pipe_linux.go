@@ -159,16 +159,14 @@ func PollIn(fd int, timeout time.Duration) (bool, error) {
 		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
 	}
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, ms)
-		if errors.Is(err, unix.EINTR) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("poll fd %d: %w", fd, err)
-		}
-		return n > 0, nil
+	n, err := unix.Poll(fds, ms)
+	if errors.Is(err, unix.EINTR) {
+		return false, nil // a signal: the caller looks again
 	}
+	if err != nil {
+		return false, fmt.Errorf("poll fd %d: %w", fd, err)
+	}
+	return n > 0, nil
 }
 
 // PipeBytes returns the bytes queued in the pipe fd (FIONREAD; either end).
