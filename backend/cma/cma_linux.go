@@ -399,8 +399,12 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		r.gone = peer.Watch(conn)
 		return r, nil
 	}
+	if h.Len != stride(h.MaxFrame) {
+		ring.Close()
+		return fail(fmt.Errorf("the sender's slot stride %d is not %d (a different wpg version?)", h.Len, stride(h.MaxFrame)))
+	}
 	r.perCall = max(1, min(copyBudget/h.MaxFrame, 1024))
-	if r.mem, err = sys.MapAnon(r.perCall * stride(h.MaxFrame)); err != nil {
+	if r.mem, err = sys.MapAnon(r.perCall * r.stride); err != nil {
 		ring.Close()
 		return fail(err)
 	}
@@ -473,24 +477,33 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 		r.frames += uint64(n)
 		return n, nil
 	}
+	// Frames in consecutive staging slots are read with one iovec per run
+	// of slots (up to the ring's wrap), padding between frames included:
+	// the kernel pins and copies one range instead of one per frame, and
+	// local buffers use the same stride, so frame i lands at i*stride.
 	mem := r.mem.Bytes()
-	st := stride(r.maxFrame)
-	for i := 0; i < n; i++ {
-		l := int(binary.LittleEndian.Uint64(r.dviews[i]))
-		if l > r.maxFrame {
-			l = r.maxFrame
-		}
-		r.locals[i] = mem[i*st : i*st+l]
-		r.remotes[i] = r.base + uintptr(int((idx+uint64(i))%r.slots)*r.stride)
+	st := r.stride
+	seg := 0
+	for i := 0; i < n; {
+		start := (idx + uint64(i)) % r.slots
+		k := min(n-i, int(r.slots-start))
+		last := min(int(binary.LittleEndian.Uint64(r.dviews[i+k-1])), r.maxFrame)
+		r.locals[seg] = mem[i*st : (i+k-1)*st+last]
+		r.remotes[seg] = r.base + uintptr(int(start)*st)
+		seg++
+		i += k
 	}
-	if err := r.pvm.Transfer(r.pid, false, r.locals[:n], r.remotes[:n]); err != nil {
+	if err := r.pvm.Transfer(r.pid, false, r.locals[:seg], r.remotes[:seg]); err != nil {
 		if sys.IsESRCH(err) {
 			return 0, io.EOF // the sender has gone
 		}
 		return 0, permHint(err)
 	}
+	for i := 0; i < n; i++ {
+		l := min(int(binary.LittleEndian.Uint64(r.dviews[i])), r.maxFrame)
+		views[i] = mem[i*st : i*st+l : i*st+l]
+	}
 	r.cons.Release()
-	copy(views, r.locals[:n])
 	r.frames += uint64(n)
 	return n, nil
 }

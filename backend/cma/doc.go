@@ -7,8 +7,9 @@
 // publishes (slot, length) descriptors through a small shared-memory ring
 // (package shmring, passed as a memfd over the rendezvous socket); the
 // receiver pulls a batch of published frames with one process_vm_readv
-// call (up to 1024 buffers; partial transfers are resumed where they
-// stopped) and then gives the slots back through the ring. No frame data
+// call, one iovec per run of consecutive slots (partial transfers are
+// resumed where they stopped), and then gives the slots back through the
+// ring. No frame data
 // crosses a socket or a shared mapping.
 //
 // Permission: process_vm_readv needs PTRACE_MODE_ATTACH_REALCREDS over the
