@@ -103,6 +103,8 @@ type Options struct {
 	BusyWait bool   // shm: poll instead of sleeping when idle
 	Device   string // udmabuf: device path
 	Slots    int    // shm: ring slots
+	Verify   string // local paths: the receiver's verification ("on", "sample", "off"), passed to a receiver the sender starts
+	PipeSize int    // pipe: capacity to ask for (0 = /proc/sys/fs/pipe-max-size)
 }
 
 // SenderFactory opens a sender.

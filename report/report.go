@@ -59,6 +59,9 @@ type Report struct {
 	Error string `json:"error,omitempty"`
 
 	Workers []Worker `json:"workers"`
+	// Verify is the payload verification mode of a local or device path
+	// ("on", "sample", "off"); empty for network paths.
+	Verify string `json:"verify,omitempty"`
 	// Verification is the receiver's report when a receiving process took
 	// part (local paths), verbatim.
 	Verification json.RawMessage `json:"verification,omitempty"`
@@ -82,6 +85,45 @@ type Worker struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	Mode       string  `json:"mode,omitempty"`
 	Error      string  `json:"error,omitempty"`
+	// Verification is this worker's receiver report (local paths start one
+	// receiver per worker).
+	Verification json.RawMessage `json:"verification,omitempty"`
+}
+
+// MergeVerification combines the receivers' reports of several workers:
+// the counters are summed, the worst latency kept; one report is returned
+// as it is.
+func MergeVerification(reports []json.RawMessage) json.RawMessage {
+	if len(reports) == 1 {
+		return reports[0]
+	}
+	sums := map[string]float64{}
+	var maxLat float64
+	for _, r := range reports {
+		var m map[string]any
+		if json.Unmarshal(r, &m) != nil {
+			continue
+		}
+		for _, k := range []string{"frames", "bytes", "lost", "duplicated", "reordered", "out_of_window", "corrupted", "corrupted_bytes", "unsigned", "unsigned_bytes", "missing"} {
+			if v, ok := m[k].(float64); ok {
+				sums[k] += v
+			}
+		}
+		if lat, ok := m["latency"].(map[string]any); ok {
+			if v, ok := lat["max_ns"].(float64); ok && v > maxLat {
+				maxLat = v
+			}
+		}
+	}
+	out := map[string]any{"receivers": len(reports)}
+	for k, v := range sums {
+		out[k] = uint64(v)
+	}
+	if maxLat > 0 {
+		out["latency"] = map[string]any{"max_ns": int64(maxLat)}
+	}
+	b, _ := json.Marshal(out)
+	return b
 }
 
 // WriteJSON writes r as indented JSON.
@@ -150,6 +192,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	if len(r.Verification) > 0 {
 		row("receiver", "%s", verificationLine(r.Verification))
 	}
+	if r.Verify != "" {
+		row("verify", "%s", r.Verify)
+	}
 	for _, n := range r.Notes {
 		row("note", "%s", n)
 	}
@@ -206,6 +251,7 @@ func sortedKeys(m map[string]string) []string {
 func verificationLine(b []byte) string {
 	var v struct {
 		Frames, Lost, Duplicated, Reordered, Corrupted, Unsigned uint64
+		Receivers                                                int
 		Latency                                                  *struct {
 			P50 int64 `json:"p50_ns"`
 			P99 int64 `json:"p99_ns"`
@@ -217,12 +263,21 @@ func verificationLine(b []byte) string {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return string(b)
 	}
-	s := fmt.Sprintf("%d frames received, %d lost, %d duplicated, %d reordered, %d corrupted", v.Frames, v.Lost, v.Duplicated, v.Reordered, v.Corrupted)
+	s := ""
+	if v.Receivers > 1 {
+		s = fmt.Sprintf("%d receivers: ", v.Receivers)
+	}
+	s += fmt.Sprintf("%d frames received, %d lost, %d duplicated, %d reordered, %d corrupted", v.Frames, v.Lost, v.Duplicated, v.Reordered, v.Corrupted)
 	if v.Unsigned > 0 {
 		s += fmt.Sprintf(", %d without signature", v.Unsigned)
 	}
 	if v.Latency != nil {
-		s += fmt.Sprintf("; latency p50 %s, p99 %s, max %s", Dur(v.Latency.P50), Dur(v.Latency.P99), Dur(v.Latency.Max))
+		if v.Latency.P50 > 0 {
+			s += fmt.Sprintf("; latency p50 %s, p99 %s,", Dur(v.Latency.P50), Dur(v.Latency.P99))
+		} else {
+			s += "; latency"
+		}
+		s += fmt.Sprintf(" max %s", Dur(v.Latency.Max))
 	}
 	if v.Backend != nil {
 		s += "; " + v.Backend.Mode

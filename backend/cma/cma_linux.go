@@ -121,7 +121,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, fmt.Errorf("cma sender staging (%d × %d bytes): %w", ring.Slots(), s.stride, err)
 	}
 	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		s.child, err = peer.Start("cma", true, nil)
+		s.child, err = peer.Start("cma", true, nil, peer.VerifyArgs(o.Verify)...)
 		if err == nil {
 			s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
 			s.where = fmt.Sprintf("receiver process %d", s.child.PID())

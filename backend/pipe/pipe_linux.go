@@ -18,13 +18,17 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:        "pipe",
-		Kind:        backend.KindLocal,
-		Summary:     "a pipe or FIFO (stdout/stdin by default), enlarged to pipe-max-size; optional vmsplice",
-		NewSender:   func(ctx context.Context, o backend.Options) (backend.Sender, error) { return newSender(ctx, o, 0) },
-		NewReceiver: func(ctx context.Context, o backend.Options) (backend.Receiver, error) { return newReceiver(ctx, o, 0) },
-		Payload:     true,
-		NeedsPeer:   true,
+		Name:    "pipe",
+		Kind:    backend.KindLocal,
+		Summary: "a pipe or FIFO (stdout/stdin by default), enlarged to pipe-max-size; optional vmsplice",
+		NewSender: func(ctx context.Context, o backend.Options) (backend.Sender, error) {
+			return newSender(ctx, o, o.PipeSize)
+		},
+		NewReceiver: func(ctx context.Context, o backend.Options) (backend.Receiver, error) {
+			return newReceiver(ctx, o, o.PipeSize)
+		},
+		Payload:   true,
+		NeedsPeer: true,
 		// One pipe carries one ordered stream of whole frames.
 		SingleWorker: true,
 	})
@@ -115,7 +119,7 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 		}
 		s.fd, s.ownFd = w, true
 		rf := os.NewFile(uintptr(r), "pipe-read")
-		s.child, err = peer.Start("pipe", false, rf)
+		s.child, err = peer.Start("pipe", false, rf, peer.VerifyArgs(o.Verify)...)
 		rf.Close()
 		if err != nil {
 			sys.CloseFd(w)

@@ -61,7 +61,7 @@ func DefaultSlots(maxFrame int) int {
 // or "auto") or an independent `wpg recv --listen` at o.Connect.
 func meet(ctx context.Context, name string, o backend.Options, childArgs []string) (*net.UnixConn, *peer.Process, error) {
 	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		child, err := peer.Start(name, true, nil, childArgs...)
+		child, err := peer.Start(name, true, nil, append(childArgs, peer.VerifyArgs(o.Verify)...)...)
 		if err != nil {
 			return nil, nil, err
 		}

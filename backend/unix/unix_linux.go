@@ -58,7 +58,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	s := &sender{maxFrame: o.MaxFrame}
 	var err error
 	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		s.child, err = peer.Start("unix", true, nil)
+		s.child, err = peer.Start("unix", true, nil, peer.VerifyArgs(o.Verify)...)
 		if err != nil {
 			return nil, fmt.Errorf("unix sender: %w", err)
 		}

@@ -127,7 +127,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
 	}
 	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		s.child, err = peer.Start("xpmem", true, nil)
+		s.child, err = peer.Start("xpmem", true, nil, peer.VerifyArgs(o.Verify)...)
 		if err == nil {
 			s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
 			s.where = fmt.Sprintf("receiver process %d", s.child.PID())

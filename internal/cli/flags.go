@@ -58,6 +58,7 @@ type runFlags struct {
 	recvMode    string
 	busyWait    bool
 	slots       int
+	pipeSize    string
 }
 
 func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
@@ -104,9 +105,10 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.fifo, "fifo", "", "pipe: write into this FIFO instead of stdout")
 	fl.BoolVar(&f.vmsplice, "vmsplice", false, "pipe: vmsplice(2) pages instead of write(2)")
 	fl.StringVar(&f.connect, "connect", "", "local paths: meet an independently started `wpg recv --listen SOCK`")
-	fl.StringVar(&f.recvMode, "recv-mode", "inplace", "shm: the receiver reads inplace or copies out")
+	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default, the receiver pulls) or writev (the sender pushes)")
 	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
 	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0 = automatic)")
+	fl.StringVar(&f.pipeSize, "pipe-size", "", "pipe: capacity to ask for, e.g. 64KiB (default /proc/sys/fs/pipe-max-size)")
 }
 
 // backendName resolves the --backend default.
@@ -153,6 +155,18 @@ func applyConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// parsePipeSize parses --pipe-size ("" = 0, the backend's default).
+func parsePipeSize(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := config.ParseSize(s)
+	if err != nil || n < 4096 || n > 1<<31 {
+		return 0, fmt.Errorf("--pipe-size %q: give a size from 4KiB to 2GiB, e.g. 64KiB or 1MiB", s)
+	}
+	return int(n), nil
 }
 
 // parseCPUList parses "2,3,5-7".

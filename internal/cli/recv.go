@@ -34,6 +34,7 @@ type recvFlags struct {
 	recvMode string
 	busyWait bool
 	slots    int
+	pipeSize string
 	verify   string
 	size     string
 }
@@ -75,7 +76,8 @@ missing.`,
 	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "afpacket: RX ring size")
 	fl.StringVar(&f.listen, "listen", "", "local paths: rendezvous socket to listen on for the sender")
 	fl.StringVar(&f.fifo, "fifo", "", "pipe: FIFO to read (default: standard input)")
-	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace or copy")
+	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default) or writev (the sender's choice wins)")
+	fl.StringVar(&f.pipeSize, "pipe-size", "", "pipe: capacity to ask for, e.g. 64KiB (default /proc/sys/fs/pipe-max-size)")
 	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
 	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0: the sender's)")
 	fl.StringVar(&f.verify, "verify", "on", "payload frames: on, sample, off")
@@ -113,7 +115,10 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 	o := backend.Options{
 		Workers: 1, Interface: f.iface, Batch: f.batch, RingBytes: ringBytes,
-		Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode, BusyWait: f.busyWait, Slots: f.slots,
+		Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode, BusyWait: f.busyWait, Slots: f.slots, Verify: f.verify,
+	}
+	if o.PipeSize, err = parsePipeSize(f.pipeSize); err != nil {
+		return fmt.Errorf("recv: %w", err)
 	}
 	if f.size != "" {
 		n, err := config.ParseSize(f.size)

@@ -103,6 +103,10 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		RecvMode:    f.recvMode,
 		BusyWait:    f.busyWait,
 		Slots:       f.slots,
+		Verify:      f.verify,
+	}
+	if opts.PipeSize, err = parsePipeSize(f.pipeSize); err != nil {
+		return err
 	}
 	if command == "bench" && reg.NeedsPeer && f.connect == "" && f.fifo == "" {
 		// bench is one command: the local path starts its own receiver.
@@ -132,7 +136,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 
 	// The report goes to stdout unless stdout carries the data (pipe).
 	out := cmd.OutOrStdout()
-	if reg.Name == "pipe" && f.fifo == "" {
+	if reg.Name == "pipe" && f.fifo == "" && opts.Connect != peer.AutoPeer {
 		out = cmd.ErrOrStderr()
 	}
 
@@ -154,6 +158,9 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	rep := buildReport(command, templatePath, f, res, rate, targetFPS, clock, wait)
 	if err := res.Err(); err != nil {
 		rep.Error = err.Error()
+	}
+	if reg.Payload {
+		rep.Verify = f.verify
 	}
 	if f.json {
 		if err := rep.WriteJSON(out); err != nil {
@@ -201,6 +208,7 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 		rep.Plan, rep.PlanDetail = res.Workers[0].Plan, res.Workers[0].PlanDetail
 	}
 	var stats []pace.Stats
+	var verifications []json.RawMessage
 	for _, w := range res.Workers {
 		wr := report.Worker{Worker: w.Worker, CPU: w.CPU, NUMANode: w.Info.NUMANode, Frames: w.Frames, Bytes: w.Bytes,
 			Seconds: w.Seconds, CPUSeconds: w.CPUSeconds, Mode: w.Info.Mode}
@@ -216,8 +224,12 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 			stats = append(stats, p.Stats())
 		}
 		if len(w.PeerReport) > 0 && json.Valid(w.PeerReport) {
-			rep.Verification = json.RawMessage(w.PeerReport)
+			wr.Verification = json.RawMessage(w.PeerReport)
+			verifications = append(verifications, wr.Verification)
 		}
+	}
+	if len(verifications) > 0 {
+		rep.Verification = report.MergeVerification(verifications)
 	}
 	if !rate.Unlimited() {
 		rep.Rate = rate.String()

@@ -64,6 +64,15 @@ type Process struct {
 	once   sync.Once
 }
 
+// VerifyArgs returns the receiver flags that carry the sender's --verify
+// mode to a receiver child ("" = the receiver's default).
+func VerifyArgs(verify string) []string {
+	if verify == "" {
+		return nil
+	}
+	return []string{"--verify", verify}
+}
+
 // Start starts a receiver child for backend. With listen it creates a
 // private directory and passes `--listen DIR/peer.sock`; stdin, when not
 // nil, becomes the child's standard input (the pipe's read end). The

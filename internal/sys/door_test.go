@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 // TestOneDoorToTheKernel enforces that internal/sys alone imports
@@ -23,5 +25,16 @@ func TestOneDoorToTheKernel(t *testing.T) {
 				t.Errorf("%s imports %s: go through internal/sys instead", f[0], imp)
 			}
 		}
+	}
+}
+
+// TestMonotonicNsIsClockMonotonic checks the vDSO read against the
+// system call: the two must agree (they are the same clock).
+func TestMonotonicNsIsClockMonotonic(t *testing.T) {
+	a := sys.MonotonicNs()
+	b := sys.MonotonicSyscallNs()
+	c := sys.MonotonicNs()
+	if b < a || b > c {
+		t.Fatalf("CLOCK_MONOTONIC syscall %d not between vDSO reads %d and %d", b, a, c)
 	}
 }
