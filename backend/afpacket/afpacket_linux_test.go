@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afpacket"
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/sysinfo"
@@ -263,4 +265,65 @@ func TestReceiverInterfaceDown(t *testing.T) {
 		t.Fatalf("Next after the interface went down: %v", nerr)
 	}
 	t.Log(nerr)
+}
+
+// TestMemlockNoPartialState runs this test binary again without
+// CAP_IPC_LOCK and with a 1 MiB memlock limit (setpriv, prlimit): opening
+// a sender whose ring needs more must fail with the memlock error naming
+// the fix, and leave no socket and no mapping behind.
+func TestMemlockNoPartialState(t *testing.T) {
+	if os.Getenv("WPG_MEMLOCK_CHILD") != "" {
+		memlockChild(t)
+		return
+	}
+	v := testbed.NewVeth(t)
+	setpriv := testbed.RequireTool(t, "setpriv", "util-linux")
+	prlimit := testbed.RequireTool(t, "prlimit", "util-linux")
+	cmd := exec.Command(setpriv, "--bounding-set", "-ipc_lock", "--inh-caps=-ipc_lock",
+		prlimit, "--memlock=1048576:1048576", os.Args[0], "-test.run=^TestMemlockNoPartialState$", "-test.v")
+	cmd.Env = append(os.Environ(), "WPG_MEMLOCK_CHILD="+v.Outer)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestMemlockNoPartialState") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func memlockChild(t *testing.T) {
+	ifname := os.Getenv("WPG_MEMLOCK_CHILD")
+	// Warm up: the runtime's poller (epoll, eventfd) is created lazily.
+	_, _ = afpacket.NewSender(context.Background(), backend.Options{Interface: ifname, MaxFrame: 1500})
+	before, maps := openFDs(t), packetMaps(t)
+	for _, o := range []backend.Options{
+		{Interface: ifname, MaxFrame: 1500}, // 8 MiB TX ring
+	} {
+		_, err := afpacket.NewSender(context.Background(), o)
+		if !errors.Is(err, sys.ErrMemlock) || !strings.Contains(err.Error(), "ulimit -l") {
+			t.Fatalf("sender: %v", err)
+		}
+	}
+	_, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: ifname}) // 16 MiB RX ring
+	if !errors.Is(err, sys.ErrMemlock) {
+		t.Fatalf("receiver: %v", err)
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d file descriptors before, %d after", before, after)
+	}
+	if after := packetMaps(t); after != maps {
+		t.Errorf("%d packet socket mappings before, %d after", maps, after)
+	}
+	// A ring within the limit still works.
+	snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: ifname, MaxFrame: 64, RingDepth: 1024})
+	if err != nil {
+		t.Fatalf("128 KiB ring under a 1 MiB limit: %v", err)
+	}
+	snd.Close()
+}
+
+// packetMaps counts mappings of packet sockets in this process.
+func packetMaps(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "socket:[") + strings.Count(string(b), "packet")
 }
