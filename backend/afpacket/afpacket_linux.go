@@ -102,9 +102,6 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	if batch <= 0 {
 		batch = 64
 	}
-	if batch > 1024 {
-		return nil, fmt.Errorf("afpacket: --batch %d: at most 1024 frames per call", batch)
-	}
 	var g Geometry
 	// On a virtual device the receive side copies ring-page fragments
 	// into new pages (skb_copy_ubufs); copying the frame into the skb

@@ -402,8 +402,8 @@ type PacketMmsg struct {
 // NewPacketMmsg opens a packet socket on ifindex with batch staging buffers
 // of maxFrame bytes. On error nothing is left open.
 func NewPacketMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*PacketMmsg, error) {
-	if batch < 1 || batch > 1024 || maxFrame < 1 {
-		return nil, fmt.Errorf("sendmmsg socket: batch %d (1..1024) or frame size %d invalid", batch, maxFrame)
+	if batch < 1 || maxFrame < 1 {
+		return nil, fmt.Errorf("sendmmsg socket: batch %d or frame size %d invalid", batch, maxFrame)
 	}
 	p, err := openPacket("sendmmsg socket")
 	if err != nil {
@@ -436,9 +436,10 @@ func NewPacketMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*PacketMmsg,
 // Buffers returns the staging buffers.
 func (m *PacketMmsg) Buffers() [][]byte { return m.bufs }
 
-// Send transmits the first len(lens) staging buffers with sendmmsg,
-// blocking while the socket's send buffer is full, and returns how many
-// frames the kernel accepted.
+// Send transmits the first len(lens) staging buffers with sendmmsg (the
+// kernel takes at most 1024 per call, UIO_MAXIOV, so larger batches take
+// several), blocking while the socket's send buffer is full, and returns
+// how many frames the kernel accepted.
 func (m *PacketMmsg) Send(lens []int) (int, error) {
 	for i, l := range lens {
 		m.iov[i].Len = uint64(l)
