@@ -53,6 +53,13 @@ const (
 	// of leaving as one lump, so that with catchUpSpeed no 1 ms window
 	// holds more than about 1.75 times its share.
 	catchUpQuantum = 250 * time.Microsecond
+	// A small debt (under gentleDebt, at rates whose interval is at least
+	// gentleMinPeriod, where a grant per burst is affordable) is repaid
+	// one burst at a time at gentleSpeed times the rate, so that the gaps
+	// stay within ±10 % of the interval while the sender catches up.
+	gentleDebt      = time.Millisecond
+	gentleMinPeriod = 5 * time.Microsecond
+	gentleSpeed     = 1.1
 	// maxSleepChunk bounds one sleep so that Grant notices stop within
 	// about a millisecond even at very low rates.
 	maxSleepChunk = time.Millisecond
@@ -250,6 +257,12 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	n := p.burst
 	if owed > int64(n) {
 		p.behind++
+		if p.periodF >= float64(gentleMinPeriod.Nanoseconds()) && now-p.next < gentleDebt.Nanoseconds() {
+			n = min(n, max)
+			p.take(n)
+			p.notBefore = now + int64(float64(n)*p.periodF/gentleSpeed)
+			return n
+		}
 		n = int(min(owed, int64(max), int64(p.catchMax)))
 		p.take(n)
 		p.notBefore = now + int64(float64(n)*p.periodF/catchUpSpeed)
@@ -260,6 +273,11 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 		n = max
 	}
 	p.take(n)
+	if p.periodF >= float64(gentleMinPeriod.Nanoseconds()) {
+		// a grant a little late (under one interval) must not be followed
+		// by a short gap either
+		p.notBefore = now + int64(float64(p.burst)*p.periodF/gentleSpeed)
+	}
 	return n
 }
 
@@ -270,6 +288,7 @@ func (p *Pacer) Return(n int) {
 		return
 	}
 	p.frames -= int64(n)
+	p.notBefore = 0
 	hi, lo := bits.Mul64(uint64(n), p.periodFrac)
 	var borrow uint64
 	p.nextFrac, borrow = bits.Sub64(p.nextFrac, lo, 0)
