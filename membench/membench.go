@@ -193,7 +193,8 @@ type Config struct {
 	// iteration, as the seed benchmark timed).
 	MinBytes int64
 	// Pin binds the importer to the last CPU this process may use and the
-	// exporter to the first.
+	// exporter to the first. The calling goroutine then stays locked to
+	// its pinned OS thread after Run returns (the thread ends with it).
 	Pin bool
 	// HugePages asks for transparent huge pages (MADV_HUGEPAGE) on the
 	// private buffers (not the memfd), which cuts the cold page-fault cost.

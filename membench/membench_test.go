@@ -66,3 +66,9 @@ func ExampleFormatSize() {
 	fmt.Println()
 	// Output: 4K 64K 1M 1G 450K 100
 }
+
+func ExampleParseSizes() {
+	sizes, _ := ParseSizes("4K,460800,1M,1G")
+	fmt.Println(sizes)
+	// Output: [4096 460800 1048576 1073741824]
+}
