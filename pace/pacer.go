@@ -207,10 +207,11 @@ func (p *Pacer) Unlimited() bool { return p.unlimited }
 
 // Grant blocks until at least one frame may be sent and returns how many
 // (1..max) may go now. It returns 0 promptly (within about 1 ms) once stop
-// is set. A group of Burst frames is released at the group's due time;
-// when the caller is behind schedule every frame already due is released
-// (up to max and at most 250 µs worth, or a burst, at a time), owed frames
-// are repaid at most 1.5 times faster than the rate, and frames more than
+// is set. A group of Burst frames is released at the group's due time.
+// When the caller is behind schedule, a debt under 1 ms (at intervals of
+// 5 µs or more) is repaid one burst at a time at 1.1 times the rate, so
+// gaps stay within ±10 %; a larger one in grants of at most 250 µs worth
+// (or a burst, and at most max) at 1.5 times the rate; frames more than
 // 10 ms overdue are dropped from the schedule.
 // Grant does not allocate.
 func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
