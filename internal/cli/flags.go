@@ -40,6 +40,7 @@ type runFlags struct {
 	rate                string
 	rateLayer           string
 	burst               int
+	rtPriority          int
 	wait                string
 	plan                string
 	prerenderMaxBytes   string
@@ -89,7 +90,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.format, "format", "", "pcapfile: pcap or pcapng (default: from the file name, else pcap)")
 
 	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us (default flat out)")
-	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates count l2 frame bytes, or l1 (+preamble and inter-frame gap)")
+	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
+	fl.IntVar(&f.rtPriority, "rt-priority", 0, "run paced worker threads under SCHED_FIFO at this priority (1-99; needs CAP_SYS_NICE)")
 	fl.IntVar(&f.burst, "burst", 0, "frames per rate-control grant (0 = automatic)")
 	fl.StringVar(&f.wait, "wait", "hybrid", "how the sender waits for the next grant: spin, sleep, hybrid")
 	fl.StringVar(&f.plan, "plan", "auto", "frame production: auto, prerender, stream")
