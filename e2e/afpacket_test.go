@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,16 +18,7 @@ func runAs(t *testing.T, wrapper []string, args ...string) (string, string, int)
 	full := append(append([]string{}, wrapper[1:]...), append([]string{testbed.WpgShared(t)}, args...)...)
 	cmd := exec.Command(wrapper[0], full...)
 	cmd.Dir = t.TempDir()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return runCmd(t, cmd)
 }
 
 // TestAfpacketBadInput: each refusal is one clear line naming the fix, and

@@ -19,6 +19,13 @@ func run(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(testbed.Wpg(t), args...)
 	cmd.Dir = dir
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns stdout, stderr and the exit code; it fails
+// the test only when the command cannot be run at all.
+func runCmd(t *testing.T, cmd *exec.Cmd) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -1,29 +1,15 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
 func membenchRun(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(testbed.Wpg(t), append([]string{"membench"}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return run(t, t.TempDir(), append([]string{"membench"}, args...)...)
 }
 
 // wpg membench runs the small matrix end to end between two processes and
