@@ -113,7 +113,7 @@ func TestAnalyseGaps(t *testing.T) {
 // not depend on how busy the host is (every frame arrives, the capture
 // agrees with the report, catch-up never floods); the precision figures
 // (share of gaps within ±10 %, p50/p99, frames per ms) are logged for
-// docs/perf/rate.md.
+// docs/perf.md (rate-control precision).
 func TestRateOnTheWire(t *testing.T) {
 	wpg := testbed.Wpg(t)
 	testbed.RequireTool(t, "tcpdump", "tcpdump")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One sitting of the AF_PACKET baseline (issue 3, docs/perf/afpacket.md).
+"""One sitting of the AF_PACKET baseline (issue 3, docs/perf.md, AF_PACKET baseline).
 
 Runs, alternating run by run, `wpg bench` (null; afpacket TX ring with
 --batch 64/128/256/512, with and without --qdisc-bypass; --no-tx-ring) and

@@ -4,7 +4,7 @@
 # For every rate × wait mode × clock it runs wpg send for DURATION (default
 # 10s), REPS times (default 3), and prints one Markdown table row with the
 # medians: achieved ratio, lateness mean/p50/p99/max and the CPU the sender
-# thread used (cores). Paste the table into docs/perf/rate.md.
+# thread used (cores). Paste the table into docs/perf.md (rate-control precision).
 #
 #   scripts/ratebench.sh                       # the full matrix, 10 s × 3
 #   DURATION=3s REPS=1 RATES="1kpps 100kpps" WAITS=hybrid CLOCKS=tsc scripts/ratebench.sh

@@ -17,7 +17,7 @@ var NTThreshold = 128 << 20
 // the AVX-512 loops take over from there. glibc stops REP MOVSB at 1 MiB
 // on such CPUs, but on the Zen 5 this was measured on, REP MOVSB beat
 // both the AVX-512 loops (regular and non-temporal stores) and glibc's
-// choice at every size from 4 KiB to 1 GiB (docs/perf/membench.md), so by
+// choice at every size from 4 KiB to 1 GiB (docs/perf.md, membench section), so by
 // default there is no limit.
 var ERMSMax = 1 << 62
 
