@@ -8,3 +8,8 @@
 //
 // The package needs no privileges.
 package peer
+
+// AutoPeer as Options.Connect asks a local backend's sender to start its own
+// receiver process (the default of the socket-based paths when Connect is
+// empty; the pipe path needs it explicitly when stdout is a pipe).
+const AutoPeer = "auto"

@@ -20,10 +20,6 @@ import (
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
-// AutoPeer as Options.Connect asks a local backend's sender to start its own
-// receiver process (the default of the socket-based paths when Connect is
-// empty; the pipe path needs it explicitly when stdout is a pipe).
-const AutoPeer = "auto"
 
 // Hello is the message each side sends once after connecting. Fields a
 // backend does not use stay zero.

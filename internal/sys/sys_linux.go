@@ -11,9 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrNotSupported is wrapped by errors for features this kernel or OS lacks.
-var ErrNotSupported = errors.New("not supported")
-
 // AllowedCPUs returns the CPUs the calling thread may run on (taskset,
 // cgroup cpuset), ascending.
 func AllowedCPUs() ([]int, error) {
