@@ -20,7 +20,6 @@ import (
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
-
 // Hello is the message each side sends once after connecting. Fields a
 // backend does not use stay zero.
 type Hello struct {

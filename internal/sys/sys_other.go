@@ -37,7 +37,6 @@ func CurrentCPU() int { return -1 }
 // SetTimerSlack is not supported here.
 func SetTimerSlack(ns uint64) error { return notOnThisOS("PR_SET_TIMERSLACK") }
 
-
 // ThreadCPUTimeNs is not available here; it returns 0.
 func ThreadCPUTimeNs() int64 { return 0 }
 
@@ -60,7 +59,11 @@ func Gettid() int { return os.Getpid() }
 func IsPermission(err error) bool { return errors.Is(err, os.ErrPermission) }
 
 // RunInNetns is not supported here.
-func RunInNetns(nsPath string, f func() error) error { return notOnThisOS("network namespace " + nsPath) }
+func RunInNetns(nsPath string, f func() error) error {
+	return notOnThisOS("network namespace " + nsPath)
+}
 
 // ThreadSchedPolicy is not available here.
-func ThreadSchedPolicy() (policy, prio int, err error) { return 0, 0, notOnThisOS("sched_getscheduler") }
+func ThreadSchedPolicy() (policy, prio int, err error) {
+	return 0, 0, notOnThisOS("sched_getscheduler")
+}
