@@ -68,8 +68,7 @@ type sender struct {
 	staging  *sys.SharedMapping
 	stride   int
 	maxFrame int
-	dbufs    [][]byte
-	eights   []int
+	slots    peer.Slots
 	conn     *net.UnixConn
 	gone     <-chan struct{}
 	child    *peer.Process
@@ -78,7 +77,6 @@ type sender struct {
 	frames   uint64
 	report   []byte
 	closed   bool
-	reserved int
 	// writev mode: the sender pushes each frame into the receiver's slot.
 	writev     bool
 	remoteBase uintptr
@@ -161,6 +159,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	}
 	s.prod = ring.Producer()
 	s.gone = peer.Watch(s.conn)
+	s.slots = peer.Slots{Name: "cma", Ring: ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
+		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
 	return s, nil
 }
 
@@ -188,55 +188,20 @@ func (s *sender) peerGone() error {
 	}
 }
 
-func (s *sender) Reserve(bufs [][]byte) (int, error) {
-	if cap(s.dbufs) < len(bufs) {
-		s.dbufs = make([][]byte, len(bufs))
-		s.eights = make([]int, len(bufs))
-		for i := range s.eights {
-			s.eights[i] = 8
-		}
-	}
-	d := s.dbufs[:len(bufs)]
-	n, err := s.prod.Reserve(d)
-	if err == nil && n == 0 {
-		if err = s.prod.WaitSpace(waitSlice); err == nil {
-			if g := s.peerGone(); g != nil {
-				return 0, g
-			}
-			n, err = s.prod.Reserve(d)
-		}
-	}
-	if err != nil {
-		if g := s.peerGone(); g != nil {
-			return 0, g
-		}
-		return 0, fmt.Errorf("cma: %w", err)
-	}
-	mem := s.staging.Bytes()
-	slots := uint64(s.ring.Slots())
-	base := s.prod.Index()
-	for i := 0; i < n; i++ {
-		off := int((base+uint64(i))%slots) * s.stride
-		bufs[i] = mem[off : off+s.maxFrame : off+s.maxFrame]
-	}
-	s.reserved = n
-	return n, nil
-}
+// Reserve hands out the staging slots the receiver will read.
+func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.slots.Reserve(bufs) }
 
 func (s *sender) Commit(lens []int) (int, error) {
-	n := min(len(lens), s.reserved)
+	n := min(len(lens), s.slots.Reserved())
 	if s.writev && n > 0 {
 		// Push the frames into the receiver's slots, then publish them.
 		mem := s.staging.Bytes()
-		slots := uint64(s.ring.Slots())
-		base := s.prod.Index()
 		for done := 0; done < n; {
 			k := min(n-done, len(s.locals))
 			for i := 0; i < k; i++ {
-				sl := (base + uint64(done+i)) % slots
-				off := int(sl) * s.stride
+				off := s.slots.Offset(done + i)
 				s.locals[i] = mem[off : off+lens[done+i]]
-				s.remotes[i] = s.remoteBase + uintptr(int(sl)*s.remoteStr)
+				s.remotes[i] = s.remoteBase + uintptr(s.slots.Slot(done+i)*s.remoteStr)
 			}
 			if err := s.pvm.Transfer(s.peerPID, true, s.locals[:k], s.remotes[:k]); err != nil {
 				if g := s.peerGone(); g != nil || sys.IsESRCH(err) {
@@ -250,12 +215,8 @@ func (s *sender) Commit(lens []int) (int, error) {
 			done += k
 		}
 	}
-	for i := 0; i < n; i++ {
-		binary.LittleEndian.PutUint64(s.dbufs[i], uint64(lens[i]))
-	}
-	s.prod.Commit(s.eights[:n])
+	n = s.slots.Publish(lens[:n])
 	s.frames += uint64(n)
-	s.reserved = 0
 	return n, nil
 }
 

@@ -82,8 +82,7 @@ type sender struct {
 	staging  *sys.BenchRegion
 	stride   int
 	maxFrame int
-	dbufs    [][]byte
-	eights   []int
+	slots    peer.Slots
 	conn     *net.UnixConn
 	gone     <-chan struct{}
 	child    *peer.Process
@@ -93,7 +92,6 @@ type sender struct {
 	frames   uint64
 	report   []byte
 	closed   bool
-	reserved int
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
@@ -155,6 +153,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	s.peerPID = rh.PID
 	s.prod = s.ring.Producer()
 	s.gone = peer.Watch(s.conn)
+	s.slots = peer.Slots{Name: "xpmem", Ring: s.ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
+		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
 	return s, nil
 }
 
@@ -188,49 +188,12 @@ func (s *sender) peerGone() error {
 	}
 }
 
-func (s *sender) Reserve(bufs [][]byte) (int, error) {
-	if cap(s.dbufs) < len(bufs) {
-		s.dbufs = make([][]byte, len(bufs))
-		s.eights = make([]int, len(bufs))
-		for i := range s.eights {
-			s.eights[i] = 8
-		}
-	}
-	d := s.dbufs[:len(bufs)]
-	n, err := s.prod.Reserve(d)
-	if err == nil && n == 0 {
-		if err = s.prod.WaitSpace(waitSlice); err == nil {
-			if g := s.peerGone(); g != nil {
-				return 0, g
-			}
-			n, err = s.prod.Reserve(d)
-		}
-	}
-	if err != nil {
-		if g := s.peerGone(); g != nil {
-			return 0, g
-		}
-		return 0, fmt.Errorf("xpmem: %w", err)
-	}
-	mem := s.staging.Bytes()
-	slots := uint64(s.ring.Slots())
-	base := s.prod.Index()
-	for i := 0; i < n; i++ {
-		off := int((base+uint64(i))%slots) * s.stride
-		bufs[i] = mem[off : off+s.maxFrame : off+s.maxFrame]
-	}
-	s.reserved = n
-	return n, nil
-}
+// Reserve hands out the exported staging slots the receiver reads.
+func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.slots.Reserve(bufs) }
 
 func (s *sender) Commit(lens []int) (int, error) {
-	n := min(len(lens), s.reserved)
-	for i := 0; i < n; i++ {
-		binary.LittleEndian.PutUint64(s.dbufs[i], uint64(lens[i]))
-	}
-	s.prod.Commit(s.eights[:n])
+	n := s.slots.Publish(lens)
 	s.frames += uint64(n)
-	s.reserved = 0
 	return n, nil
 }
 

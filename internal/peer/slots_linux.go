@@ -1,0 +1,93 @@
+package peer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/wpg-dev/wpg/shmring"
+)
+
+// Slots is the sending half shared by the paths whose receiver reads frames
+// out of the sender's own staging memory (cma's process_vm_readv, xpmem's
+// attach): frame i of the stream lives in staging slot i mod Ring.Slots(),
+// and an 8-byte descriptor (the frame's length) in the shmring tells the
+// receiver it is there. Reserve hands out the staging slots in ring order;
+// Publish writes the descriptors. It allocates only when a batch grows.
+type Slots struct {
+	Name     string // backend name, for errors
+	Ring     *shmring.Ring
+	Prod     *shmring.Producer
+	Mem      []byte // the staging memory, Ring.Slots() × Stride bytes
+	Stride   int
+	MaxFrame int
+	// Wait is how long one wait for ring space lasts before PeerGone is
+	// asked again.
+	Wait time.Duration
+	// PeerGone returns the error to stop with once the receiver has gone.
+	PeerGone func() error
+
+	reserved int
+	descs    [][]byte
+	eights   []int
+}
+
+// Reserve fills bufs with up to len(bufs) staging slots, waiting for ring
+// space when none is free; it fails with PeerGone's error once the receiver
+// has gone.
+func (s *Slots) Reserve(bufs [][]byte) (int, error) {
+	if cap(s.descs) < len(bufs) {
+		s.descs = make([][]byte, len(bufs))
+		s.eights = make([]int, len(bufs))
+		for i := range s.eights {
+			s.eights[i] = 8
+		}
+	}
+	d := s.descs[:len(bufs)]
+	n, err := s.Prod.Reserve(d)
+	if err == nil && n == 0 {
+		if err = s.Prod.WaitSpace(s.Wait); err == nil {
+			if g := s.PeerGone(); g != nil {
+				return 0, g
+			}
+			n, err = s.Prod.Reserve(d)
+		}
+	}
+	if err != nil {
+		if g := s.PeerGone(); g != nil {
+			return 0, g
+		}
+		return 0, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	for i := 0; i < n; i++ {
+		off := s.Offset(i)
+		bufs[i] = s.Mem[off : off+s.MaxFrame : off+s.MaxFrame]
+	}
+	s.reserved = n
+	return n, nil
+}
+
+// Reserved is the number of slots the last Reserve handed out.
+func (s *Slots) Reserved() int { return s.reserved }
+
+// Offset is the staging offset of the i-th slot of the last Reserve.
+func (s *Slots) Offset(i int) int {
+	return int((s.Prod.Index()+uint64(i))%uint64(s.Ring.Slots())) * s.Stride
+}
+
+// Slot is the ring slot number of the i-th slot of the last Reserve.
+func (s *Slots) Slot(i int) int {
+	return int((s.Prod.Index() + uint64(i)) % uint64(s.Ring.Slots()))
+}
+
+// Publish writes the descriptors of the first min(len(lens), Reserved())
+// reserved frames and hands them to the receiver; it returns how many.
+func (s *Slots) Publish(lens []int) int {
+	n := min(len(lens), s.reserved)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(s.descs[i], uint64(lens[i]))
+	}
+	s.Prod.Commit(s.eights[:n])
+	s.reserved = 0
+	return n
+}
