@@ -129,7 +129,9 @@ func TestCancelStopsWithSignalReason(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for job.Elapsed() == 0 {
+	// Cancel once frames are flowing (the worker may not have started yet
+	// when Start returns).
+	for f, _ := job.Counters().Totals(); f == 0; f, _ = job.Counters().Totals() {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
