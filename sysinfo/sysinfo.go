@@ -223,3 +223,23 @@ func (f FS) readInt(p string, def int) int {
 	}
 	return v
 }
+
+// NodeCPUs lists the CPUs of NUMA node (sys/devices/system/node/nodeN/cpulist).
+func (f FS) NodeCPUs(node int) ([]int, error) {
+	s, err := f.read(fmt.Sprintf("sys/devices/system/node/node%d/cpulist", node))
+	if err != nil {
+		return nil, err
+	}
+	return ParseCPUList(s)
+}
+
+// IfaceCPUs lists the CPUs of the NUMA node of interface name; nil when the
+// interface reports no node (virtual devices, one-node machines).
+func (f FS) IfaceCPUs(name string) []int {
+	node := f.readInt("sys/class/net/"+name+"/device/numa_node", -1)
+	if node < 0 {
+		return nil
+	}
+	cpus, _ := f.NodeCPUs(node)
+	return cpus
+}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -169,43 +167,4 @@ func parsePipeSize(s string) (int, error) {
 		return 0, fmt.Errorf("--pipe-size %q: give a size from 4KiB to 2GiB, e.g. 64KiB or 1MiB", s)
 	}
 	return int(n), nil
-}
-
-// parseCPUList parses "2,3,5-7".
-func parseCPUList(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("%q is not a CPU number: write a list such as 2,3 or 2-5", part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("%q is not a CPU range: write it low-high, such as 2-5", part)
-			}
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty CPU list")
-	}
-	return out, nil
-}
-
-// readInt reads a small integer file under /sys; ok is false when missing.
-func readInt(path string) (int, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	return n, err == nil
 }

@@ -3,8 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +13,7 @@ import (
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/sysinfo"
 )
 
 // runJob is what `wpg send` and `wpg bench` have in common: validate every
@@ -294,9 +293,9 @@ func chooseCores(f *runFlags) ([]int, error) {
 	}
 	switch {
 	case f.pinCores != "":
-		list, err := parseCPUList(f.pinCores)
-		if err != nil {
-			return nil, fmt.Errorf("--pin-cores: %w", err)
+		list, err := sysinfo.ParseCPUList(f.pinCores)
+		if err != nil || len(list) == 0 {
+			return nil, fmt.Errorf("--pin-cores %q: write a list of CPUs such as 2,3 or 2-5", f.pinCores)
 		}
 		if len(list) < f.workers {
 			return nil, fmt.Errorf("--pin-cores %s names %d CPUs for %d workers: name one per worker", f.pinCores, len(list), f.workers)
@@ -311,11 +310,7 @@ func chooseCores(f *runFlags) ([]int, error) {
 	case f.autoPin:
 		var nodeCPUs []int
 		if f.iface != "" {
-			if node, ok := readInt("/sys/class/net/" + f.iface + "/device/numa_node"); ok && node >= 0 {
-				if b, err := os.ReadFile("/sys/devices/system/node/node" + strconv.Itoa(node) + "/cpulist"); err == nil {
-					nodeCPUs, _ = parseCPUList(string(b))
-				}
-			}
+			nodeCPUs = sysinfo.Host.IfaceCPUs(f.iface)
 		}
 		return engine.AutoCores(allowed, nodeCPUs, f.workers)
 	}
