@@ -40,26 +40,13 @@ const (
 	copyBudget    = 1 << 20 // receiver buffers per call: cache-sized
 )
 
-func stride(maxFrame int) int {
-	if maxFrame >= 4096 {
-		return (maxFrame + 4095) &^ 4095
-	}
-	return (maxFrame + 63) &^ 63
-}
+// stride is the staging slot stride (peer.SlotStride).
+func stride(maxFrame int) int { return peer.SlotStride(maxFrame) }
 
-// slotsFor returns the staging slot count: about 4 MiB (cache-sized, as the
-// C references use), 4 … 1024 slots
-// (2 for frames above 64 MiB).
+// slotsFor returns the staging slot count for stagingBudget bytes of slots
+// (4 MiB: cache-sized, as the C references use).
 func slotsFor(maxFrame, want int) int {
-	if want > 0 {
-		return min(want, maxSlots)
-	}
-	n := stagingBudget / stride(maxFrame)
-	lo := 4
-	if maxFrame > 64<<20 {
-		lo = 2
-	}
-	return min(max(n, lo), maxSlots)
+	return peer.SlotCount(maxFrame, want, stagingBudget, maxSlots)
 }
 
 type sender struct {
@@ -247,16 +234,7 @@ func (s *sender) Info() backend.Info {
 	return backend.Info{Backend: "cma", Mode: mode, NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
 }
 
-func (s *sender) Flush() error {
-	for s.prod.Pending() > 0 {
-		if err := s.peerGone(); err != nil {
-			return err
-		}
-		s.prod.WaitSpace(waitSlice)
-		time.Sleep(100 * time.Microsecond)
-	}
-	return nil
-}
+func (s *sender) Flush() error { return peer.Drain(s.prod, waitSlice, s.peerGone) }
 
 func (s *sender) Close() error {
 	if s.closed {

@@ -224,16 +224,7 @@ func (s *sender) Info() backend.Info {
 }
 
 // Flush waits until the receiver has consumed every committed frame.
-func (s *sender) Flush() error {
-	for s.prod.Pending() > 0 {
-		if err := s.peerGone(); err != nil {
-			return err
-		}
-		s.prod.WaitSpace(waitSlice)
-		time.Sleep(100 * time.Microsecond)
-	}
-	return nil
-}
+func (s *sender) Flush() error { return peer.Drain(s.prod, waitSlice, s.peerGone) }
 
 func (s *sender) Close() error {
 	if s.closed {

@@ -44,27 +44,12 @@ func errNotLoaded(side string, err error) error {
 	return fmt.Errorf("xpmem %s: %w: load the xpmem kernel module (https://github.com/hpc/xpmem) or use --backend cma/shm", side, err)
 }
 
-// stride is the distance between staging slots: whole pages for frames
-// of a page or more (each frame starts page aligned), else 64 bytes.
-func stride(maxFrame int) int {
-	if maxFrame >= 4096 {
-		return (maxFrame + 4095) &^ 4095
-	}
-	return (maxFrame + 63) &^ 63
-}
+// stride is the staging slot stride (peer.SlotStride).
+func stride(maxFrame int) int { return peer.SlotStride(maxFrame) }
 
-// slotsFor returns the staging slot count: about 16 MiB of frames, 4 …
-// 1024 slots (2 for frames above 64 MiB).
+// slotsFor returns the staging slot count for stagingBudget bytes of slots.
 func slotsFor(maxFrame, want int) int {
-	if want > 0 {
-		return min(want, maxSlots)
-	}
-	n := stagingBudget / stride(maxFrame)
-	lo := 4
-	if maxFrame > 64<<20 {
-		lo = 2
-	}
-	return min(max(n, lo), maxSlots)
+	return peer.SlotCount(maxFrame, want, stagingBudget, maxSlots)
 }
 
 // exportLen is the staging length rounded up to whole pages, as XPMEM
@@ -213,16 +198,7 @@ func (s *sender) Info() backend.Info {
 	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
 }
 
-func (s *sender) Flush() error {
-	for s.prod.Pending() > 0 {
-		if err := s.peerGone(); err != nil {
-			return err
-		}
-		_ = s.prod.WaitSpace(waitSlice)
-		time.Sleep(100 * time.Microsecond)
-	}
-	return nil
-}
+func (s *sender) Flush() error { return peer.Drain(s.prod, waitSlice, s.peerGone) }
 
 func (s *sender) Close() error {
 	if s.closed {

@@ -91,3 +91,41 @@ func (s *Slots) Publish(lens []int) int {
 	s.reserved = 0
 	return n
 }
+
+// SlotStride is the distance between staging slots: whole pages for frames
+// of a page or more (each frame starts page aligned), else 64 bytes.
+func SlotStride(maxFrame int) int {
+	if maxFrame >= 4096 {
+		return (maxFrame + 4095) &^ 4095
+	}
+	return (maxFrame + 63) &^ 63
+}
+
+// SlotCount returns how many staging slots to use: want when given (at most
+// limit), else about budget bytes of slots, at least 4 (2 for frames above
+// 64 MiB) and at most limit.
+func SlotCount(maxFrame, want, budget, limit int) int {
+	if want > 0 {
+		return min(want, limit)
+	}
+	n := budget / SlotStride(maxFrame)
+	lo := 4
+	if maxFrame > 64<<20 {
+		lo = 2
+	}
+	return min(max(n, lo), limit)
+}
+
+// Drain waits until the receiver has consumed every frame committed to
+// prod, asking gone between waits of wait; it returns gone's error if the
+// receiver leaves first.
+func Drain(prod *shmring.Producer, wait time.Duration, gone func() error) error {
+	for prod.Pending() > 0 {
+		if err := gone(); err != nil {
+			return err
+		}
+		_ = prod.WaitSpace(wait)
+		time.Sleep(100 * time.Microsecond)
+	}
+	return nil
+}
