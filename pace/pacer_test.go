@@ -387,7 +387,7 @@ func TestStatsNotes(t *testing.T) {
 }
 
 // A short stall (under 1 ms of debt) at 100 kpps is repaid one frame at a
-// time at 1.1× the rate: every gap stays within ±10 % of the interval,
+// time at 1.08× the rate: every gap stays within ±10 % of the interval,
 // even with a path that needs 7 µs per frame.
 func TestGentleCatchUp(t *testing.T) {
 	f := &fakeClock{step: 10}
