@@ -119,7 +119,7 @@ type Pacer struct {
 
 	// stats
 	grants, frames, forgiven, behind int64
-	latSum, latMax                   int64
+	latSum, latMax, lagMax           int64
 	hist                             *hdrhistogram.Histogram
 }
 
@@ -252,7 +252,11 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	}
 	_ = p.hist.RecordValue(late)
 
-	if lag := now - p.next; lag > p.capNs { // a stall: forgive the excess
+	lag := now - p.next
+	if lag > p.lagMax {
+		p.lagMax = lag
+	}
+	if lag > p.capNs { // a stall: forgive the excess
 		k := int64(float64(lag-p.capNs) / p.periodF)
 		p.advance(k)
 		p.forgiven += k

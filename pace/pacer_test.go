@@ -170,6 +170,9 @@ func TestCatchUpCapped(t *testing.T) {
 	if s.Forgiven < 98_000 || s.Forgiven > 100_000 || s.Behind != 1 {
 		t.Errorf("stats after stall: %+v", s)
 	}
+	if s.LagMaxNs < 1e9-20_000 || s.LagMaxNs > 1e9+20_000 {
+		t.Errorf("schedule lag after a 1 s stall = %d ns, want about 1 s", s.LagMaxNs)
+	}
 	// owed frames are repaid at most 1.5× the rate: no 1 ms window holds
 	// more than twice its share (100 frames)
 	at, n := run(t, p, f, 5000, 64)

@@ -27,6 +27,12 @@ type Stats struct {
 	// than the 10 ms catch-up window; nonzero means the path could not keep
 	// up.
 	Forgiven int64
+	// LagMaxNs is the furthest the sender fell behind its schedule: how
+	// long the oldest unsent frame was overdue at a grant. It differs from
+	// the lateness, which is measured against each grant's own deadline
+	// (while catching up, the deadline of the next owed frame): several
+	// stalls in a row add up to one lag.
+	LagMaxNs int64
 
 	LatenessMaxNs  int64
 	LatenessMeanNs int64
@@ -44,7 +50,7 @@ func (p *Pacer) Stats() Stats {
 	h.Merge(p.hist)
 	return finish(Stats{
 		FPS: p.fps, Grants: p.grants, Frames: p.frames, Behind: p.behind, Forgiven: p.forgiven,
-		LatenessMaxNs: p.latMax, latSum: p.latSum, hist: h,
+		LagMaxNs: p.lagMax, LatenessMaxNs: p.latMax, latSum: p.latSum, hist: h,
 	})
 }
 
@@ -80,6 +86,7 @@ func MergeStats(s ...Stats) Stats {
 		m.Forgiven += x.Forgiven
 		m.latSum += x.latSum
 		m.LatenessMaxNs = max(m.LatenessMaxNs, x.LatenessMaxNs)
+		m.LagMaxNs = max(m.LagMaxNs, x.LagMaxNs)
 		if x.hist != nil {
 			m.hist.Merge(x.hist)
 		}
@@ -98,12 +105,12 @@ func (s Stats) Notes() []string {
 		if s.FPS > 0 {
 			lost = fmt.Sprintf(" (%.1f ms of the schedule)", 1e3*float64(s.Forgiven)/s.FPS)
 		}
-		notes = append(notes, fmt.Sprintf("%d frames%s were dropped from the schedule after the sender stalled for longer than the %v catch-up window (worst lateness %v): the thread did not run or the path blocked",
-			s.Forgiven, lost, catchUpWindow, time.Duration(s.LatenessMaxNs)))
+		notes = append(notes, fmt.Sprintf("%d frames%s were dropped from the schedule: the sender fell up to %v behind it, more than the %v catch-up window (the thread did not run or the path blocked)",
+			s.Forgiven, lost, time.Duration(s.LagMaxNs).Round(time.Microsecond), catchUpWindow))
 	}
 	if s.Behind > 0 && s.Grants > 0 {
-		notes = append(notes, fmt.Sprintf("%.1f %% of grants found the sender behind schedule and caught up (at most 1.5× the rate)",
-			100*float64(s.Behind)/float64(s.Grants)))
+		notes = append(notes, fmt.Sprintf("%.1f %% of grants found the sender more than a burst behind schedule (at most %v) and caught up: at %.2f× the rate while under %v behind, at most %.1f× beyond",
+			100*float64(s.Behind)/float64(s.Grants), time.Duration(s.LagMaxNs).Round(time.Microsecond), gentleSpeed, gentleDebt, catchUpSpeed))
 	}
 	return notes
 }

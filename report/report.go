@@ -53,6 +53,9 @@ type Report struct {
 	LatenessMeanNs int64 `json:"lateness_mean_ns"`
 	P50JitterNs    int64 `json:"p50_jitter"`
 	P99JitterNs    int64 `json:"p99_jitter"`
+	// ScheduleLagMaxNs is the furthest the senders fell behind their
+	// schedule (ns): the oldest unsent frame's overdue time at its worst.
+	ScheduleLagMaxNs int64 `json:"schedule_lag_max_ns,omitempty"`
 
 	// Stop says why the run ended: count, source, duration, signal, error.
 	Stop  string `json:"stop"`
@@ -176,6 +179,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Rate != "" {
 		row("target", "%s = %s pps, achieved %.2f %% (wait %s)", r.Rate, SI(r.TargetPPS, ""), r.AchievedRatio*100, r.Wait)
 		row("lateness", "max %s, mean %s, p50 %s, p99 %s", Dur(r.LatenessMaxNs), Dur(r.LatenessMeanNs), Dur(r.P50JitterNs), Dur(r.P99JitterNs))
+		if r.ScheduleLagMaxNs > 0 {
+			row("schedule lag", "max %s behind", Dur(r.ScheduleLagMaxNs))
+		}
 	}
 	row("clock", "%s", r.Clock)
 	row("cpu", "%.2f s (%.2f of a core)", r.CPUSeconds, safeDiv(r.CPUSeconds, r.Seconds))

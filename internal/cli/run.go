@@ -246,6 +246,7 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 		st := pace.MergeStats(stats...)
 		rep.LatenessMaxNs, rep.LatenessMeanNs = st.LatenessMaxNs, st.LatenessMeanNs
 		rep.P50JitterNs, rep.P99JitterNs = st.P50JitterNs, st.P99JitterNs
+		rep.ScheduleLagMaxNs = st.LagMaxNs
 		rep.Notes = append(rep.Notes, st.Notes()...)
 		if rep.AchievedRatio < 0.999 && res.Stop == engine.StopDuration {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("the path did not keep up: %.2f %% of the target rate; %s",
