@@ -1,0 +1,164 @@
+package sysinfo
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wpg-dev/wpg/internal/sys"
+)
+
+// CPUStalls is what a thread that spins on one CPU, reading the clock
+// without pause, saw taken away from it: every gap between two clock reads
+// of at least the probe's threshold is a stall (an interrupt, another
+// task, the hypervisor running something else). It bounds what any
+// precise pacing can achieve on that CPU: a frame due during a stall
+// leaves after it.
+type CPUStalls struct {
+	CPU     int     `json:"cpu"`
+	Seconds float64 `json:"seconds"`
+	// ThresholdNs is the shortest gap counted as a stall.
+	ThresholdNs int64 `json:"threshold_ns"`
+	Stalls      int   `json:"stalls"`
+	// PerSecond is Stalls over Seconds.
+	PerSecond float64 `json:"per_second"`
+	// LostShare is the share of the time the spinning thread lost in
+	// stalls (0..1).
+	LostShare float64 `json:"lost_share"`
+	// Percentiles and maximum of the stall durations (ns).
+	P50Ns int64 `json:"p50_ns"`
+	P99Ns int64 `json:"p99_ns"`
+	MaxNs int64 `json:"max_ns"`
+	// PeriodNs is the interval at which stalls of at least 10 µs recur,
+	// when most of them do so regularly (the median interval between
+	// them, if at least half the intervals are within 5 % of it); zero
+	// when they come irregularly.
+	PeriodNs int64 `json:"period_ns,omitempty"`
+}
+
+// maxStallSamples bounds the memory one CPU's probe uses; beyond it
+// stalls are still counted and timed but not kept for the percentiles.
+const maxStallSamples = 1 << 20
+
+// ProbeStalls spins for d on each CPU in cpus in turn (one locked, pinned
+// thread) and reports the stalls it saw, gaps of at least threshold
+// between consecutive reads of the monotonic clock. It takes len(cpus)×d.
+func ProbeStalls(cpus []int, d, threshold time.Duration) ([]CPUStalls, error) {
+	if d <= 0 || threshold <= 0 {
+		return nil, fmt.Errorf("stall probe: duration %v and threshold %v must be positive", d, threshold)
+	}
+	out := make([]CPUStalls, 0, len(cpus))
+	for _, cpu := range cpus {
+		type result struct {
+			s   CPUStalls
+			err error
+		}
+		ch := make(chan result, 1)
+		go func() {
+			// The thread is left locked: it exits with the goroutine,
+			// so its CPU binding never leaks to other goroutines.
+			if err := sys.PinThread(cpu); err != nil {
+				ch <- result{err: err}
+				return
+			}
+			ch <- result{s: spin(cpu, d, threshold)}
+		}()
+		r := <-ch
+		if r.err != nil {
+			return out, fmt.Errorf("stall probe: %w", r.err)
+		}
+		out = append(out, r.s)
+	}
+	return out, nil
+}
+
+// spin is the probe loop for one CPU.
+func spin(cpu int, d, threshold time.Duration) CPUStalls {
+	th := threshold.Nanoseconds()
+	at := make([]int64, 0, 4096)  // start of each kept stall
+	dur := make([]int64, 0, 4096) // its length
+	var n int
+	var lost, longest int64
+	start := sys.NanotimeNs()
+	end := start + d.Nanoseconds()
+	last := start
+	for last < end {
+		now := sys.NanotimeNs()
+		if g := now - last; g >= th {
+			n++
+			lost += g
+			longest = max(longest, g)
+			if len(dur) < maxStallSamples {
+				at = append(at, last)
+				dur = append(dur, g)
+			}
+		}
+		last = now
+	}
+	return summarise(cpu, last-start, th, n, lost, longest, at, dur)
+}
+
+// summarise turns the raw stalls of one probe into CPUStalls.
+func summarise(cpu int, spanNs, th int64, n int, lost, longest int64, at, dur []int64) CPUStalls {
+	s := CPUStalls{CPU: cpu, Seconds: float64(spanNs) / 1e9, ThresholdNs: th, Stalls: n, MaxNs: longest}
+	if spanNs > 0 {
+		s.PerSecond = float64(n) / s.Seconds
+		s.LostShare = float64(lost) / float64(spanNs)
+	}
+	if len(dur) > 0 {
+		sorted := slices.Clone(dur)
+		slices.Sort(sorted)
+		s.P50Ns = sorted[len(sorted)/2]
+		s.P99Ns = sorted[len(sorted)*99/100]
+	}
+	s.PeriodNs = period(at, dur, 10_000)
+	return s
+}
+
+// period returns the median interval between the stalls at least minNs
+// long if at least half the intervals lie within 5 % of it, else 0.
+func period(at, dur []int64, minNs int64) int64 {
+	var iv []int64
+	prev := int64(-1)
+	for i, t := range at {
+		if dur[i] < minNs {
+			continue
+		}
+		if prev >= 0 {
+			iv = append(iv, t-prev)
+		}
+		prev = t
+	}
+	if len(iv) < 8 {
+		return 0
+	}
+	slices.Sort(iv)
+	med := iv[len(iv)/2]
+	near := 0
+	for _, x := range iv {
+		if x >= med-med/20 && x <= med+med/20 {
+			near++
+		}
+	}
+	if 2*near < len(iv) {
+		return 0
+	}
+	return med
+}
+
+// WriteStalls writes one line per probed CPU.
+func WriteStalls(w io.Writer, stalls []CPUStalls) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cpu\tstalls/s\ttime lost\tp50\tp99\tmax\trecurring")
+	for _, s := range stalls {
+		rec := "irregular"
+		if s.PeriodNs > 0 {
+			rec = "every " + time.Duration(s.PeriodNs).Round(time.Microsecond).String()
+		}
+		fmt.Fprintf(tw, "%d\t%.0f (≥ %v)\t%.2f %%\t%v\t%v\t%v\t%s\n", s.CPU, s.PerSecond, time.Duration(s.ThresholdNs),
+			100*s.LostShare, time.Duration(s.P50Ns), time.Duration(s.P99Ns), time.Duration(s.MaxNs), rec)
+	}
+	_ = tw.Flush()
+}

@@ -1,0 +1,69 @@
+package sysinfo
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummariseStalls(t *testing.T) {
+	// one second with a 37 µs stall every 1 ms (phase 500 µs) and a 5 µs
+	// one in between
+	var at, dur []int64
+	var lost, longest int64
+	for ms := int64(0); ms < 1000; ms++ {
+		at = append(at, ms*1e6+500_000, ms*1e6+800_000)
+		dur = append(dur, 37_000, 5_000)
+		lost += 42_000
+	}
+	longest = 37_000
+	s := summarise(1, 1e9, 2000, len(dur), lost, longest, at, dur)
+	if s.Stalls != 2000 || s.PerSecond != 2000 || s.LostShare != 0.042 || s.MaxNs != 37_000 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.P50Ns != 37_000 || s.P99Ns != 37_000 {
+		t.Errorf("p50 %d p99 %d", s.P50Ns, s.P99Ns)
+	}
+	if s.PeriodNs != 1e6 {
+		t.Errorf("period %d, want 1 ms", s.PeriodNs)
+	}
+	var b bytes.Buffer
+	WriteStalls(&b, []CPUStalls{s})
+	if !strings.Contains(b.String(), "every 1ms") || !strings.Contains(b.String(), "4.20 %") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+func TestStallPeriodIrregular(t *testing.T) {
+	var at, dur []int64
+	t0 := int64(0)
+	for i := range 100 {
+		t0 += int64(100_000 + (i%7)*90_000) // 0.1 to 0.64 ms apart
+		at = append(at, t0)
+		dur = append(dur, 20_000)
+	}
+	if p := period(at, dur, 10_000); p != 0 {
+		t.Errorf("irregular stalls gave period %d", p)
+	}
+	if p := period(at[:5], dur[:5], 10_000); p != 0 {
+		t.Errorf("too few stalls gave period %d", p)
+	}
+}
+
+func TestProbeStalls(t *testing.T) {
+	cpus := []int{0}
+	got, err := ProbeStalls(cpus, 30*time.Millisecond, 2*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].CPU != 0 || got[0].Seconds < 0.03 || got[0].ThresholdNs != 2000 {
+		t.Fatalf("probe %+v", got)
+	}
+	if got[0].LostShare < 0 || got[0].LostShare > 1 || got[0].MaxNs < got[0].P99Ns {
+		t.Errorf("inconsistent probe %+v", got[0])
+	}
+	if _, err := ProbeStalls(cpus, 0, time.Microsecond); err == nil {
+		t.Error("zero duration accepted")
+	}
+}
