@@ -31,10 +31,9 @@ type CPUStalls struct {
 	P50Ns int64 `json:"p50_ns"`
 	P99Ns int64 `json:"p99_ns"`
 	MaxNs int64 `json:"max_ns"`
-	// PeriodNs is the interval at which stalls of at least 10 µs recur,
-	// when most of them do so regularly (the median interval between
-	// them, if at least half the intervals are within 5 % of it); zero
-	// when they come irregularly.
+	// PeriodNs is the interval (100 µs to 5 ms) at which stalls of at
+	// least 10 µs recur, when at least half of them are followed by
+	// another one period later (±5 %); zero when they come irregularly.
 	PeriodNs int64 `json:"period_ns,omitempty"`
 }
 
@@ -117,35 +116,77 @@ func summarise(cpu int, spanNs, th int64, n int, lost, longest int64, at, dur []
 	return s
 }
 
-// period returns the median interval between the stalls at least minNs
-// long if at least half the intervals lie within 5 % of it, else 0.
+// period looks for a period among the stalls at least minNs long: for
+// each of them, the gaps to the later ones within maxPeriod are binned
+// (10 µs bins, from 100 µs on); the shortest neighbourhood of three bins
+// that is a local maximum holding at least half as many gaps as there are
+// stalls gives the candidate, the median of the gaps in it. It is the period if
+// at least half of those stalls are followed by another within 5 % of it
+// (other stalls in between do not matter); else period returns 0.
 func period(at, dur []int64, minNs int64) int64 {
-	var iv []int64
-	prev := int64(-1)
+	const bin, minPeriod, maxPeriod = 10_000, 100_000, 5_000_000
+	var big []int64
 	for i, t := range at {
-		if dur[i] < minNs {
-			continue
+		if dur[i] >= minNs {
+			big = append(big, t)
 		}
-		if prev >= 0 {
-			iv = append(iv, t-prev)
-		}
-		prev = t
 	}
-	if len(iv) < 8 {
+	if len(big) < 8 {
 		return 0
 	}
-	slices.Sort(iv)
-	med := iv[len(iv)/2]
-	near := 0
-	for _, x := range iv {
-		if x >= med-med/20 && x <= med+med/20 {
-			near++
+	var counts [maxPeriod/bin + 2]int
+	for i, t := range big {
+		for _, u := range big[i+1:] {
+			d := u - t
+			if d >= maxPeriod {
+				break
+			}
+			if d >= minPeriod {
+				counts[d/bin]++
+			}
 		}
 	}
-	if 2*near < len(iv) {
+	// the shortest local maximum that at least half the stalls could
+	// belong to (multiples of the period collect as many pairs)
+	hood := func(b int) int { return counts[b-1] + counts[b] + counts[b+1] }
+	best := 0
+	for b := minPeriod / bin; b < len(counts)-2; b++ {
+		if n := hood(b); 2*n >= len(big) && n >= hood(b-1) && n >= hood(b+1) {
+			best = b
+			break
+		}
+	}
+	if best == 0 {
 		return 0
 	}
-	return med
+	lo, hi := int64(best-1)*bin, int64(best+2)*bin
+	var in []int64
+	for i, t := range big {
+		for _, u := range big[i+1:] {
+			if d := u - t; d >= hi {
+				break
+			} else if d >= lo {
+				in = append(in, d)
+			}
+		}
+	}
+	slices.Sort(in)
+	p := in[len(in)/2]
+	followed := 0
+	for i, t := range big {
+		for _, u := range big[i+1:] {
+			if d := u - t; d > p+p/20 {
+				break
+			} else if d >= p-p/20 {
+				followed++
+				break
+			}
+		}
+	}
+	if 2*followed < len(big) {
+		return 0
+	}
+	return p
 }
 
 // WriteStalls writes one line per probed CPU.

@@ -37,9 +37,10 @@ func TestSummariseStalls(t *testing.T) {
 
 func TestStallPeriodIrregular(t *testing.T) {
 	var at, dur []int64
-	t0 := int64(0)
-	for i := range 100 {
-		t0 += int64(100_000 + (i%7)*90_000) // 0.1 to 0.64 ms apart
+	t0, x := int64(0), uint32(1)
+	for range 300 {
+		x = x*1664525 + 1013904223 // a pseudo-random 0.1 to 0.9 ms apart
+		t0 += 100_000 + int64(x>>8)%800_000
 		at = append(at, t0)
 		dur = append(dur, 20_000)
 	}
@@ -65,5 +66,22 @@ func TestProbeStalls(t *testing.T) {
 	}
 	if _, err := ProbeStalls(cpus, 0, time.Microsecond); err == nil {
 		t.Error("zero duration accepted")
+	}
+}
+
+func TestStallPeriodAmongNoise(t *testing.T) {
+	// a 37 µs stall every 1 ms, and between them 20 µs ones at irregular
+	// places: the period is still found
+	var at, dur []int64
+	for ms := int64(0); ms < 200; ms++ {
+		at = append(at, ms*1e6+500_000)
+		dur = append(dur, 37_000)
+		for k := int64(0); k < ms%4; k++ {
+			at = append(at, ms*1e6+600_000+k*97_000+ms*1_300%50_000)
+			dur = append(dur, 20_000)
+		}
+	}
+	if p := period(at, dur, 10_000); p != 1e6 {
+		t.Errorf("period %d, want 1 ms", p)
 	}
 }
