@@ -324,6 +324,9 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		limit = share(cfg.Count, i, cfg.Workers)
 	}
 	frames, bytes, empty, err := j.loop(snd, src, pacer, limit, i)
+	if d, ok := pacer.(interface{ Done() }); ok {
+		d.Done() // e.g. leave a real-time priority the pacer took
+	}
 	if ferr := snd.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,54 @@ type Config struct {
 	// sleep; a spinning real-time thread starves everything else on its
 	// core (the kernel's RT throttling leaves others 5 %).
 	Priority int
+	// WakeBoost raises the worker's thread to SCHED_FIFO (priority 1)
+	// for the long sleeps of the hybrid and sleep waits, so that the
+	// thread runs the moment its timer fires instead of queueing behind
+	// other tasks; it drops back to the normal scheduler whenever the
+	// next wait is short (the thread would spin) or the caller's work
+	// between grants grows long, so a boosted thread never spins or
+	// works for long ahead of others. BoostAuto uses it where permitted
+	// (CAP_SYS_NICE or RLIMIT_RTPRIO); BoostOn makes Setup fail without
+	// the permission. Ignored with Priority, with Spin and when unlimited.
+	WakeBoost Boost
+}
+
+// Boost says whether a pacer raises its thread's priority while it
+// sleeps (Config.WakeBoost).
+type Boost int
+
+const (
+	// BoostAuto boosts where the process is permitted to, silently not
+	// otherwise (the report says which).
+	BoostAuto Boost = iota
+	// BoostOff never boosts.
+	BoostOff
+	// BoostOn boosts, and Setup fails without the permission.
+	BoostOn
+)
+
+// ParseBoost parses --wake-boost: "auto" (or ""), "on" or "off".
+func ParseBoost(s string) (Boost, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return BoostAuto, nil
+	case "on":
+		return BoostOn, nil
+	case "off":
+		return BoostOff, nil
+	}
+	return BoostAuto, fmt.Errorf("wake boost %q: want auto (SCHED_FIFO while sleeping where permitted; the default), on or off", s)
+}
+
+// String returns "auto", "on" or "off".
+func (b Boost) String() string {
+	switch b {
+	case BoostOn:
+		return "on"
+	case BoostOff:
+		return "off"
+	}
+	return "auto"
 }
 
 const (
@@ -85,6 +134,20 @@ const (
 	learnClamp = time.Millisecond
 	// histMax is the largest lateness the histogram records exactly.
 	histMax = 60 * time.Second
+	// boostPriority is the SCHED_FIFO priority of a wake boost: the
+	// lowest, above every normal thread and below every other real-time
+	// one.
+	boostPriority = 1
+	// boostMinSleep: a wake boost is taken only for sleeps at least this
+	// long and at least boostSleepRatio times the time spun after the
+	// wake, so a boosted thread runs ahead of others for at most about a
+	// fifth of the time.
+	boostMinSleep   = 200 * time.Microsecond
+	boostSleepRatio = 4
+	// boostMaxWork: a caller whose work between grants (its moving
+	// average) exceeds this is not boosted; the work would run at the
+	// real-time priority too.
+	boostMaxWork = 50 * time.Microsecond
 )
 
 // Pacer is a token bucket that releases frames at a fixed rate: Grant
@@ -117,6 +180,19 @@ type Pacer struct {
 	// millisecond outliers of a shared host)
 	osMean, osP90 int64
 
+	// wake boost: whether it is permitted and in use, whether the
+	// thread is boosted now, when the last grant returned, the moving
+	// average of the caller's work between grants (ns), and how it
+	// switches policy (a field so that tests can watch it)
+	boost       Boost
+	boostOK     bool
+	boosted     bool
+	boostWhy    string
+	lastGrant   int64
+	workNs      int64
+	boosts      int64
+	setRealtime func(on bool) error
+
 	// stats
 	grants, frames, forgiven, behind int64
 	latSum, latMax, lagMax           int64
@@ -134,9 +210,19 @@ func New(cfg Config) *Pacer {
 		osMean:   50_000,
 		osP90:    50_000,
 		hist:     newHist(),
+		boost:    cfg.WakeBoost,
 	}
 	if p.clk == nil {
 		p.clk = &Clock{kind: clockMonotonic, why: "default"}
+	}
+	p.setRealtime = func(on bool) error {
+		switch {
+		case p.clk.kind == clockFake: // tests: fake time, real threads untouched
+			return nil
+		case on:
+			return sys.SetThreadFIFO(boostPriority)
+		}
+		return sys.SetThreadNormal()
 	}
 	if !(cfg.FPS > 0) || math.IsInf(cfg.FPS, 1) {
 		p.unlimited, p.fps = true, 0
@@ -193,12 +279,76 @@ func (p *Pacer) Setup() error {
 			return err
 		}
 	}
+	if err := p.setupBoost(); err != nil {
+		return err
+	}
 	for range 32 {
 		t := p.clk.Now() + 100_000
 		p.clk.sleepUntil(t)
 		p.learn(p.clk.Now() - t)
 	}
 	return nil
+}
+
+// setupBoost checks once whether the thread may switch to SCHED_FIFO.
+func (p *Pacer) setupBoost() error {
+	if p.boost == BoostOff || p.priority != 0 {
+		return nil
+	}
+	if err := p.setRealtime(true); err != nil {
+		if p.boost == BoostOn {
+			return fmt.Errorf("pacer: --wake-boost on: %w: SCHED_FIFO needs CAP_SYS_NICE (run as root or setcap cap_sys_nice+ep on wpg) or RLIMIT_RTPRIO ≥ 1 (ulimit -r, LimitRTPRIO=); or use --wake-boost auto", err)
+		}
+		p.boostWhy = "off: SCHED_FIFO not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO ≥ 1)"
+		return nil
+	}
+	if err := p.setRealtime(false); err != nil {
+		return fmt.Errorf("pacer: back to the normal scheduler: %w", err)
+	}
+	p.boostOK = true
+	return nil
+}
+
+// boostSleep raises the thread before a sleep until target (now is the
+// clock) if the sleep is long enough against the spin that follows it
+// (lead) and the caller's work between grants is short.
+func (p *Pacer) boostSleep(now, target, lead int64) {
+	if !p.boostOK || p.boosted || p.workNs > boostMaxWork.Nanoseconds() {
+		return
+	}
+	if d := target - now; d < boostMinSleep.Nanoseconds() || d < boostSleepRatio*lead {
+		return
+	}
+	if p.setRealtime(true) == nil {
+		p.boosted = true
+	}
+}
+
+// unboost returns the thread to the normal scheduler.
+func (p *Pacer) unboost() {
+	if p.boosted {
+		p.boosted = false
+		_ = p.setRealtime(false)
+	}
+}
+
+// Done ends a wake boost that is still in force; the worker calls it
+// after its last grant (also when it stopped early).
+func (p *Pacer) Done() { p.unboost() }
+
+// WakeBoost describes the wake boost for the report: "" when it does not
+// apply (unlimited, spin, --rt-priority, or off), else whether it was
+// used and how often, or why not.
+func (p *Pacer) WakeBoost() string {
+	switch {
+	case p.unlimited || p.wait == Spin || p.priority != 0 || p.boost == BoostOff:
+		return ""
+	case p.boostWhy != "":
+		return p.boostWhy
+	case !p.boostOK:
+		return ""
+	}
+	return fmt.Sprintf("on: SCHED_FIFO %d during %d sleeps", boostPriority, p.boosts)
 }
 
 // Burst returns the frames per grant in use (Config.Burst or the automatic
@@ -234,14 +384,20 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	if !p.started {
 		p.started = true
 		p.next = now
+	} else if p.boostOK {
+		p.workNs += (now - p.lastGrant - p.workNs) / 8
 	}
 	deadline := max64(p.next, p.notBefore)
+	if p.boosted && (deadline-now < boostMinSleep.Nanoseconds() || p.workNs > boostMaxWork.Nanoseconds()) {
+		p.unboost() // a short wait ahead (the thread would spin), or long work
+	}
 	if now < deadline {
 		if now = p.waitUntil(deadline, stop); now < 0 {
 			return 0
 		}
 	}
 	late := now - deadline
+	p.lastGrant = now
 	p.grants++
 	p.latSum += late
 	if late > p.latMax {
@@ -340,6 +496,13 @@ func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
 				continue
 			}
 			target = deadline - lead
+			if target-now > maxSleepChunk.Nanoseconds() {
+				target = now + maxSleepChunk.Nanoseconds()
+			}
+			p.boostSleep(now, deadline-lead, lead)
+			if p.boosted {
+				p.boosts++
+			}
 		default: // Sleep
 			if rem <= sleepSpinMax.Nanoseconds() && rem < p.osMean {
 				sys.Pause() // an early wake: finish the few µs left
@@ -349,9 +512,13 @@ func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
 			if target <= now {
 				target = deadline
 			}
-		}
-		if target-now > maxSleepChunk.Nanoseconds() {
-			target = now + maxSleepChunk.Nanoseconds()
+			if target-now > maxSleepChunk.Nanoseconds() {
+				target = now + maxSleepChunk.Nanoseconds()
+			}
+			p.boostSleep(now, deadline, sleepSpinMax.Nanoseconds())
+			if p.boosted {
+				p.boosts++
+			}
 		}
 		p.clk.sleepUntil(target)
 		p.learn(p.clk.Now() - target)

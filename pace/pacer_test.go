@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/wpg-dev/wpg/internal/sys"
@@ -414,5 +415,123 @@ func TestGentleCatchUp(t *testing.T) {
 	}
 	if s := p.Stats(); s.Behind < 300 || f.now-p.next > 20_000 {
 		t.Errorf("behind %d grants; schedule lag %d ns at the end", s.Behind, f.now-p.next)
+	}
+}
+
+// boostRecorder replaces a pacer's scheduler switch: it records the
+// policy and can refuse the real-time one.
+type boostRecorder struct {
+	on       bool
+	switches int
+	refuse   bool
+}
+
+func (b *boostRecorder) set(on bool) error {
+	if on && b.refuse {
+		return syscall.EPERM
+	}
+	b.on = on
+	b.switches++
+	return nil
+}
+
+func TestWakeBoost(t *testing.T) {
+	f := &fakeClock{step: 100, oversleep: 60_000}
+	p := New(Config{FPS: 1000, Wait: Hybrid, Clock: newFakeClock(f)})
+	var b boostRecorder
+	p.setRealtime = b.set
+	if err := p.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	if b.on || b.switches != 2 {
+		t.Fatalf("setup left the policy real-time=%v after %d switches, want a check and back", b.on, b.switches)
+	}
+	// 1 kpps with 3 µs of work per frame: every sleep is boosted, and the
+	// thread stays boosted from one frame to the next (no switch per frame)
+	var stop atomic.Bool
+	sleeps := f.sleeps
+	for i := range 200 {
+		if p.Grant(64, &stop) != 1 {
+			t.Fatal("grant")
+		}
+		if i > 0 && !b.on { // the first grant goes at once
+			t.Fatal("a grant after a long sleep returned unboosted")
+		}
+		f.now += 3_000
+	}
+	if b.switches > 3 {
+		t.Errorf("%d policy switches for 200 frames, want one boost kept", b.switches)
+	}
+	if got := p.WakeBoost(); !strings.HasPrefix(got, "on: SCHED_FIFO 1 during ") || p.boosts < f.sleeps-sleeps-1 {
+		t.Errorf("WakeBoost() = %q after %d boosted of %d sleeps", got, p.boosts, f.sleeps-sleeps)
+	}
+	// the work between grants grows to 300 µs: the boost is dropped, so
+	// the work does not run ahead of other threads
+	for range 50 {
+		p.Grant(64, &stop)
+		f.now += 300_000
+	}
+	if b.on {
+		t.Error("still boosted with 300 µs of work per frame")
+	}
+	// Done leaves the boost
+	for range 50 {
+		p.Grant(64, &stop)
+		f.now += 1_000
+	}
+	p.Done()
+	if b.on {
+		t.Error("still boosted after Done")
+	}
+}
+
+func TestWakeBoostNotAtHighRates(t *testing.T) {
+	// at 10 kpps hybrid spins or sleeps briefly: never boosted
+	f := &fakeClock{step: 100, oversleep: 20_000}
+	p := New(Config{FPS: 10_000, Wait: Hybrid, Clock: newFakeClock(f)})
+	var b boostRecorder
+	p.setRealtime = b.set
+	if err := p.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p, f, 2000, 64)
+	if b.switches != 2 || p.boosts != 0 {
+		t.Errorf("%d switches, %d boosted sleeps at 10 kpps", b.switches, p.boosts)
+	}
+}
+
+func TestWakeBoostPermission(t *testing.T) {
+	for _, mode := range []Boost{BoostAuto, BoostOn, BoostOff} {
+		f := &fakeClock{step: 100}
+		p := New(Config{FPS: 1000, Wait: Sleep, Clock: newFakeClock(f), WakeBoost: mode})
+		b := boostRecorder{refuse: true}
+		p.setRealtime = b.set
+		err := p.Setup()
+		switch mode {
+		case BoostOn:
+			if err == nil || !errors.Is(err, syscall.EPERM) || !strings.Contains(err.Error(), "CAP_SYS_NICE") {
+				t.Errorf("on without permission: %v", err)
+			}
+		case BoostAuto:
+			if err != nil || !strings.Contains(p.WakeBoost(), "not permitted") {
+				t.Errorf("auto without permission: %v, %q", err, p.WakeBoost())
+			}
+			run(t, p, f, 100, 64)
+			if b.on || p.boosts != 0 {
+				t.Error("boosted without permission")
+			}
+		case BoostOff:
+			if err != nil || p.WakeBoost() != "" || b.switches != 0 {
+				t.Errorf("off: %v, %q, %d switches", err, p.WakeBoost(), b.switches)
+			}
+		}
+	}
+	for _, s := range []string{"", "auto", "on", "off", "ON"} {
+		if _, err := ParseBoost(s); err != nil {
+			t.Errorf("ParseBoost(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseBoost("yes"); err == nil {
+		t.Error("ParseBoost(yes) accepted")
 	}
 }

@@ -46,8 +46,11 @@ type Report struct {
 	TargetPPS     float64 `json:"target_pps"`
 	AchievedRatio float64 `json:"achieved_ratio"`
 	Wait          string  `json:"wait,omitempty"`
-	Clock         string  `json:"clock"`
-	TSC           bool    `json:"tsc"`
+	// WakeBoost says whether the sleeping waits ran under SCHED_FIFO
+	// (pace.Config.WakeBoost), how often, or why not.
+	WakeBoost string `json:"wake_boost,omitempty"`
+	Clock     string `json:"clock"`
+	TSC       bool   `json:"tsc"`
 	// Lateness of pacer grants versus their deadlines (ns); zero when flat out.
 	LatenessMaxNs  int64 `json:"lateness_max_ns"`
 	LatenessMeanNs int64 `json:"lateness_mean_ns"`
@@ -178,6 +181,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	row("rate", "%s pps, %s (L2)", SI(r.PPS, ""), SI(r.BPS, "bit/s"))
 	if r.Rate != "" {
 		row("target", "%s = %s pps, achieved %.2f %% (wait %s)", r.Rate, SI(r.TargetPPS, ""), r.AchievedRatio*100, r.Wait)
+		if r.WakeBoost != "" {
+			row("wake boost", "%s", r.WakeBoost)
+		}
 		row("lateness", "max %s, mean %s, p50 %s, p99 %s", Dur(r.LatenessMaxNs), Dur(r.LatenessMeanNs), Dur(r.P50JitterNs), Dur(r.P99JitterNs))
 		if r.ScheduleLagMaxNs > 0 {
 			row("schedule lag", "max %s behind", Dur(r.ScheduleLagMaxNs))

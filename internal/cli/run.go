@@ -63,6 +63,10 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if err != nil {
 		return fmt.Errorf("--wait: %w", err)
 	}
+	boost, err := pace.ParseBoost(f.wakeBoost)
+	if err != nil {
+		return fmt.Errorf("--wake-boost: %w", err)
+	}
 	if f.rtPriority < 0 || f.rtPriority > 99 {
 		return fmt.Errorf("--rt-priority %d: give 1-99 (SCHED_FIFO), or 0 for the normal scheduler", f.rtPriority)
 	}
@@ -132,7 +136,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 			return fmt.Errorf("--rate %s gives no frames per second", f.rate)
 		}
 		pc := rate.Config(frames.meanFrame, layer, f.workers) // the worker's share; IFG forces burst 1
-		pc.Burst, pc.Wait, pc.Clock, pc.Priority = f.burst, wait, clock, f.rtPriority
+		pc.Burst, pc.Wait, pc.Clock, pc.Priority, pc.WakeBoost = f.burst, wait, clock, f.rtPriority, boost
 		ecfg.NewPacer = func(int) engine.Pacer { return pace.New(pc) }
 	}
 
@@ -224,6 +228,9 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 		rep.Workers = append(rep.Workers, wr)
 		if p, ok := w.Pacer.(*pace.Pacer); ok && p != nil {
 			stats = append(stats, p.Stats())
+			if rep.WakeBoost == "" {
+				rep.WakeBoost = p.WakeBoost()
+			}
 		}
 		if len(w.PeerReport) > 0 && json.Valid(w.PeerReport) {
 			wr.Verification = json.RawMessage(w.PeerReport)

@@ -60,6 +60,20 @@ func SetThreadFIFO(prio int) error {
 	return nil
 }
 
+// SetThreadNormal moves the calling thread back to the normal scheduler
+// (SCHED_OTHER), keeping its nice value.
+func SetThreadNormal() error {
+	a, err := unix.SchedGetAttr(0, 0)
+	if err != nil {
+		return fmt.Errorf("sched_getattr on thread %d: %w", unix.Gettid(), err)
+	}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: 0, Nice: a.Nice}
+	if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
+		return fmt.Errorf("sched_setattr(SCHED_OTHER) on thread %d: %w", unix.Gettid(), err)
+	}
+	return nil
+}
+
 // ThreadSchedPolicy returns the calling thread's scheduling policy
 // (unix.SCHED_OTHER = 0, SCHED_FIFO = 1, …) and real-time priority.
 func ThreadSchedPolicy() (policy, prio int, err error) {

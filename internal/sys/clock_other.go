@@ -21,6 +21,10 @@ func SleepUntilMonotonic(ns int64) error {
 // SleepUntilMonotonicRaw is SleepUntilMonotonic outside Linux.
 func SleepUntilMonotonicRaw(ns int64) error { return SleepUntilMonotonic(ns) }
 
+// SetThreadNormal does nothing outside Linux: threads never leave the
+// normal scheduler there.
+func SetThreadNormal() error { return nil }
+
 // SetThreadFIFO is not supported outside Linux.
 func SetThreadFIFO(prio int) error {
 	return fmt.Errorf("SCHED_FIFO priority %d: %w on %s", prio, errors.ErrUnsupported, runtime.GOOS)
