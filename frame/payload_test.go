@@ -268,3 +268,26 @@ func TestPayloadPrimedBufferMatchesFullRender(t *testing.T) {
 		}
 	}
 }
+
+// With VerifyOff the sender stamps only the two end words and flags it;
+// every decoder accepts such a frame, and still catches a stale end stamp.
+func TestPayloadVerifyOffEndStamps(t *testing.T) {
+	s, _ := NewPayloadSource(PayloadConfig{Size: 3 * StampStride, Verify: VerifyOff}, 0, 1)
+	f := renderOne(t, s)
+	if f[5] != flagEndStamps {
+		t.Fatalf("flags %#x, want end stamps only", f[5])
+	}
+	p := f[PayloadHeaderLen:]
+	if got := binary.LittleEndian.Uint64(p[StampStride:]); got == 1 {
+		t.Fatal("a middle stamp was written with verify off")
+	}
+	for _, mode := range []VerifyMode{VerifyOn, VerifySample, VerifyOff} {
+		if _, ok, corrupt := PayloadDecoder(mode)(f); !ok || corrupt {
+			t.Fatalf("verify %v rejects an end-stamped frame", mode)
+		}
+	}
+	binary.LittleEndian.PutUint64(p[len(p)-8:], 7)
+	if _, _, corrupt := DecodePayload(f); !corrupt {
+		t.Fatal("a stale last stamp passed")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -66,6 +67,11 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 	if interval <= 0 {
 		interval = time.Second
 	}
+	// One OS thread for the whole loop, as the engine does for senders: a
+	// loop that the Go scheduler moves between threads after a blocking
+	// system call (poll, futex) loses its warm cache and thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	t := NewTracker()
 	views := make([][]byte, batch)
 	stamper, _ := rx.(RxTimestamper)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -37,6 +38,7 @@ const (
 
 type sender struct {
 	conn     *net.UnixConn
+	fd       int // conn's descriptor, written with write(2) directly
 	child    *peer.Process
 	peerPID  int
 	where    string
@@ -93,6 +95,9 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return fail(err)
 	}
 	s.peerPID = h.PID
+	if s.fd, err = sys.ConnFd(s.conn); err != nil {
+		return fail(err)
+	}
 	// At most half a socket buffer per Reserve, so that rendering
 	// overlaps with the receiver draining.
 	s.perCall = max(1, min(max(s.sndBuf, sockBuf)/4/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
@@ -125,8 +130,7 @@ func (s *sender) Commit(lens []int) (int, error) {
 			k++
 		}
 		off := done * s.maxFrame
-		w, err := s.conn.Write(mem[off : off+total])
-		s.writes++
+		w, err := s.write(mem[off : off+total])
 		if err != nil {
 			m := wholeFrames(lens[done:done+k], w)
 			s.frames += uint64(m)
@@ -139,6 +143,34 @@ func (s *sender) Commit(lens []int) (int, error) {
 		done += k
 	}
 	return n, nil
+}
+
+// write writes b completely with write(2) calls on the socket's descriptor
+// (non-blocking: a full socket buffer costs a poll(2) in this thread rather
+// than a park in Go's network poller and a wake-up of the engine's locked
+// thread) and returns the bytes written.
+func (s *sender) write(b []byte) (int, error) {
+	total := 0
+	for len(b) > 0 {
+		n, err := sys.Write(s.fd, b)
+		if n > 0 {
+			s.writes++
+			b = b[n:]
+			total += n
+			continue
+		}
+		if sys.IsEAGAIN(err) {
+			if _, err := sys.PollOut(s.fd, -1); err != nil {
+				return total, err
+			}
+			continue
+		}
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		return total, err
+	}
+	return total, nil
 }
 
 func wholeFrames(lens []int, written int) int {
@@ -192,12 +224,15 @@ func (s *sender) PeerReport() []byte { return s.report }
 
 type receiver struct {
 	conn    *net.UnixConn
+	fd      int // conn's descriptor, read with read(2) directly
 	sr      *peer.StreamReader
 	rcvBuf  int
 	peerPID int
 }
 
-var errTimeout = errors.New("timeout")
+// errEmpty is returned by the receiver's read function when the socket has
+// no data yet.
+var errEmpty = errors.New("socket empty")
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
 	if o.Listen == "" {
@@ -227,25 +262,46 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		conn.Close()
 		return nil, fmt.Errorf("unix receiver: %w", err)
 	}
+	fd, err := sys.ConnFd(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("unix receiver: %w", err)
+	}
+	r.fd = fd
+	// read(2) on the (non-blocking) descriptor directly: a read that
+	// finds data costs one system call, an empty socket a poll(2) as well
+	// (see Next), and nothing parks in Go's network poller.
 	r.sr = peer.NewStreamReader(func(b []byte) (int, error) {
-		n, err := conn.Read(b)
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return n, errTimeout
+		n, err := sys.Read(fd, b)
+		switch {
+		case sys.IsEAGAIN(err):
+			return 0, errEmpty
+		case sys.IsConnReset(err):
+			return 0, nil // the sender died: end of stream
+		case err != nil:
+			return 0, err
 		}
-		if sys.IsConnReset(err) {
-			return n, nil // the sender died: end of stream
-		}
-		return n, err
+		return n, nil
 	})
 	return r, nil
 }
 
+// Next returns the frames already buffered, or waits up to timeout for the
+// socket to become readable and reads once.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
-	if !r.sr.HasFrame() {
-		r.conn.SetReadDeadline(time.Now().Add(timeout))
-	}
 	n, err := r.sr.Next(views)
-	if errors.Is(err, errTimeout) {
+	if !errors.Is(err, errEmpty) {
+		return n, err
+	}
+	ready, perr := sys.PollIn(r.fd, timeout)
+	if perr != nil {
+		return 0, fmt.Errorf("unix receiver: %w", perr)
+	}
+	if !ready {
+		return 0, nil
+	}
+	n, err = r.sr.Next(views)
+	if errors.Is(err, errEmpty) {
 		return 0, nil
 	}
 	return n, err
