@@ -76,6 +76,7 @@ func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
 		{"pcapfile without output", dir, []string{"send", "--backend", "pcapfile", "--count", "1"}, []string{"-o FILE"}},
 		{"bad rate", dir, []string{"send", "--rate", "fast", "--count", "1"}, []string{"--rate", "fast"}},
 		{"bad wait", dir, []string{"send", "--rate", "1kpps", "--wait", "nap", "--count", "1"}, []string{"--wait", "spin"}},
+		{"bad wake boost", dir, []string{"send", "--rate", "1kpps", "--wake-boost", "maybe", "--count", "1"}, []string{"--wake-boost", "auto", "off"}},
 		{"bad clock", dir, []string{"send", "--clock", "sundial", "--count", "1"}, []string{"--clock", "monotonic"}},
 		{"bad plan", dir, []string{"send", "--plan", "later", "--count", "1"}, []string{"--plan", "prerender"}},
 		{"zero batch", dir, []string{"send", "--batch", "0", "--count", "1"}, []string{"--batch 0"}},

@@ -243,3 +243,42 @@ func (l *lockedBuf) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestWakeBoost checks that a paced sender run as root takes the wake
+// boost for its sleeps and says so, and that --wake-boost off leaves it
+// out.
+func TestWakeBoost(t *testing.T) {
+	testbed.RequireRoot(t)
+	for _, c := range []struct {
+		boost, want string
+	}{{"auto", "on: SCHED_FIFO 1 during "}, {"on", "on: SCHED_FIFO 1 during "}, {"off", ""}} {
+		out, errOut, code := run(t, t.TempDir(), "send", "--backend", "null", "--rate", "1kpps", "--count", "300",
+			"--wake-boost", c.boost, "--json")
+		if code != 0 {
+			t.Fatalf("--wake-boost %s: exit %d: %s", c.boost, code, errOut)
+		}
+		var rep struct {
+			Frames    uint64 `json:"frames"`
+			WakeBoost string `json:"wake_boost"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("report: %v\n%s", err, out)
+		}
+		if rep.Frames != 300 {
+			t.Errorf("--wake-boost %s: %d frames", c.boost, rep.Frames)
+		}
+		if c.want == "" {
+			if rep.WakeBoost != "" {
+				t.Errorf("--wake-boost off: report says %q", rep.WakeBoost)
+			}
+			continue
+		}
+		var n int
+		if !strings.HasPrefix(rep.WakeBoost, c.want) {
+			t.Errorf("--wake-boost %s: report says %q, want %q…", c.boost, rep.WakeBoost, c.want)
+		} else if _, err := fmt.Sscanf(rep.WakeBoost[len(c.want):], "%d", &n); err != nil || n < 250 {
+			// 299 waits of 1 ms, each at least one boosted sleep
+			t.Errorf("--wake-boost %s: %q: want at least 250 boosted sleeps", c.boost, rep.WakeBoost)
+		}
+	}
+}
