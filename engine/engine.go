@@ -300,6 +300,11 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		fail(fmt.Errorf("backend %s holds frames of at most %d bytes, the template needs %d", cfg.Backend.Name, snd.MaxFrame(), src.MaxFrame()))
 		return
 	}
+	if fk, ok := src.(FrameKeeper); ok {
+		if bk, ok := snd.(BufferKeeper); ok && bk.KeepsBuffers() {
+			fk.KeepFrames()
+		}
+	}
 	var pacer Pacer
 	if cfg.NewPacer != nil {
 		pacer = cfg.NewPacer(i)

@@ -19,3 +19,20 @@ type Source interface {
 	// e.g. "prerender 2/stream 1"); Detail explains the choice.
 	Plan() (plan, detail string)
 }
+
+// FrameKeeper is implemented by a Source that can write only the bytes
+// that change when a buffer still holds the frame it rendered there last
+// (package template: large frames rendered into TX-ring slots that come
+// round again). The engine calls KeepFrames once, before the first Render,
+// when the backend's Sender is a BufferKeeper that keeps its buffers.
+type FrameKeeper interface {
+	KeepFrames()
+}
+
+// BufferKeeper is implemented by a backend.Sender whose Reserve hands out
+// the same buffers again and again and whose consumer only reads them: a
+// buffer reserved again holds exactly what was rendered into it last
+// (an AF_PACKET TX ring: the kernel only reads the slots).
+type BufferKeeper interface {
+	KeepsBuffers() bool
+}

@@ -7,10 +7,18 @@ import (
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
-func benchRender(b *testing.B, s *Spec, plan string) {
+func benchRender(b *testing.B, s *Spec, plan string) { benchRenderKeep(b, s, plan, false) }
+
+// benchRenderKeep renders into the same 256 buffers every batch; with keep
+// the Source is told (KeepFrames) that they keep their contents, as
+// TX-ring slots do.
+func benchRenderKeep(b *testing.B, s *Spec, plan string, keep bool) {
 	src, err := Compile(s, CompileOptions{Plan: plan})
 	if err != nil {
 		b.Fatal(err)
+	}
+	if keep {
+		src.KeepFrames()
 	}
 	const batch = 256
 	bufs := make([][]byte, batch)
@@ -45,7 +53,8 @@ func benchRender(b *testing.B, s *Spec, plan string) {
 // BenchmarkRender measures Render of batches of 256 frames: the default
 // template (64-byte UDP/IPv4, one varying port + signature) and
 // examples/udp64.wpg.yaml (source address and port varying) streamed and
-// prerendered, and the mixed example under plan auto.
+// prerendered, the mixed example under plan auto, and the default at 1500
+// bytes streamed and prerendered, each with and without KeepFrames.
 func BenchmarkRender(b *testing.B) {
 	b.Run("default/stream", func(b *testing.B) { benchRender(b, Default(), PlanStream) })
 	b.Run("default/prerender", func(b *testing.B) { benchRender(b, Default(), PlanPrerender) })
@@ -60,4 +69,14 @@ func BenchmarkRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("mixed/auto", func(b *testing.B) { benchRender(b, mixed, PlanAuto) })
+	// 1500-byte frames: whole frames into the buffers, or (keep) only the
+	// bytes that vary, the buffers holding last lap's frame.
+	big, err := DefaultWithSize(1500)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, plan := range []string{PlanStream, PlanPrerender} {
+		b.Run("1500/"+plan, func(b *testing.B) { benchRenderKeep(b, big, plan, false) })
+		b.Run("1500/"+plan+"-keep", func(b *testing.B) { benchRenderKeep(b, big, plan, true) })
+	}
 }

@@ -48,6 +48,7 @@ type Source struct {
 	mean     float64
 	plan     string
 	detail   string
+	memo     *memo // set by KeepFrames
 }
 
 // maxSched bounds the precomputed interleaving (sum of shares).
@@ -79,7 +80,11 @@ type cstream struct {
 	pre    bool
 	arena  []byte
 	frames []preFrame
+	delta  *delta // instead of arena and frames, for large fixed-size frames
+	npre   int    // frames prerendered
 	pj     int
+
+	memo *memo // the Source's, once KeepFrames was called
 }
 
 type sizeEntry struct {
@@ -263,7 +268,7 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 			return nil, fmt.Errorf("template %s: stream %d (%s) cannot be prerendered: %s; raise the limit, set a count, or use --plan auto", spec.File, i, st.Name, strings.TrimPrefix(why, "streamed: "))
 		}
 		if pre {
-			cs.prerender(need)
+			why += cs.prerender(need)
 			npre++
 		} else {
 			if !strings.HasPrefix(why, "streamed") && why != "no frames for this worker" {
@@ -505,10 +510,18 @@ func distinctSizes(v *Value) []uint64 {
 	return out
 }
 
-// prerender renders this worker's next need frames into one arena.
-func (cs *cstream) prerender(need uint64) {
+// prerender renders this worker's next need frames into one arena, or,
+// for large fixed-size frames that differ in few bytes, as one image and
+// the differing bytes of every frame (see newDelta). It returns a note for
+// the plan detail.
+func (cs *cstream) prerender(need uint64) string {
 	L, st := cs.L, cs.L.st
 	cs.pre = true
+	cs.npre = int(need)
+	if d := newDelta(cs, need); d != nil {
+		cs.delta = d
+		return fmt.Sprintf(", kept as one %d-byte image and the %d bytes that vary per frame (%s in all)", d.n, d.rec, sizeString(int64(d.n+len(d.data))))
+	}
 	total := prerenderBytes(st, cs.k, cs.w, need)
 	cs.arena = make([]byte, total)
 	cs.frames = make([]preFrame, need)
@@ -522,6 +535,7 @@ func (cs *cstream) prerender(need uint64) {
 		off += n
 		k += cs.w
 	}
+	return ""
 }
 
 // sigSum is the checksum contribution of a signature's seq and time
@@ -539,16 +553,30 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	seq := cs.k
 	cs.k += cs.w
 	if cs.pre {
-		f := cs.frames[cs.pj]
+		j := cs.pj
 		cs.pj++
-		if cs.pj == len(cs.frames) {
+		if cs.pj == cs.npre {
 			cs.pj = 0
 		}
-		n := int(f.n)
-		if n == 64 && len(b) >= 64 {
-			*(*[64]byte)(b) = *(*[64]byte)(cs.arena[f.off:])
+		var n int
+		var odd bool
+		if d := cs.delta; d != nil {
+			n, odd = d.n, d.odd
+			if cs.memo == nil || !cs.memo.primed(b, deltaTag(cs.id)) {
+				copy(b[:n], d.base)
+			}
+			d.apply(b, j)
 		} else {
-			copy(b[:n], cs.arena[f.off:f.off+n])
+			f := cs.frames[j]
+			n, odd = int(f.n), f.odd
+			if n == 64 && len(b) >= 64 {
+				*(*[64]byte)(b) = *(*[64]byte)(cs.arena[f.off:])
+			} else {
+				copy(b[:n], cs.arena[f.off:f.off+n])
+			}
+			if cs.memo != nil {
+				cs.memo.forget(b)
+			}
 		}
 		if cs.sig {
 			sig := b[n-frame.SignatureLen:]
@@ -556,7 +584,7 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 			binary.BigEndian.PutUint64(sig[12:], now)
 			if c := cs.L.l4Csum; c >= 0 {
 				old := binary.BigEndian.Uint16(b[c:])
-				x := ^header.Fold(uint64(^old) + sigSum(seq, nowSum, f.odd))
+				x := ^header.Fold(uint64(^old) + sigSum(seq, nowSum, odd))
 				if x == 0 && cs.L.udp {
 					x = 0xffff
 				}
@@ -566,13 +594,16 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 		return n
 	}
 	var se *sizeEntry
+	si := uint64(0)
 	if cs.sizeVar {
-		se = &cs.sizes[cs.sizeCur.next()]
-	} else {
-		se = &cs.sizes[0]
+		si = cs.sizeCur.next()
 	}
+	se = &cs.sizes[si]
 	n := se.n
-	if n == 64 && len(cs.img) >= 64 && len(b) >= 64 {
+	if cs.memo != nil && cs.memo.primed(b, streamTag(cs.id, int(si))) {
+		// b holds this image from an earlier lap: every byte that
+		// differs between frames is written below.
+	} else if n == 64 && len(cs.img) >= 64 && len(b) >= 64 {
 		// The classic size: a fixed-size array copy the compiler inlines.
 		*(*[64]byte)(b) = *(*[64]byte)(cs.img)
 	} else {
@@ -605,8 +636,10 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 		v := (x << f.shift) & f.mask
 		switch {
 		case f.rmw:
-			// The image has zeros in every varying field's bits.
-			storeSlot(b, f.off, f.width, loadSlot(b, f.off, f.width)|v)
+			// The slot is shared with another varying field: keep its
+			// bits, replace this field's (zeros in the image, the
+			// previous lap's value in a kept buffer).
+			storeSlot(b, f.off, f.width, loadSlot(b, f.off, f.width)&^f.mask|v)
 		case f.width == 2:
 			binary.BigEndian.PutUint16(b[f.off:], uint16(f.base|v))
 		case f.width == 4:

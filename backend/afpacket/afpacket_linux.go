@@ -303,3 +303,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
 	return NewReceiver(ctx, o)
 }
+
+// KeepsBuffers reports that a reserved buffer still holds what was last
+// rendered into it (engine.BufferKeeper): the kernel only reads TX-ring
+// slots, and sendmmsg only reads the staging buffers.
+func (s *Sender) KeepsBuffers() bool { return true }

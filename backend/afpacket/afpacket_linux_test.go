@@ -95,6 +95,29 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
+// startReceiver starts a receiver on the veth's inner end expecting count
+// frames; its result arrives on the channel. It is closed when the test ends.
+func startReceiver(t *testing.T, v *testbed.Veth, count int) <-chan recv.Result {
+	t.Helper()
+	var rx *afpacket.Receiver
+	if err := v.Do(func() (err error) {
+		rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Interface: v.Inner})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rx.Close() })
+	done := make(chan recv.Result, 1)
+	go func() {
+		r, err := recv.Run(context.Background(), rx, recv.DecodePacket, recv.Options{Expect: uint64(count), IdleTimeout: 2 * time.Second, Duration: time.Minute})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	return done
+}
+
 func TestSendReceiveVeth(t *testing.T) {
 	v := testbed.NewVeth(t)
 	for _, tc := range []struct {
@@ -109,22 +132,7 @@ func TestSendReceiveVeth(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const count, size = 20000, 128
-			var rx *afpacket.Receiver
-			if err := v.Do(func() (err error) {
-				rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Interface: v.Inner})
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			defer rx.Close()
-			done := make(chan recv.Result, 1)
-			go func() {
-				r, err := recv.Run(context.Background(), rx, recv.DecodePacket, recv.Options{Expect: count, IdleTimeout: 2 * time.Second, Duration: time.Minute})
-				if err != nil {
-					t.Error(err)
-				}
-				done <- r
-			}()
+			done := startReceiver(t, v, count)
 			o := tc.o
 			o.Interface, o.MaxFrame, o.Batch = v.Outer, size, 64
 			snd, err := afpacket.NewSender(context.Background(), o)
