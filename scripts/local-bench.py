@@ -9,10 +9,14 @@ directory first), then for every rep runs, interleaved, for each size:
 and prints a markdown table of medians with the ratios asked for in issue #5
 (to wpg's memcpy and to the C reference of the same technique).
 
+Each wpg configuration runs right before the C program of its technique, so that
+a pair sees the same load; with --lock FILE every such pair holds an exclusive
+flock on FILE (engineers sharing a machine then never measure at the same time).
+
 usage: scripts/local-bench.py [--reps 3] [--duration 3s] [--sizes 64,460800,1MiB,64MiB]
-                              [--verify off] [--anchors DIR] [--csv out.csv]
+                              [--verify off] [--anchors DIR] [--csv out.csv] [--lock FILE]
 """
-import argparse, csv, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, contextlib, csv, fcntl, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HDR = 32  # wpg payload header bytes
@@ -32,9 +36,31 @@ def human(n):
     return f"{n:,} B"
 
 
-def run(cmd, timeout=600):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+def run(cmd, timeout=120):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, "", f"timed out after {timeout} s"
     return p.returncode, p.stdout, p.stderr
+
+
+@contextlib.contextmanager
+def locked(path):
+    """Holds an exclusive flock on path (no-op when path is empty)."""
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def load1():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
 
 
 def wpg_bench(wpg, backend, size, duration, verify, extra=()):
@@ -130,6 +156,7 @@ def main():
     ap.add_argument("--anchors", default=os.path.join(ROOT, "..", "shared", "anchors", "ipc"))
     ap.add_argument("--csv", default="")
     ap.add_argument("--only", default="", help="comma-separated wpg labels or C kinds to run (default all)")
+    ap.add_argument("--lock", default="", help="flock this file around every wpg/C pair")
     a = ap.parse_args()
     sizes = [parse_size(s) for s in a.sizes.split(",")]
     only = set(x.strip() for x in a.only.split(",") if x.strip())
@@ -143,27 +170,40 @@ def main():
 
     res = {}  # (who, size) -> list of {fps, gbs}
     rows = []
+    loads = []
+    # The pairs: every wpg configuration with the C program of its technique
+    # (a C program shared by two configurations runs once, with the first).
+    pairs, seen = [], set()
+    for label, be, extra, ck in WPG:
+        pairs.append(((label, be, extra), ck if ck not in seen else None))
+        seen.add(ck)
+    pairs += [(None, k) for k in C_KINDS if k not in seen]
     for rep in range(a.reps):
         for size in sizes:
-            for label, be, extra, _ in WPG:
-                if only and label not in only:
+            for w, ck in pairs:
+                if w and only and w[0] not in only:
+                    w = None
+                if ck and only and ck not in only:
+                    ck = None
+                if not w and not ck:
                     continue
-                r = wpg_bench(wpg, be, size, a.duration, a.verify, extra)
-                if r:
-                    res.setdefault(("wpg " + label, size), []).append(r)
-                    rows.append(["wpg", label, size, rep, r["fps"], r["gbs"]])
-            for kind in C_KINDS:
-                if only and kind not in only:
-                    continue
-                r = c_bench(anchors, kind, size)
-                if r:
-                    res.setdefault(("C " + kind, size), []).append(r)
-                    rows.append(["C", kind, size, rep, r["fps"], r["gbs"]])
-            sys.stderr.write(f"rep {rep + 1}/{a.reps} size {size} done ({time.strftime('%H:%M:%S')})\n")
+                with locked(a.lock):
+                    loads.append(load1())
+                    if w:
+                        r = wpg_bench(wpg, w[1], size, a.duration, a.verify, w[2])
+                        if r:
+                            res.setdefault(("wpg " + w[0], size), []).append(r)
+                            rows.append(["wpg", w[0], size, rep, r["fps"], r["gbs"], loads[-1]])
+                    if ck:
+                        r = c_bench(anchors, ck, size)
+                        if r:
+                            res.setdefault(("C " + ck, size), []).append(r)
+                            rows.append(["C", ck, size, rep, r["fps"], r["gbs"], loads[-1]])
+            sys.stderr.write(f"rep {rep + 1}/{a.reps} size {size} done ({time.strftime('%H:%M:%S')}, load {load1():.2f})\n")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["impl", "what", "size", "rep", "frames_per_s", "gb_per_s"])
+            w.writerow(["impl", "what", "size", "rep", "frames_per_s", "gb_per_s", "load1"])
             w.writerows(rows)
 
     def med(key, field):
@@ -178,7 +218,8 @@ def main():
     def ratio(a_, b_):
         return f"{a_ / b_:.2f}×" if a_ and b_ else "–"
 
-    print(f"wpg --verify {a.verify}, medians of {a.reps} reps; wpg sizes are payload bytes (+{HDR}-byte header per frame)\n")
+    print(f"wpg --verify {a.verify}, medians of {a.reps} reps; wpg sizes are payload bytes (+{HDR}-byte header per frame); "
+          f"1-minute load average at the pairs' start {min(loads):.2f}-{max(loads):.2f} (median {statistics.median(loads):.2f})\n")
     print("| path | size | wpg | ÷ wpg memcpy | C reference (same technique) | C | wpg ÷ C |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for label, _, _, ck in WPG:

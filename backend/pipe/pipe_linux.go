@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -119,7 +120,9 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 		}
 		s.fd, s.ownFd = w, true
 		rf := os.NewFile(uintptr(r), "pipe-read")
-		s.child, err = peer.Start("pipe", false, rf, peer.VerifyArgs(o.Verify)...)
+		// --size lets the receiver size its buffer before the first frame.
+		args := append(peer.VerifyArgs(o.Verify), "--size", strconv.Itoa(s.maxFrame))
+		s.child, err = peer.Start("pipe", false, rf, args...)
 		rf.Close()
 		if err != nil {
 			sys.CloseFd(w)
@@ -433,6 +436,10 @@ func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.
 		return n, err
 	})
 	r.sr.Avail = func() int { n, _ := sys.PipeBytes(fd); return n }
+	if o.MaxFrame > 0 {
+		// --size (the payload or the whole frame): room for either.
+		r.sr.Presize(o.MaxFrame + frame.PayloadHeaderLen)
+	}
 	return r, nil
 }
 

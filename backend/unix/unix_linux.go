@@ -283,6 +283,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		}
 		return n, nil
 	})
+	r.sr.Presize(h.MaxFrame)
 	return r, nil
 }
 
