@@ -4,8 +4,9 @@
 Runs, alternating run by run, `wpg bench` (null; afpacket TX ring with
 --batch 64/128/256/512, with and without --qdisc-bypass; --no-tx-ring) and
 netsniff-ng's trafgen (qdisc bypass is trafgen's default; -q goes through
-the qdisc) on lo and on a veth pair whose peer lives in a namespace this
-script creates and deletes. Every tool runs on the same CPU (taskset) for
+the qdisc) on lo and on a veth pair whose two ends live in two network
+namespaces this script creates and deletes (the tools run in the first:
+nothing is created in the root namespace). Every tool runs on the same CPU (taskset) for
 the same duration; each figure is the median of REPS runs. Besides the
 rate it records the CPU time (user+sys) of each run, since on a shared
 machine frames per CPU-second compare tools more fairly than frames per
@@ -18,6 +19,7 @@ veth it creates.
 
   scripts/afpacket-bench.py --wpg ./wpg --duration 10 --reps 3 > table.md
   scripts/afpacket-bench.py --quick          # 2 s, 1 rep: smoke run
+  scripts/afpacket-bench.py --sizes 1500 --only 'bypass$|ring-depth|trafgen \(' --reps 1   # one repetition of a few
 """
 
 import argparse
@@ -29,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 
-NS, OUTER, INNER = "wpgbench", "wpgb0", "wpgb1"
+# The sender's namespace (OUTER) and the peer's (INNER).
+NS_TX, NS, OUTER, INNER = "wpgbench-tx", "wpgbench", "wpgb0", "wpgb1"
 
 
 def sh(*args, check=True):
@@ -38,15 +41,21 @@ def sh(*args, check=True):
 
 def setup_veth():
     teardown_veth()
+    sh("ip", "netns", "add", NS_TX)
     sh("ip", "netns", "add", NS)
-    sh("ip", "link", "add", OUTER, "type", "veth", "peer", "name", INNER, "netns", NS)
-    sh("ip", "link", "set", OUTER, "up")
+    sh("ip", "-n", NS_TX, "link", "add", OUTER, "type", "veth", "peer", "name", INNER, "netns", NS)
+    sh("ip", "-n", NS_TX, "link", "set", OUTER, "up")
     sh("ip", "-n", NS, "link", "set", INNER, "up")
 
 
 def teardown_veth():
-    sh("ip", "link", "del", OUTER, check=False)
+    sh("ip", "netns", "del", NS_TX, check=False)  # deletes the veth pair with it
     sh("ip", "netns", "del", NS, check=False)
+
+
+def netns(iface):
+    """The command prefix that runs a tool where iface lives."""
+    return ["ip", "netns", "exec", NS_TX] if iface == OUTER else []
 
 
 def trafgen_cfg(size):
@@ -74,7 +83,7 @@ def timed(cmd):
 
 
 def run_wpg(a, iface, size, extra):
-    cmd = ["taskset", "-c", str(a.cpu), a.wpg, "bench", "--duration", f"{a.duration}s", "--json"]
+    cmd = netns(iface) + ["taskset", "-c", str(a.cpu), a.wpg, "bench", "--duration", f"{a.duration}s", "--json"]
     if iface:
         cmd += ["--backend", "afpacket", "-i", iface]
     else:
@@ -90,7 +99,7 @@ def run_wpg(a, iface, size, extra):
 
 
 def run_trafgen(a, iface, cfg, extra, cpus=1):
-    cmd = ["timeout", "-s", "INT", str(a.duration), "taskset", "-c", a.cpus_trafgen if cpus > 1 else str(a.cpu),
+    cmd = netns(iface) + ["timeout", "-s", "INT", str(a.duration), "taskset", "-c", a.cpus_trafgen if cpus > 1 else str(a.cpu),
            "trafgen", "-o", iface, "-i", cfg, "-P", str(cpus), "-Q"] + extra
     out, err, cpu, rc = timed(cmd)
     m = re.search(r"(\d+) packets outgoing", out + err)
@@ -107,14 +116,34 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cpu", type=int, default=1, help="CPU every single-CPU run is pinned to")
     ap.add_argument("--ifaces", default="lo,veth")
+    ap.add_argument("--sizes", default="64,1500", help="frame sizes to run (64, 1500)")
+    ap.add_argument("--only", help="run only the configurations whose label matches this regular expression")
     ap.add_argument("--quick", action="store_true", help="2 s, 1 repetition")
     ap.add_argument("--json", help="also write every run to this file")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="run nothing: print the tables of the runs in these --json files (each file's repetitions "
+                         "paired within that file), so that a sitting can be taken in short pieces, e.g. one "
+                         "repetition of one interface per invocation")
     ap.add_argument("--focus", action="store_true",
                     help="only the headline pairs (64 B ring --batch 256 with/without --qdisc-bypass, trafgen "
                          "with/without -q, 1500 B --plan stream, 2 workers), for more repetitions")
     a = ap.parse_args()
     if a.quick:
         a.duration, a.reps = 2, 1
+    if a.merge:
+        runs = []
+        for i, path in enumerate(a.merge):
+            with open(path) as f:
+                for r in json.load(f):
+                    r["rep"] = f"{i}.{r['rep']}"
+                    runs.append(r)
+        a.duration = runs[0].get("duration", a.duration)
+        a.json = None
+        results = {}
+        for r in runs:
+            results.setdefault((r["iface"], r["config"], r["size"]), []).append((r["pps"], r["cpu_seconds"]))
+        report(a, results, runs)
+        return
     a.cpus_trafgen = "0,1"
     if os.geteuid() != 0:
         raise SystemExit("needs root: CAP_NET_RAW and CAP_NET_ADMIN (veth, netns)")
@@ -135,9 +164,13 @@ def main():
             configs.append((f"wpg ring --batch {b} --qdisc-bypass", "wpg", size, ["--batch", str(b), "--qdisc-bypass"], 1))
         if size == 1500:
             # --plan auto prerenders one period of the port (64512 frames,
-            # 97 MB: replayed from DRAM); streaming patches a cache-hot image.
+            # kept as one image + 16 bytes per frame); streaming patches
+            # the fields. --ring-depth 256 is trafgen's ring (256 slots of
+            # 2 KiB, 512 KiB: cache-resident) instead of 4096 (8 MiB).
             configs.append(("wpg ring --batch 256 --qdisc-bypass --plan stream", "wpg", size,
                             ["--batch", "256", "--qdisc-bypass", "--plan", "stream"], 1))
+            configs.append(("wpg ring --batch 256 --qdisc-bypass --ring-depth 256", "wpg", size,
+                            ["--batch", "256", "--qdisc-bypass", "--ring-depth", "256"], 1))
         configs.append(("wpg --no-tx-ring --batch 256", "wpg", size, ["--no-tx-ring", "--batch", "256"], 1))
         configs.append(("wpg --no-tx-ring --batch 256 --qdisc-bypass", "wpg", size, ["--no-tx-ring", "--batch", "256", "--qdisc-bypass"], 1))
         configs.append(("trafgen (qdisc bypass, its default)", "trafgen", size, [], 1))
@@ -149,9 +182,12 @@ def main():
     if a.focus:
         keep = {"wpg ring --batch 256", "wpg ring --batch 256 --qdisc-bypass",
                 "wpg ring --batch 256 --qdisc-bypass --plan stream",
+                "wpg ring --batch 256 --qdisc-bypass --ring-depth 256",
                 "trafgen (qdisc bypass, its default)", "trafgen -q (through the qdisc)",
                 "wpg ring --batch 256 --qdisc-bypass, 2 workers", "trafgen -P 2 (2 CPUs)"}
         configs = [c for c in configs if c[0] in keep and not (c[2] == 1500 and c[0] == "wpg ring --batch 256")]
+    sizes = {int(x) for x in a.sizes.split(",")}
+    configs = [c for c in configs if c[2] in sizes and (not a.only or re.search(a.only, c[0]))]
     ifaces = a.ifaces.split(",")
     results = {}  # (iface, label, size) -> list of (pps, cpu)
     runs = []
@@ -183,7 +219,7 @@ def one_run(a, rep, iface, dev, label, kind, size, extra, workers, cfgs, results
         cmd_extra = extra
         if workers > 1:
             # 2 workers need 2 CPUs: no taskset to one CPU.
-            out, err, cpu, rc = timed([a.wpg, "bench", "--backend", "afpacket", "-i", dev,
+            out, err, cpu, rc = timed(netns(dev) + [a.wpg, "bench", "--backend", "afpacket", "-i", dev,
                                        "--duration", f"{a.duration}s", "--json"] + cmd_extra)
             if rc != 0:
                 raise SystemExit(err)
@@ -195,7 +231,7 @@ def one_run(a, rep, iface, dev, label, kind, size, extra, workers, cfgs, results
         key = (iface, label, size)
         pps, frames, cpu, mode = run_trafgen(a, dev, cfgs[size], extra, workers)
     results.setdefault(key, []).append((pps, cpu))
-    runs.append({"rep": rep, "iface": key[0], "config": label, "size": size, "pps": pps,
+    runs.append({"rep": rep, "duration": a.duration, "iface": key[0], "config": label, "size": size, "pps": pps,
                  "frames": frames, "cpu_seconds": cpu, "mode": mode})
     print(f"rep {rep} {key[0]:5} {size:5} {label:50} {pps/1e6:8.3f} Mpps  cpu {cpu:6.2f} s",
           file=sys.stderr, flush=True)
@@ -214,7 +250,9 @@ def report(a, results, runs):
         per_cpu = statistics.median(x[0] * a.duration / x[1] for x in v if x[1] > 0)
         return pps, per_cpu
 
-    print(f"duration {a.duration} s per run, median of {a.reps}, single-CPU runs pinned to CPU {a.cpu}\n")
+    reps = sorted({r["rep"] for r in runs}, key=str)
+    n = max((len(v) for v in results.values()), default=0)
+    print(f"duration {a.duration} s per run, median of {n}, single-CPU runs pinned to CPU {a.cpu}\n")
     print("| interface | frame | configuration | Mpps (median) | runs (Mpps) | Mpps per CPU-second | vs trafgen (same qdisc path) |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for (iface, label, size), v in results.items():
@@ -254,7 +292,7 @@ def report(a, results, runs):
         else:
             ref_label = "trafgen -q (through the qdisc)"
         rr, cr = [], []
-        for rep in range(a.reps):
+        for rep in reps:
             w, t = by.get((rep, iface, label, size)), by.get((rep, iface, ref_label, size))
             if w and t and t["pps"] > 0 and t["cpu_seconds"] > 0 and w["cpu_seconds"] > 0:
                 rr.append(w["pps"] / t["pps"])
