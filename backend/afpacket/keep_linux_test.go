@@ -4,6 +4,7 @@ package afpacket_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 )
 
 // TestKeptSlotsOnTheWire sends 1500-byte template frames through a
-// 64-slot TX ring (each slot reused about 300 times) with the Source told
+// 64-slot TX ring (each slot reused about 300 times) and a 4096-slot one
+// (5 laps) with the Source told
 // that the slots keep their contents, so only the varying bytes of each
 // frame are written into a slot: every frame must arrive intact.
 func TestKeptSlotsOnTheWire(t *testing.T) {
@@ -23,19 +25,30 @@ func TestKeptSlotsOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, plan := range []string{template.PlanAuto, template.PlanStream} {
-		t.Run(plan, func(t *testing.T) {
-			const count, batch = 20000, 32
+	for _, tc := range []struct {
+		plan  string
+		depth int
+	}{
+		{template.PlanAuto, 64},
+		{template.PlanStream, 64},
+		// 4096 slots of 2 KiB: 8 MiB, so Commit also warms each frame's lines.
+		{template.PlanAuto, 4096},
+	} {
+		t.Run(fmt.Sprintf("%s/depth%d", tc.plan, tc.depth), func(t *testing.T) {
+			const count, batch = 20480, 32
 			done := startReceiver(t, v, count)
-			src, err := template.Compile(spec, template.CompileOptions{Plan: plan})
+			src, err := template.Compile(spec, template.CompileOptions{Plan: tc.plan})
 			if err != nil {
 				t.Fatal(err)
 			}
-			snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: v.Outer, MaxFrame: src.MaxFrame(), Batch: batch, RingDepth: 64})
+			snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: v.Outer, MaxFrame: src.MaxFrame(), Batch: batch, RingDepth: tc.depth})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer snd.Close()
+			if d := snd.Info().RingDepth; d != tc.depth {
+				t.Fatalf("ring depth %d, want %d", d, tc.depth)
+			}
 			if !snd.KeepsBuffers() {
 				t.Fatal("the TX ring does not keep its slots")
 			}

@@ -160,6 +160,8 @@ type PacketTxRing struct {
 	pending  int                 // slots marked SEND_REQUEST since the last complete kick
 	kicks    uint64
 	eagain   uint64
+	warm     bool // linear and larger than warmRingMin: Commit warms frames of warmMin bytes or more
+	sink     byte // what warm loaded
 }
 
 // NewPacketTxRing opens the socket and sets up and maps the ring. On error
@@ -224,6 +226,7 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 	}
 	r.depth = per * c.Blocks
 	r.slot = c.Slot
+	r.warm = c.Linear && r.depth*r.slot > warmRingMin
 	r.maxFrame = c.Slot - r.dataOff
 	r.status = make([]*uint32, r.depth)
 	if c.Linear {
@@ -293,6 +296,9 @@ func (r *PacketTxRing) Commit(lens []int) error {
 			// flags 0, gso_type NONE, hdr_len = the whole frame
 			// (little-endian), gso_size/csum_start/csum_offset 0.
 			*r.vnet[i] = [VnetHdrLen]byte{2: byte(l), 3: byte(l >> 8)}
+			if r.warm && l >= warmMin {
+				r.sink ^= warm(r.data[i][:l])
+			}
 			l += VnetHdrLen
 		}
 		*r.length[i] = uint32(l)
