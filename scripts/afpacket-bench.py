@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 # The sender's namespace (OUTER) and the peer's (INNER).
 NS_TX, NS, OUTER, INNER = "wpgbench-tx", "wpgbench", "wpgb0", "wpgb1"
@@ -118,6 +119,10 @@ def main():
     ap.add_argument("--ifaces", default="lo,veth")
     ap.add_argument("--sizes", default="64,1500", help="frame sizes to run (64, 1500)")
     ap.add_argument("--only", help="run only the configurations whose label matches this regular expression")
+    ap.add_argument("--settle", type=float, default=5,
+                    help="seconds to wait before the first run: the kernel tears a deleted namespace down in the "
+                         "background (cleanup_net), and an earlier invocation's teardown slowed the first runs "
+                         "of the next one (2.15 vs 2.37 Mpps, lo 64 B, in a check)")
     ap.add_argument("--quick", action="store_true", help="2 s, 1 repetition")
     ap.add_argument("--json", help="also write every run to this file")
     ap.add_argument("--merge", nargs="+", metavar="JSON",
@@ -194,6 +199,7 @@ def main():
     try:
         if "veth" in ifaces:
             setup_veth()
+        time.sleep(a.settle)
         for rep in range(a.reps):
             for iface in ifaces:
                 dev = OUTER if iface == "veth" else iface
