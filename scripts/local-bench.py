@@ -139,6 +139,9 @@ WPG = [
     # with --verify off it would read only headers and stamps.
     ("shm (in place, verify on)", "shm", ["--verify", "on"], "ring-copy"),
     ("shm (copy out)", "shm", ["--recv-mode", "copy"], "ring-copy"),
+    # Like for like with the C ring's in-place reader (an AVX-512 sum of every
+    # byte): with --verify off wpg's in-place receiver sums every byte too.
+    ("shm (in place)", "shm", [], "ring-read"),
     ("pipe", "pipe", [], "pipe"),
     ("pipe --vmsplice", "pipe", ["--vmsplice"], "pipe-vmsplice"),
     ("cma", "cma", [], "cma"),
