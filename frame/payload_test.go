@@ -171,18 +171,23 @@ func TestPayloadRenderNoAllocs(t *testing.T) {
 
 func benchSizes() []int { return []int{64, 4096, 460800, 1 << 20} }
 
+// BenchmarkPayloadRender renders into one buffer again and again (primed
+// after the first frame), with verification on (a stamp per 4 KiB page,
+// derived CRC-32C) and off (the two end stamps only).
 func BenchmarkPayloadRender(b *testing.B) {
-	for _, size := range benchSizes() {
-		b.Run(sizeName(size), func(b *testing.B) {
-			s, _ := NewPayloadSource(PayloadConfig{Size: size}, 0, 1)
-			bufs := [][]byte{make([]byte, s.MaxFrame())}
-			lens := []int{0}
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			for b.Loop() {
-				s.Render(bufs, lens, 1)
-			}
-		})
+	for _, mode := range []VerifyMode{VerifyOn, VerifyOff} {
+		for _, size := range benchSizes() {
+			b.Run("verify-"+mode.String()+"/"+sizeName(size), func(b *testing.B) {
+				s, _ := NewPayloadSource(PayloadConfig{Size: size, Verify: mode}, 0, 1)
+				bufs := [][]byte{make([]byte, s.MaxFrame())}
+				lens := []int{0}
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					s.Render(bufs, lens, 1)
+				}
+			})
+		}
 	}
 }
 
