@@ -5,7 +5,7 @@ package sys
 // Warming (PacketTxRing.Commit, linear frames only): frames of at least
 // warmMin bytes in rings larger than warmRingMin. Smaller frames were just
 // written whole by the source; a smaller ring stays in the core's L2 from
-// one lap to the next (there warming measured 4 % slower: the loads hit
+// one lap to the next (there warming measured 4-6 % slower: the loads hit
 // anyway). With 4096 slots of 2 KiB it measured 1-11 % faster at 1500 B on
 // veth and lo (docs/perf.md, AF_PACKET baseline, sitting 5).
 const (
