@@ -16,7 +16,7 @@ flock on FILE (engineers sharing a machine then never measure at the same time).
 usage: scripts/local-bench.py [--reps 3] [--duration 3s] [--sizes 64,460800,1MiB,64MiB]
                               [--verify off] [--anchors DIR] [--csv out.csv] [--lock FILE]
 """
-import argparse, contextlib, csv, fcntl, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, contextlib, csv, fcntl, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HDR = 32  # wpg payload header bytes
@@ -162,7 +162,9 @@ def main():
     ap.add_argument("--lock", default="", help="flock this file around every wpg/C pair")
     a = ap.parse_args()
     sizes = [parse_size(s) for s in a.sizes.split(",")]
-    only = set(x.strip() for x in a.only.split(",") if x.strip())
+    # Labels contain commas inside parentheses ("shm (in place, verify on)"):
+    # split only on the others.
+    only = set(x.strip() for x in re.split(r",(?![^(]*\))", a.only) if x.strip())
 
     tmp = tempfile.mkdtemp(prefix="wpg-local-bench-")
     wpg = os.path.join(tmp, "wpg")
