@@ -30,6 +30,10 @@ func init() {
 }
 
 const (
+	// spinWait is how long a side that finds the socket full (sender)
+	// or empty (receiver) retries, yielding the CPU, before it sleeps in
+	// poll(2).
+	spinWait      = 200 * time.Microsecond
 	sockBuf       = 4 << 20
 	stagingBudget = 8 << 20
 	groupBytes    = 256 << 10
@@ -37,20 +41,23 @@ const (
 )
 
 type sender struct {
-	conn     *net.UnixConn
-	fd       int // conn's descriptor, written with write(2) directly
-	child    *peer.Process
-	peerPID  int
-	where    string
-	sndBuf   int
-	mem      *sys.SharedMapping
-	maxFrame int
-	perCall  int
-	reserved int
-	writes   uint64
-	frames   uint64
-	report   []byte
-	closed   bool
+	conn *net.UnixConn
+	fd   int // conn's descriptor, written with write(2) directly
+	// spinStart is when the current wait for socket-buffer room began
+	// (0: not waiting).
+	spinStart int64
+	child     *peer.Process
+	peerPID   int
+	where     string
+	sndBuf    int
+	mem       *sys.SharedMapping
+	maxFrame  int
+	perCall   int
+	reserved  int
+	writes    uint64
+	frames    uint64
+	report    []byte
+	closed    bool
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
@@ -155,11 +162,24 @@ func (s *sender) write(b []byte) (int, error) {
 		n, err := sys.Write(s.fd, b)
 		if n > 0 {
 			s.writes++
+			s.spinStart = 0
 			b = b[n:]
 			total += n
 			continue
 		}
 		if sys.IsEAGAIN(err) {
+			// Retry while yielding for up to spinWait first: the socket
+			// takes more as soon as the reader frees any of it, where
+			// poll(2) reports POLLOUT only once three quarters of the
+			// buffer have drained, and a sleeping thread's idle CPU is
+			// slow to wake on a VM.
+			if s.spinStart == 0 {
+				s.spinStart = sys.MonotonicNs()
+			}
+			if sys.MonotonicNs()-s.spinStart < int64(spinWait) {
+				sys.Yield()
+				continue
+			}
 			if _, err := sys.PollOut(s.fd, -1); err != nil {
 				return total, err
 			}
@@ -293,6 +313,12 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	n, err := r.sr.Next(views)
 	if !errors.Is(err, errEmpty) {
 		return n, err
+	}
+	for start := sys.MonotonicNs(); sys.MonotonicNs()-start < int64(min(spinWait, timeout)); {
+		sys.Yield()
+		if n, err = r.sr.Next(views); !errors.Is(err, errEmpty) {
+			return n, err
+		}
 	}
 	ready, perr := sys.PollIn(r.fd, timeout)
 	if perr != nil {
