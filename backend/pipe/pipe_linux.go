@@ -40,6 +40,9 @@ const (
 	stagingBudget = 8 << 20 // bytes of frames handed out per Reserve, at least one frame
 	groupBytes    = 64 << 10
 	wholeFrameMin = 64 << 10
+	// spinWait is how long the receiver retries an empty pipe before it
+	// sleeps in poll(2).
+	spinWait = 200 * time.Microsecond
 )
 
 // sizePipe enlarges fd to want bytes (pipe-max-size when want is 0) and
@@ -453,6 +456,15 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	n, err := r.sr.Next(views)
 	if !errors.Is(err, errEmpty) {
 		return n, err
+	}
+	// Retry, yielding the CPU, for up to spinWait before sleeping in
+	// poll(2): the writer is usually mid-write, and a sleeping reader's
+	// idle CPU is slow to wake on a VM.
+	for start := sys.MonotonicNs(); sys.MonotonicNs()-start < int64(min(spinWait, timeout)); {
+		sys.Yield()
+		if n, err = r.sr.Next(views); !errors.Is(err, errEmpty) {
+			return n, err
+		}
 	}
 	ready, perr := sys.PollIn(r.fd, timeout)
 	if perr != nil {
