@@ -39,14 +39,15 @@ type Config struct {
 	// core (the kernel's RT throttling leaves others 5 %).
 	Priority int
 	// WakeBoost raises the worker's thread to SCHED_FIFO (priority 1)
-	// for the long sleeps of the hybrid and sleep waits, so that the
-	// thread runs the moment its timer fires instead of queueing behind
-	// other tasks; it drops back to the normal scheduler whenever the
-	// next wait is short (the thread would spin) or the caller's work
-	// between grants grows long, so a boosted thread never spins or
-	// works for long ahead of others. BoostAuto uses it where permitted
-	// (CAP_SYS_NICE or RLIMIT_RTPRIO); BoostOn makes Setup fail without
-	// the permission. Ignored with Priority, with Spin and when unlimited.
+	// for the long sleeps of the hybrid wait, so that the thread runs the
+	// moment its timer fires instead of queueing behind other tasks; it
+	// drops back to the normal scheduler whenever the next wait is short
+	// (the thread would spin) or the caller's work between grants grows
+	// long, so a boosted thread never spins or works for long ahead of
+	// others. BoostAuto uses it where permitted (CAP_SYS_NICE or
+	// RLIMIT_RTPRIO); BoostOn makes Setup fail without the permission.
+	// Only hybrid takes it (with sleep it measured worse: its early wakes
+	// sleep again); ignored with Priority, Spin, Sleep and when unlimited.
 	WakeBoost Boost
 }
 
@@ -292,7 +293,7 @@ func (p *Pacer) Setup() error {
 
 // setupBoost checks once whether the thread may switch to SCHED_FIFO.
 func (p *Pacer) setupBoost() error {
-	if p.boost == BoostOff || p.priority != 0 {
+	if p.boost == BoostOff || p.priority != 0 || p.wait != Hybrid {
 		return nil
 	}
 	if err := p.setRealtime(true); err != nil {
@@ -341,7 +342,7 @@ func (p *Pacer) Done() { p.unboost() }
 // used and how often, or why not.
 func (p *Pacer) WakeBoost() string {
 	switch {
-	case p.unlimited || p.wait == Spin || p.priority != 0 || p.boost == BoostOff:
+	case p.unlimited || p.wait != Hybrid || p.priority != 0 || p.boost == BoostOff:
 		return ""
 	case p.boostWhy != "":
 		return p.boostWhy
@@ -514,10 +515,6 @@ func (p *Pacer) waitUntil(deadline int64, stop *atomic.Bool) int64 {
 			}
 			if target-now > maxSleepChunk.Nanoseconds() {
 				target = now + maxSleepChunk.Nanoseconds()
-			}
-			p.boostSleep(now, deadline, sleepSpinMax.Nanoseconds())
-			if p.boosted {
-				p.boosts++
 			}
 		}
 		p.clk.sleepUntil(target)

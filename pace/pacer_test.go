@@ -498,12 +498,24 @@ func TestWakeBoostNotAtHighRates(t *testing.T) {
 	if b.switches != 2 || p.boosts != 0 {
 		t.Errorf("%d switches, %d boosted sleeps at 10 kpps", b.switches, p.boosts)
 	}
+	// the sleep wait never takes it
+	f = &fakeClock{step: 100, oversleep: 60_000}
+	p = New(Config{FPS: 1000, Wait: Sleep, Clock: newFakeClock(f), WakeBoost: BoostOn})
+	b = boostRecorder{}
+	p.setRealtime = b.set
+	if err := p.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	run(t, p, f, 200, 64)
+	if b.switches != 0 || p.WakeBoost() != "" {
+		t.Errorf("sleep wait: %d policy switches, report %q", b.switches, p.WakeBoost())
+	}
 }
 
 func TestWakeBoostPermission(t *testing.T) {
 	for _, mode := range []Boost{BoostAuto, BoostOn, BoostOff} {
 		f := &fakeClock{step: 100}
-		p := New(Config{FPS: 1000, Wait: Sleep, Clock: newFakeClock(f), WakeBoost: mode})
+		p := New(Config{FPS: 1000, Wait: Hybrid, Clock: newFakeClock(f), WakeBoost: mode})
 		b := boostRecorder{refuse: true}
 		p.setRealtime = b.set
 		err := p.Setup()

@@ -46,7 +46,7 @@ type Report struct {
 	TargetPPS     float64 `json:"target_pps"`
 	AchievedRatio float64 `json:"achieved_ratio"`
 	Wait          string  `json:"wait,omitempty"`
-	// WakeBoost says whether the sleeping waits ran under SCHED_FIFO
+	// WakeBoost says whether the hybrid wait slept under SCHED_FIFO
 	// (pace.Config.WakeBoost), how often, or why not.
 	WakeBoost string `json:"wake_boost,omitempty"`
 	Clock     string `json:"clock"`

@@ -93,7 +93,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.IntVar(&f.rtPriority, "rt-priority", 0, "run paced worker threads under SCHED_FIFO at this priority (1-99; needs CAP_SYS_NICE)")
 	fl.IntVar(&f.burst, "burst", 0, "frames per rate-control grant (0 = automatic)")
 	fl.StringVar(&f.wait, "wait", "hybrid", "how the sender waits for the next grant: spin, sleep, hybrid")
-	fl.StringVar(&f.wakeBoost, "wake-boost", "auto", "hybrid/sleep: SCHED_FIFO while sleeping, so the sender runs the moment its timer fires: auto (where permitted), on, off")
+	fl.StringVar(&f.wakeBoost, "wake-boost", "auto", "--wait hybrid: SCHED_FIFO during its long sleeps, so the sender runs the moment its timer fires: auto (where permitted), on, off")
 	fl.StringVar(&f.plan, "plan", "auto", "frame production: auto, prerender, stream")
 	fl.StringVar(&f.prerenderMaxBytes, "prerender-max-bytes", "256MiB", "pre-render at most this many bytes (config tx.prerender_max_bytes)")
 	fl.Int64Var(&f.prerenderMaxPackets, "prerender-max-packets", 100_000_000, "pre-render at most this many frames (config tx.prerender_max_packets)")
