@@ -396,6 +396,7 @@ type receiver struct {
 	wasNonblock bool
 	closed      bool
 	where       string
+	label       string // "pipe (where)", for errors
 	pipeSize    int
 	warn        string
 	sr          *peer.StreamReader
@@ -413,6 +414,7 @@ func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.
 	} else if !sys.IsPipe(0) {
 		return nil, errors.New("pipe receiver: standard input is not a pipe: run `wpg send --backend pipe … | wpg recv --backend pipe`, or use --fifo PATH on both sides")
 	}
+	r.label = "pipe (" + r.where + ")"
 	if pipeSize > 0 {
 		var err error
 		r.pipeSize, r.warn, err = sizePipe(r.fd, pipeSize)
@@ -453,31 +455,7 @@ var errEmpty = errors.New("pipe empty")
 // Next returns the frames already buffered, or waits up to timeout for the
 // pipe to become readable and reads once.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
-	n, err := r.sr.Next(views)
-	if !errors.Is(err, errEmpty) {
-		return n, err
-	}
-	// Retry, yielding the CPU, for up to spinWait before sleeping in
-	// poll(2): the writer is usually mid-write, and a sleeping reader's
-	// idle CPU is slow to wake on a VM.
-	for start := sys.MonotonicNs(); sys.MonotonicNs()-start < int64(min(spinWait, timeout)); {
-		sys.Yield()
-		if n, err = r.sr.Next(views); !errors.Is(err, errEmpty) {
-			return n, err
-		}
-	}
-	ready, perr := sys.PollIn(r.fd, timeout)
-	if perr != nil {
-		return 0, fmt.Errorf("pipe (%s): %w", r.where, perr)
-	}
-	if !ready {
-		return 0, nil
-	}
-	n, err = r.sr.Next(views)
-	if errors.Is(err, errEmpty) {
-		return 0, nil
-	}
-	return n, err
+	return r.sr.NextOrWait(views, r.fd, timeout, spinWait, errEmpty, r.label)
 }
 
 func (r *receiver) Info() backend.Info {

@@ -310,28 +310,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 // Next returns the frames already buffered, or waits up to timeout for the
 // socket to become readable and reads once.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
-	n, err := r.sr.Next(views)
-	if !errors.Is(err, errEmpty) {
-		return n, err
-	}
-	for start := sys.MonotonicNs(); sys.MonotonicNs()-start < int64(min(spinWait, timeout)); {
-		sys.Yield()
-		if n, err = r.sr.Next(views); !errors.Is(err, errEmpty) {
-			return n, err
-		}
-	}
-	ready, perr := sys.PollIn(r.fd, timeout)
-	if perr != nil {
-		return 0, fmt.Errorf("unix receiver: %w", perr)
-	}
-	if !ready {
-		return 0, nil
-	}
-	n, err = r.sr.Next(views)
-	if errors.Is(err, errEmpty) {
-		return 0, nil
-	}
-	return n, err
+	return r.sr.NextOrWait(views, r.fd, timeout, spinWait, errEmpty, "unix receiver")
 }
 
 func (r *receiver) Info() backend.Info {
