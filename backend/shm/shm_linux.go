@@ -147,15 +147,7 @@ func (s *sender) abort() {
 }
 
 func (s *sender) peerGone() error {
-	select {
-	case <-s.gone:
-		return fmt.Errorf("shm: the receiver (pid %d) has gone: its socket closed after %d frames were handed over", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
-	default:
-		if s.prod.PeerClosed() {
-			return fmt.Errorf("shm: the receiver (pid %d) closed the ring after %d frames", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
-		}
-		return nil
-	}
+	return peer.GoneError("shm", s.peerPID, s.gone, s.prod, s.frames, "were handed over")
 }
 
 func (s *sender) Reserve(bufs [][]byte) (int, error) {

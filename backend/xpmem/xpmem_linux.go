@@ -162,15 +162,7 @@ func (s *sender) abort() {
 }
 
 func (s *sender) peerGone() error {
-	select {
-	case <-s.gone:
-		return fmt.Errorf("xpmem: the receiver (pid %d) has gone: its socket closed after %d frames were taken", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
-	default:
-		if s.prod.PeerClosed() {
-			return fmt.Errorf("xpmem: the receiver (pid %d) closed the ring after %d frames", s.peerPID, s.frames-uint64(max(0, s.prod.Pending())))
-		}
-		return nil
-	}
+	return peer.GoneError("xpmem", s.peerPID, s.gone, s.prod, s.frames, "were taken")
 }
 
 // Reserve hands out the exported staging slots the receiver reads.

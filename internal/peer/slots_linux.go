@@ -129,3 +129,20 @@ func Drain(prod *shmring.Producer, wait time.Duration, gone func() error) error 
 	}
 	return nil
 }
+
+// GoneError is the error a sender feeding receiver pid through prod stops
+// with once the receiver has gone: gone (from Watch) is closed, or the
+// receiver closed the ring. It counts the frames the receiver took: sent,
+// less those still pending in the ring ("after N frames <taken>"). It
+// returns nil while the receiver is there.
+func GoneError(name string, pid int, gone <-chan struct{}, prod *shmring.Producer, sent uint64, taken string) error {
+	select {
+	case <-gone:
+		return fmt.Errorf("%s: the receiver (pid %d) has gone: its socket closed after %d frames %s", name, pid, sent-uint64(max(0, prod.Pending())), taken)
+	default:
+		if prod.PeerClosed() {
+			return fmt.Errorf("%s: the receiver (pid %d) closed the ring after %d frames", name, pid, sent-uint64(max(0, prod.Pending())))
+		}
+		return nil
+	}
+}
