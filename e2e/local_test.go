@@ -149,24 +149,28 @@ func TestLocalIndependentReceiver(t *testing.T) {
 	}
 }
 
+// peerArgs returns the wpg recv and wpg send arguments of a 20 kpps stream
+// of 4 KiB frames over backend b between two independently started
+// processes meeting in dir (a FIFO for pipe, a listening socket for the
+// others); txExtra is added to the sender's.
+func peerArgs(b, dir string, txExtra ...string) (rx, tx []string) {
+	rx = []string{"recv", "--backend", b, "--json"}
+	tx = append([]string{"send", "--backend", b, "--size", "4096", "--rate", "20kpps", "--duration", "60s"}, txExtra...)
+	if b == "pipe" {
+		fifo := filepath.Join(dir, "f")
+		return append(rx, "--fifo", fifo), append(tx, "--fifo", fifo)
+	}
+	sock := filepath.Join(dir, "rx.sock")
+	return append(rx, "--listen", sock), append(tx, "--connect", sock)
+}
+
 // A receiver that dies makes the sender stop with a clear error and its
 // counts; a sender that dies leaves a receiver that reports what it got.
 func TestLocalPeerDies(t *testing.T) {
 	wpg := testbed.Wpg(t)
 	for _, b := range []string{"shm", "cma", "unix", "pipe"} {
 		t.Run(b+"/receiver-killed", func(t *testing.T) {
-			dir := t.TempDir()
-			rxArgs := []string{"recv", "--backend", b, "--json"}
-			txArgs := []string{"send", "--backend", b, "--size", "4096", "--rate", "20kpps", "--duration", "60s", "--json"}
-			if b == "pipe" {
-				fifo := filepath.Join(dir, "f")
-				rxArgs = append(rxArgs, "--fifo", fifo)
-				txArgs = append(txArgs, "--fifo", fifo)
-			} else {
-				sock := filepath.Join(dir, "rx.sock")
-				rxArgs = append(rxArgs, "--listen", sock)
-				txArgs = append(txArgs, "--connect", sock)
-			}
+			rxArgs, txArgs := peerArgs(b, t.TempDir(), "--json")
 			rx := exec.Command(wpg, rxArgs...)
 			if err := rx.Start(); err != nil {
 				t.Fatal(err)
@@ -201,18 +205,7 @@ func TestLocalPeerDies(t *testing.T) {
 			t.Logf("sender: %s (frames %d)", rep.Error, rep.Frames)
 		})
 		t.Run(b+"/sender-killed", func(t *testing.T) {
-			dir := t.TempDir()
-			rxArgs := []string{"recv", "--backend", b, "--json"}
-			txArgs := []string{"send", "--backend", b, "--size", "4096", "--rate", "20kpps", "--duration", "60s"}
-			if b == "pipe" {
-				fifo := filepath.Join(dir, "f")
-				rxArgs = append(rxArgs, "--fifo", fifo)
-				txArgs = append(txArgs, "--fifo", fifo)
-			} else {
-				sock := filepath.Join(dir, "rx.sock")
-				rxArgs = append(rxArgs, "--listen", sock)
-				txArgs = append(txArgs, "--connect", sock)
-			}
+			rxArgs, txArgs := peerArgs(b, t.TempDir())
 			rx := exec.Command(wpg, rxArgs...)
 			var out bytes.Buffer
 			rx.Stdout = &out
