@@ -2,6 +2,7 @@ package memcpy
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -10,7 +11,7 @@ import (
 
 func BenchmarkMemcpy(b *testing.B) {
 	for _, size := range []int{64, 460800, 1 << 20} {
-		b.Run(itoa(size), func(b *testing.B) {
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
 			src, _ := frame.NewPayloadSource(frame.PayloadConfig{Size: size, Verify: frame.VerifyOff}, 0, 1)
 			s, _ := newSender(context.Background(), backend.Options{MaxFrame: src.MaxFrame(), Batch: 256})
 			bufs := make([][]byte, 256)
@@ -25,12 +26,4 @@ func BenchmarkMemcpy(b *testing.B) {
 			}
 		})
 	}
-}
-
-func itoa(n int) string {
-	s := ""
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
 }

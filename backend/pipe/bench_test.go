@@ -6,26 +6,13 @@ import (
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer/peertest"
 )
 
 func BenchmarkPipe(b *testing.B) {
-	for _, size := range []int{64, 460800, 1 << 20, 64 << 20} {
-		for _, v := range []frame.VerifyMode{frame.VerifyOn, frame.VerifyOff} {
-			b.Run(peertest.SizeName(size)+"/verify-"+v.String(), func(b *testing.B) {
-				peertest.Bench(b, "pipe", backend.Options{}, size, v)
-			})
-		}
-	}
+	peertest.BenchSizes(b, "pipe", backend.Options{}, 64, 460800, 1<<20, 64<<20)
 }
 
 func BenchmarkPipeVmsplice(b *testing.B) {
-	for _, size := range []int{460800, 1 << 20, 64 << 20} {
-		for _, v := range []frame.VerifyMode{frame.VerifyOn, frame.VerifyOff} {
-			b.Run(peertest.SizeName(size)+"/verify-"+v.String(), func(b *testing.B) {
-				peertest.Bench(b, "pipe", backend.Options{Vmsplice: true}, size, v)
-			})
-		}
-	}
+	peertest.BenchSizes(b, "pipe", backend.Options{Vmsplice: true}, 460800, 1<<20, 64<<20)
 }

@@ -401,6 +401,18 @@ func KilledSender(t *testing.T, name string) {
 	}
 }
 
+// BenchSizes runs Bench for backend name at each size, with verification
+// on and off, as sub-benchmarks named "<size>/verify-<mode>".
+func BenchSizes(b *testing.B, name string, o backend.Options, sizes ...int) {
+	for _, size := range sizes {
+		for _, v := range []frame.VerifyMode{frame.VerifyOn, frame.VerifyOff} {
+			b.Run(SizeName(size)+"/verify-"+v.String(), func(b *testing.B) {
+				Bench(b, name, o, size, v)
+			})
+		}
+	}
+}
+
 // Bench measures backend name sending b.N frames of size bytes to a
 // receiver child it starts itself, as `wpg bench` does: the time covers
 // rendering, the transfer and the receiver's verification (verify), up to
