@@ -286,41 +286,10 @@ func (p *Producer) WaitSpaceN(n int, timeout time.Duration) error {
 		p.tailCache = r.tail.Load()
 		return r.slots-(p.head-p.tailCache) < need
 	}
-	start := sys.NanotimeNs()
-	spinEnd := start + int64(p.spin())
-	deadline := start + int64(timeout)
-	for i := 0; ; i++ {
-		if !short() {
-			return nil
-		}
-		if r.consDone.Load() != 0 {
-			return ErrClosed
-		}
-		if i&63 == 63 || i == 0 {
-			now := sys.NanotimeNs()
-			if now >= deadline {
-				return nil
-			}
-			if !p.BusyWait && now >= spinEnd {
-				p.Sleeps++
-				r.prodWait.Store(1)
-				w := r.tailWake.Load()
-				if short() && r.consDone.Load() == 0 {
-					sys.FutexWait(r.tailWake, w, time.Duration(deadline-now))
-				}
-				r.prodWait.Store(0)
-				continue
-			}
-		}
-		spin(i)
+	if !await(short, r.consDone, r.prodWait, r.tailWake, spinOr(p.Spin), p.BusyWait, &p.Sleeps, timeout) {
+		return ErrClosed
 	}
-}
-
-func (p *Producer) spin() time.Duration {
-	if p.Spin > 0 {
-		return p.Spin
-	}
-	return DefaultSpin
+	return nil
 }
 
 // Pending returns the number of published frames the consumer has not
@@ -426,41 +395,10 @@ func (c *Consumer) wait(timeout time.Duration) error {
 		c.headCache = r.head.Load()
 		return c.headCache == c.tail
 	}
-	spinFor := c.Spin
-	if spinFor <= 0 {
-		spinFor = DefaultSpin
+	if !await(empty, r.prodDone, r.consWait, r.headWake, spinOr(c.Spin), c.BusyWait, &c.Sleeps, timeout) && empty() {
+		return io.EOF
 	}
-	start := sys.NanotimeNs()
-	spinEnd := start + int64(spinFor)
-	deadline := start + int64(timeout)
-	for i := 0; ; i++ {
-		if !empty() {
-			return nil
-		}
-		if r.prodDone.Load() != 0 {
-			if empty() {
-				return io.EOF
-			}
-			return nil
-		}
-		if i&63 == 63 || i == 0 {
-			now := sys.NanotimeNs()
-			if now >= deadline {
-				return nil
-			}
-			if !c.BusyWait && now >= spinEnd {
-				c.Sleeps++
-				r.consWait.Store(1)
-				w := r.headWake.Load()
-				if empty() && r.prodDone.Load() == 0 {
-					sys.FutexWait(r.headWake, w, time.Duration(deadline-now))
-				}
-				r.consWait.Store(0)
-				continue
-			}
-		}
-		spin(i)
-	}
+	return nil
 }
 
 // Close marks the consumer side closed, so that a producer waiting for
@@ -477,6 +415,50 @@ func (c *Consumer) Close() {
 
 // PeerClosed reports whether the producer has closed its side.
 func (c *Consumer) PeerClosed() bool { return c.r.prodDone.Load() != 0 }
+
+// await is the wait of both sides: it polls until blocked() is false
+// (true), the other side is done (false) or timeout passed (true; the
+// caller re-checks). After spinFor, unless busy, it sleeps on the futex
+// word wake with its waiting flag set, so that the other side knows to
+// wake it (and counts the sleep in *sleeps).
+func await(blocked func() bool, otherDone, waiting, wake *atomic.Uint32, spinFor time.Duration, busy bool, sleeps *uint64, timeout time.Duration) bool {
+	start := sys.NanotimeNs()
+	spinEnd := start + int64(spinFor)
+	deadline := start + int64(timeout)
+	for i := 0; ; i++ {
+		if !blocked() {
+			return true
+		}
+		if otherDone.Load() != 0 {
+			return false
+		}
+		if i&63 == 63 || i == 0 {
+			now := sys.NanotimeNs()
+			if now >= deadline {
+				return true
+			}
+			if !busy && now >= spinEnd {
+				*sleeps++
+				waiting.Store(1)
+				w := wake.Load()
+				if blocked() && otherDone.Load() == 0 {
+					sys.FutexWait(wake, w, time.Duration(deadline-now))
+				}
+				waiting.Store(0)
+				continue
+			}
+		}
+		spin(i)
+	}
+}
+
+// spinOr returns d, or DefaultSpin when d is not positive.
+func spinOr(d time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return DefaultSpin
+}
 
 func spin(i int) {
 	sys.Pause()
