@@ -59,6 +59,16 @@ def netns(iface):
     return ["ip", "netns", "exec", NS_TX] if iface == OUTER else []
 
 
+def trafgen_ref(label):
+    """The trafgen configuration a wpg configuration is compared with: the
+    same number of CPUs and the same qdisc path."""
+    if "2 workers" in label:
+        return "trafgen -P 2 (2 CPUs)"
+    if "--qdisc-bypass" in label:
+        return "trafgen (qdisc bypass, its default)"
+    return "trafgen -q (through the qdisc)"
+
+
 def trafgen_cfg(size):
     """A UDP/IPv4 frame of size bytes (no FCS), like wpg's default template."""
     ip_len = size - 14
@@ -265,13 +275,7 @@ def report(a, results, runs):
         pps, per_cpu = med((iface, label, size))
         ref = None
         if label.startswith("wpg") and iface != "-":
-            if "2 workers" in label:
-                ref_label = "trafgen -P 2 (2 CPUs)"
-            elif "--qdisc-bypass" in label:
-                ref_label = "trafgen (qdisc bypass, its default)"
-            else:
-                ref_label = "trafgen -q (through the qdisc)"
-            ref = med((iface, ref_label, size))
+            ref = med((iface, trafgen_ref(label), size))
         ratio = ""
         if ref and ref[0]:
             ratio = f"{pps / ref[0]:.2f}x rate, {per_cpu / ref[1]:.2f}x per CPU-s"
@@ -291,12 +295,7 @@ def report(a, results, runs):
         if not label.startswith("wpg") or iface == "-" or (iface, label, size) in seen:
             continue
         seen.add((iface, label, size))
-        if "2 workers" in label:
-            ref_label = "trafgen -P 2 (2 CPUs)"
-        elif "--qdisc-bypass" in label:
-            ref_label = "trafgen (qdisc bypass, its default)"
-        else:
-            ref_label = "trafgen -q (through the qdisc)"
+        ref_label = trafgen_ref(label)
         rr, cr = [], []
         for rep in reps:
             w, t = by.get((rep, iface, label, size)), by.get((rep, iface, ref_label, size))
