@@ -291,9 +291,15 @@ func (p *Pacer) Setup() error {
 	return nil
 }
 
+// boostApplies says whether the wake boost is for this pacer: a paced
+// hybrid wait without --rt-priority, the boost not turned off.
+func (p *Pacer) boostApplies() bool {
+	return !p.unlimited && p.wait == Hybrid && p.priority == 0 && p.boost != BoostOff
+}
+
 // setupBoost checks once whether the thread may switch to SCHED_FIFO.
 func (p *Pacer) setupBoost() error {
-	if p.boost == BoostOff || p.priority != 0 || p.wait != Hybrid {
+	if !p.boostApplies() {
 		return nil
 	}
 	if err := p.setRealtime(true); err != nil {
@@ -342,7 +348,7 @@ func (p *Pacer) Done() { p.unboost() }
 // used and how often, or why not.
 func (p *Pacer) WakeBoost() string {
 	switch {
-	case p.unlimited || p.wait != Hybrid || p.priority != 0 || p.boost == BoostOff:
+	case !p.boostApplies():
 		return ""
 	case p.boostWhy != "":
 		return p.boostWhy
