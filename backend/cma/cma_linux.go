@@ -270,38 +270,20 @@ type receiver struct {
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	if o.Listen == "" {
-		return nil, errors.New("cma receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
-	}
-	conn, err := peer.Accept(ctx, o.Listen)
+	m, err := peer.Meet(ctx, "cma", o.Listen, helloWait)
 	if err != nil {
-		return nil, fmt.Errorf("cma receiver: %w", err)
+		return nil, err
 	}
-	h, fds, err := peer.Recv(conn, helloWait)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("cma receiver: %w", err)
-	}
-	fail := func(err error) (backend.Receiver, error) {
-		for _, fd := range fds {
-			sys.CloseFd(fd)
-		}
-		peer.Send(conn, peer.Hello{Backend: "cma", PID: os.Getpid(), Error: err.Error()})
-		conn.Close()
-		return nil, fmt.Errorf("cma receiver: %w", err)
-	}
-	if h.Backend != "cma" {
-		return fail(fmt.Errorf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend))
-	}
-	if len(fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 {
+	conn, h := m.Conn, m.Hello
+	fail := func(err error) (backend.Receiver, error) { return nil, m.Refuse(err) }
+	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 {
 		return fail(errors.New("incomplete cma hello from the sender"))
 	}
-	ring, err := shmring.Open(fds[0])
+	ring, err := shmring.Open(m.Fds[0])
+	m.Fds = nil // the ring owns it, also when Open fails
 	if err != nil {
-		fds = nil
 		return fail(err)
 	}
-	fds = nil
 	r := &receiver{ring: ring, conn: conn, pid: h.PID, base: uintptr(h.Addr), stride: h.Len,
 		slots: uint64(ring.Slots()), maxFrame: h.MaxFrame, writev: h.Mode == "writev"}
 	if r.writev {

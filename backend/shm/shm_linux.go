@@ -252,8 +252,8 @@ type receiver struct {
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	if o.Listen == "" {
-		return nil, errors.New("shm receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
+	if err := peer.NeedListen("shm", o.Listen); err != nil {
+		return nil, err
 	}
 	var copyOut bool
 	switch o.RecvMode {
@@ -263,33 +263,18 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	default:
 		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.RecvMode)
 	}
-	conn, err := peer.Accept(ctx, o.Listen)
+	m, err := peer.Meet(ctx, "shm", o.Listen, helloWait)
 	if err != nil {
-		return nil, fmt.Errorf("shm receiver: %w", err)
+		return nil, err
 	}
-	h, fds, err := peer.Recv(conn, helloWait)
+	conn, h := m.Conn, m.Hello
+	if len(m.Fds) != 1 {
+		return nil, m.Refuse(fmt.Errorf("the sender passed %d descriptors, want the ring's memfd", len(m.Fds)))
+	}
+	ring, err := shmring.Open(m.Fds[0])
+	m.Fds = nil // the ring owns it, also when Open fails
 	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("shm receiver: %w", err)
-	}
-	fail := func(err error) (backend.Receiver, error) {
-		for _, fd := range fds {
-			sys.CloseFd(fd)
-		}
-		peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid(), Error: err.Error()})
-		conn.Close()
-		return nil, fmt.Errorf("shm receiver: %w", err)
-	}
-	if h.Backend != "shm" {
-		return fail(fmt.Errorf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend))
-	}
-	if len(fds) != 1 {
-		return fail(fmt.Errorf("the sender passed %d descriptors, want the ring's memfd", len(fds)))
-	}
-	ring, err := shmring.Open(fds[0])
-	if err != nil {
-		fds = nil
-		return fail(err)
+		return nil, m.Refuse(err)
 	}
 	r := &receiver{ring: ring, conn: conn, copyOut: copyOut, busy: o.BusyWait, peerPID: h.PID}
 	if copyOut {
@@ -297,7 +282,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		r.bufs, err = sys.MapAnon(r.perCopy * ring.SlotSize())
 		if err != nil {
 			ring.Close()
-			return fail(err)
+			return nil, m.Refuse(err)
 		}
 	}
 	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid()}); err != nil {

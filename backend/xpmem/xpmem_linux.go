@@ -233,8 +233,8 @@ type receiver struct {
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	if o.Listen == "" {
-		return nil, errors.New("xpmem receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
+	if err := peer.NeedListen("xpmem", o.Listen); err != nil {
+		return nil, err
 	}
 	// Fail before anyone connects when the module is missing.
 	xp, err := sys.OpenXPMEM()
@@ -244,37 +244,26 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		}
 		return nil, fmt.Errorf("xpmem receiver: %w", err)
 	}
-	conn, err := peer.Accept(ctx, o.Listen)
+	m, err := peer.Meet(ctx, "xpmem", o.Listen, helloWait)
 	if err != nil {
 		xp.Close()
-		return nil, fmt.Errorf("xpmem receiver: %w", err)
+		return nil, err
 	}
-	h, fds, err := peer.Recv(conn, helloWait)
-	if err != nil {
-		xp.Close()
-		conn.Close()
-		return nil, fmt.Errorf("xpmem receiver: %w", err)
-	}
+	conn, h := m.Conn, m.Hello
 	r := &receiver{xp: xp, conn: conn, pid: h.PID, stride: h.Len, maxFrame: h.MaxFrame}
 	fail := func(err error) (backend.Receiver, error) {
-		for _, fd := range fds {
-			sys.CloseFd(fd)
-		}
-		_ = peer.Send(conn, peer.Hello{Backend: "xpmem", PID: os.Getpid(), Error: err.Error()})
+		err = m.Refuse(err)
 		r.release()
-		return nil, fmt.Errorf("xpmem receiver: %w", err)
+		return nil, err
 	}
-	if h.Backend != "xpmem" {
-		return fail(fmt.Errorf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend))
-	}
-	if len(fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 {
+	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 {
 		return fail(errors.New("incomplete xpmem hello from the sender"))
 	}
-	if r.ring, err = shmring.Open(fds[0]); err != nil {
-		fds = nil
+	r.ring, err = shmring.Open(m.Fds[0])
+	m.Fds = nil // the ring owns it, also when Open fails
+	if err != nil {
 		return fail(err)
 	}
-	fds = nil
 	r.slots = uint64(r.ring.Slots())
 	if r.apid, err = xp.Get(sys.XPMEMSegid(h.Addr), false); err != nil {
 		return fail(err)
