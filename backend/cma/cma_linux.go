@@ -360,31 +360,18 @@ func permHint(err error) error {
 
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	want := min(len(views), r.perCall)
-	n, err := r.cons.Next(r.dviews[:want], timeout)
-	if n == 0 && err == nil {
-		select {
-		case <-r.gone:
-			if n, err = r.cons.Next(r.dviews[:want], 0); n == 0 && err == nil {
-				return 0, io.EOF
-			}
-		default:
-			return 0, nil
-		}
-	}
-	if err != nil {
+	n, err := peer.NextOrGone(r.cons, r.dviews[:want], r.gone, timeout)
+	if n == 0 || err != nil {
 		return 0, err
 	}
 	idx := r.cons.Index() - uint64(n)
 	if r.writev {
 		// The frames are already in our slots; they stay valid until the
 		// next call releases them.
-		mem := r.slotsM.Bytes()
-		for i := 0; i < n; i++ {
-			l := min(int(binary.LittleEndian.Uint64(r.dviews[i])), r.maxFrame)
-			off := int((idx+uint64(i))%r.slots) * r.stride
-			views[i] = mem[off : off+l : off+l]
-			if !frame.PayloadHasChecksum(views[i]) {
-				frame.ReadPayload(views[i]) // read in place: see shm
+		peer.SlotViews(views, r.dviews[:n], r.slotsM.Bytes(), idx, r.slots, r.stride, r.maxFrame)
+		for _, v := range views[:n] {
+			if !frame.PayloadHasChecksum(v) {
+				frame.ReadPayload(v) // read in place: see shm
 			}
 		}
 		r.frames += uint64(n)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 	"net"
 	"os"
@@ -299,20 +298,8 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	if r.copyOut && len(views) > r.perCopy {
 		views = views[:r.perCopy]
 	}
-	n, err := r.cons.Next(views, timeout)
-	if n == 0 && err == nil {
-		select {
-		case <-r.gone:
-			// The sender died without closing the ring: what is in the
-			// ring has been taken; report what arrived.
-			if n, err = r.cons.Next(views, 0); n == 0 {
-				return 0, io.EOF
-			}
-		default:
-			return 0, nil
-		}
-	}
-	if err != nil {
+	n, err := peer.NextOrGone(r.cons, views, r.gone, timeout)
+	if n == 0 || err != nil {
 		return 0, err
 	}
 	r.frames += uint64(n)

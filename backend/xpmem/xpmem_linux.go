@@ -4,10 +4,8 @@ package xpmem
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -285,30 +283,11 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 // slots go back to the sender on the next call.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	want := min(len(views), len(r.dviews))
-	n, err := r.cons.Next(r.dviews[:want], timeout)
-	if n == 0 && err == nil {
-		select {
-		case <-r.gone:
-			if n, err = r.cons.Next(r.dviews[:want], 0); n == 0 && err == nil {
-				return 0, io.EOF
-			}
-		default:
-			return 0, nil
-		}
-	}
-	if err != nil {
+	n, err := peer.NextOrGone(r.cons, r.dviews[:want], r.gone, timeout)
+	if n == 0 || err != nil {
 		return 0, err
 	}
-	idx := r.cons.Index() - uint64(n)
-	mem := r.at.Bytes()
-	for i := 0; i < n; i++ {
-		l := int(binary.LittleEndian.Uint64(r.dviews[i]))
-		if l > r.maxFrame {
-			l = r.maxFrame
-		}
-		off := int((idx+uint64(i))%r.slots) * r.stride
-		views[i] = mem[off : off+l : off+l]
-	}
+	peer.SlotViews(views, r.dviews[:n], r.at.Bytes(), r.cons.Index()-uint64(n), r.slots, r.stride, r.maxFrame)
 	r.frames += uint64(n)
 	return n, nil
 }

@@ -3,6 +3,7 @@ package peer
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/wpg-dev/wpg/shmring"
@@ -144,5 +145,34 @@ func GoneError(name string, pid int, gone <-chan struct{}, prod *shmring.Produce
 			return fmt.Errorf("%s: the receiver (pid %d) closed the ring after %d frames", name, pid, sent-uint64(max(0, prod.Pending())))
 		}
 		return nil
+	}
+}
+
+// NextOrGone takes up to len(views) entries from cons like Consumer.Next,
+// waiting up to timeout. Once the sender has gone (gone, from Watch, is
+// closed: it died without closing the ring) and the ring holds nothing
+// more, it returns io.EOF, so the receiver reports what arrived.
+func NextOrGone(cons *shmring.Consumer, views [][]byte, gone <-chan struct{}, timeout time.Duration) (int, error) {
+	n, err := cons.Next(views, timeout)
+	if n == 0 && err == nil {
+		select {
+		case <-gone:
+			if n, err = cons.Next(views, 0); n == 0 && err == nil {
+				return 0, io.EOF
+			}
+		default:
+		}
+	}
+	return n, err
+}
+
+// SlotViews points views at the staging slots that the n descriptors taken
+// from ring index first describe: descriptor i (the frame's length, at most
+// maxFrame) for slot (first+i) mod slots, stride bytes apart in mem.
+func SlotViews(views, descs [][]byte, mem []byte, first, slots uint64, stride, maxFrame int) {
+	for i, d := range descs {
+		l := min(int(binary.LittleEndian.Uint64(d)), maxFrame)
+		off := int((first+uint64(i))%slots) * stride
+		views[i] = mem[off : off+l : off+l]
 	}
 }
