@@ -105,17 +105,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		ring.Close()
 		return nil, fmt.Errorf("cma sender staging (%d × %d bytes): %w", ring.Slots(), s.stride, err)
 	}
-	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		s.child, err = peer.Start("cma", true, nil, peer.VerifyArgs(o.Verify)...)
-		if err == nil {
-			s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
-			s.where = fmt.Sprintf("receiver process %d", s.child.PID())
-		}
-	} else {
-		s.where = o.Connect
-		s.conn, err = peer.Dial(ctx, o.Connect, helloWait, nil)
-	}
-	if err != nil {
+	if s.conn, s.child, s.where, err = peer.Reach(ctx, "cma", o.Connect, o.Verify, helloWait); err != nil {
 		s.abort()
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}

@@ -56,25 +56,6 @@ func DefaultSlots(maxFrame int) int {
 	return min(n, maxDefSlots)
 }
 
-// meet connects the sender to its receiver: a child it starts (Connect ""
-// or "auto") or an independent `wpg recv --listen` at o.Connect.
-func meet(ctx context.Context, name string, o backend.Options, childArgs []string) (*net.UnixConn, *peer.Process, error) {
-	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		child, err := peer.Start(name, true, nil, append(childArgs, peer.VerifyArgs(o.Verify)...)...)
-		if err != nil {
-			return nil, nil, err
-		}
-		c, err := peer.Dial(ctx, child.Sock, helloWait, child.Exited)
-		if err != nil {
-			child.Kill()
-			return nil, nil, err
-		}
-		return c, child, nil
-	}
-	c, err := peer.Dial(ctx, o.Connect, helloWait, nil)
-	return c, nil, err
-}
-
 type sender struct {
 	ring      *shmring.Ring
 	prod      *shmring.Producer
@@ -110,16 +91,12 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if o.BusyWait {
 		args = append(args, "--busy-wait")
 	}
-	conn, child, err := meet(ctx, "shm", o, args)
+	conn, child, where, err := peer.Reach(ctx, "shm", o.Connect, o.Verify, helloWait, args...)
 	if err != nil {
 		ring.Close()
 		return nil, fmt.Errorf("shm sender: %w", err)
 	}
-	s := &sender{ring: ring, conn: conn, child: child, busy: o.BusyWait, ringBytes: ring.Size()}
-	s.where = o.Connect
-	if child != nil {
-		s.where = fmt.Sprintf("receiver process %d", child.PID())
-	}
+	s := &sender{ring: ring, conn: conn, child: child, where: where, busy: o.BusyWait, ringBytes: ring.Size()}
 	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots()}, ring.Fd()); err != nil {
 		s.abort()
 		return nil, fmt.Errorf("shm sender: %w", err)

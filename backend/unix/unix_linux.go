@@ -66,23 +66,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	}
 	s := &sender{maxFrame: o.MaxFrame}
 	var err error
-	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		s.child, err = peer.Start("unix", true, nil, peer.VerifyArgs(o.Verify)...)
-		if err != nil {
-			return nil, fmt.Errorf("unix sender: %w", err)
-		}
-		s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
-		if err != nil {
-			s.child.Kill()
-			return nil, fmt.Errorf("unix sender: %w", err)
-		}
-		s.where = fmt.Sprintf("receiver process %d", s.child.PID())
-	} else {
-		s.conn, err = peer.Dial(ctx, o.Connect, helloWait, nil)
-		if err != nil {
-			return nil, fmt.Errorf("unix sender: %w", err)
-		}
-		s.where = o.Connect
+	if s.conn, s.child, s.where, err = peer.Reach(ctx, "unix", o.Connect, o.Verify, helloWait); err != nil {
+		return nil, fmt.Errorf("unix sender: %w", err)
 	}
 	fail := func(err error) (backend.Sender, error) {
 		s.conn.Close()

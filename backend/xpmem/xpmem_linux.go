@@ -107,17 +107,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		s.abort()
 		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
 	}
-	if o.Connect == "" || o.Connect == peer.AutoPeer {
-		s.child, err = peer.Start("xpmem", true, nil, peer.VerifyArgs(o.Verify)...)
-		if err == nil {
-			s.conn, err = peer.Dial(ctx, s.child.Sock, helloWait, s.child.Exited)
-			s.where = fmt.Sprintf("receiver process %d", s.child.PID())
-		}
-	} else {
-		s.where = o.Connect
-		s.conn, err = peer.Dial(ctx, o.Connect, helloWait, nil)
-	}
-	if err != nil {
+	if s.conn, s.child, s.where, err = peer.Reach(ctx, "xpmem", o.Connect, o.Verify, helloWait); err != nil {
 		s.abort()
 		return nil, fmt.Errorf("xpmem sender: %w", err)
 	}
