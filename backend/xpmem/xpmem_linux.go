@@ -185,12 +185,8 @@ func (s *sender) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.prod.Close()
 	var err error
-	if s.child != nil {
-		s.report, err = s.child.Wait(30 * time.Second)
-	}
-	s.conn.Close()
+	s.report, err = peer.Hangup(s.prod, s.child, s.conn)
 	// Removing the segment tears down any attachment the receiver still has.
 	if rerr := s.xp.Remove(s.segid); rerr != nil && err == nil {
 		err = rerr
