@@ -86,6 +86,7 @@ type Options struct {
 	RingBytes   int64
 	NoTxRing    bool
 	QdiscBypass bool
+	TxCopy      string // afpacket TX ring: TxCopyAuto, TxCopyLinear or TxCopyFrags ("" = auto)
 	Queue       int
 	XDPMode     string
 	BusyPoll    bool
@@ -105,6 +106,30 @@ type Options struct {
 	Slots    int    // shm: ring slots
 	Verify   string // local paths: the receiver's verification ("on", "sample", "off"), passed to a receiver the sender starts
 	PipeSize int    // pipe: capacity to ask for (0 = /proc/sys/fs/pipe-max-size)
+}
+
+// How an afpacket TX ring hands its frames to the kernel (Options.TxCopy).
+const (
+	// TxCopyAuto copies frames into the skb head on virtual devices (lo,
+	// veth), whose receive path would copy a page fragment anyway, and
+	// attaches ring pages as fragments on devices with hardware behind.
+	TxCopyAuto = "auto"
+	// TxCopyLinear always copies the frame into the skb head.
+	TxCopyLinear = "linear"
+	// TxCopyFrags always attaches the ring pages as fragments (zero-copy).
+	// On lo the device releases the ring slot before the frame has been
+	// received, so a reader that looks at the frame later (a capture, a
+	// receiver without an RX ring) can see the slot's next frame.
+	TxCopyFrags = "frags"
+)
+
+// CheckTxCopy reports whether s names a TX copy mode ("" is auto).
+func CheckTxCopy(s string) error {
+	switch s {
+	case "", TxCopyAuto, TxCopyLinear, TxCopyFrags:
+		return nil
+	}
+	return fmt.Errorf("--tx-copy %q: use auto, linear or frags", s)
 }
 
 // SenderFactory opens a sender.

@@ -186,6 +186,12 @@ def main():
                             ["--batch", "256", "--qdisc-bypass", "--plan", "stream"], 1))
             configs.append(("wpg ring --batch 256 --qdisc-bypass --ring-depth 256", "wpg", size,
                             ["--batch", "256", "--qdisc-bypass", "--ring-depth", "256"], 1))
+            # Ring pages as fragments, as trafgen sends them (wpg's
+            # default on lo and veth is a copy into the skb head).
+            configs.append(("wpg ring --batch 256 --qdisc-bypass --tx-copy frags", "wpg", size,
+                            ["--batch", "256", "--qdisc-bypass", "--tx-copy", "frags"], 1))
+            configs.append(("wpg ring --batch 256 --qdisc-bypass --tx-copy frags --ring-depth 256", "wpg", size,
+                            ["--batch", "256", "--qdisc-bypass", "--tx-copy", "frags", "--ring-depth", "256"], 1))
         configs.append(("wpg --no-tx-ring --batch 256", "wpg", size, ["--no-tx-ring", "--batch", "256"], 1))
         configs.append(("wpg --no-tx-ring --batch 256 --qdisc-bypass", "wpg", size, ["--no-tx-ring", "--batch", "256", "--qdisc-bypass"], 1))
         configs.append(("trafgen (qdisc bypass, its default)", "trafgen", size, [], 1))

@@ -19,11 +19,12 @@ import (
 
 // iface is a validated interface.
 type iface struct {
-	name    string
-	index   int
-	mtu     int
-	numa    int
-	virtual bool // no backing device: lo, veth, …
+	name     string
+	index    int
+	mtu      int
+	numa     int
+	virtual  bool // no backing device: lo, veth, …
+	loopback bool
 }
 
 // lookupInterface checks that name exists and is up; it needs no privileges.
@@ -42,7 +43,7 @@ func lookupInterface(name string) (iface, error) {
 	if d, err := sysinfo.Host.Interface(name); err == nil {
 		numa, virtual = d.NUMANode, d.Virtual
 	}
-	return iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: numa, virtual: virtual}, nil
+	return iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: numa, virtual: virtual, loopback: ifc.Flags&net.FlagLoopback != 0}, nil
 }
 
 func interfaceNames() []string {
@@ -102,11 +103,20 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	if batch <= 0 {
 		batch = 64
 	}
+	if err := backend.CheckTxCopy(o.TxCopy); err != nil {
+		return nil, fmt.Errorf("afpacket: %w", err)
+	}
 	var g Geometry
 	// On a virtual device the receive side copies ring-page fragments
 	// into new pages (skb_copy_ubufs); copying the frame into the skb
 	// head at send time is cheaper (see sys.TxRingConfig.Linear).
 	linear := ifc.virtual
+	switch o.TxCopy {
+	case backend.TxCopyLinear:
+		linear = true
+	case backend.TxCopyFrags:
+		linear = false
+	}
 	if !o.NoTxRing {
 		room := o.MaxFrame
 		if linear {
@@ -142,11 +152,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.RingDepth = ring.Depth()
 			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
-			if ring.Linear() {
-				s.info.Details["tx_copy"] = "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
-			} else {
-				s.info.Details["tx_copy"] = "zero-copy (ring pages attached as fragments)"
-			}
+			s.info.Details["tx_copy"] = txCopyNote(ring.Linear(), o.TxCopy, ifc)
 			if ring.Depth() < o.RingDepth {
 				s.info.Details["ring_depth_capped"] = fmt.Sprintf("--ring-depth %d capped to %d by --ring-bytes %d (slot %d bytes)", o.RingDepth, ring.Depth(), max(o.RingBytes, 0), g.Slot)
 			}
@@ -229,6 +235,21 @@ func (s *Sender) Commit(lens []int) (int, error) {
 		return len(lens), fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
 	}
 	return len(lens), nil
+}
+
+// txCopyNote says how the ring hands frames to the kernel, and why.
+func txCopyNote(linear bool, asked string, ifc iface) string {
+	switch {
+	case linear && asked == backend.TxCopyLinear:
+		return "linear (--tx-copy linear: the frame is copied into the skb head)"
+	case linear:
+		return "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
+	case asked == backend.TxCopyLinear:
+		return "zero-copy (ring pages attached as fragments: the kernel refused PACKET_VNET_HDR, so --tx-copy linear could not be honoured)"
+	case ifc.loopback:
+		return "zero-copy (--tx-copy frags: ring pages attached as fragments; lo releases a slot before the frame is received, so a late reader may see the slot's next frame)"
+	}
+	return "zero-copy (ring pages attached as fragments)"
 }
 
 func vlanTagged(b []byte) bool {

@@ -129,6 +129,9 @@ func TestSendReceiveVeth(t *testing.T) {
 		{"ring-bypass", backend.Options{QdiscBypass: true}, afpacket.ModeTxRing},
 		{"ring-small", backend.Options{RingDepth: 64}, afpacket.ModeTxRing},
 		{"sendmmsg", backend.Options{NoTxRing: true}, afpacket.ModeSendmmsg},
+		// veth defaults to linear skbs; frags attaches the ring pages.
+		{"ring-frags", backend.Options{TxCopy: backend.TxCopyFrags}, afpacket.ModeTxRing},
+		{"ring-linear", backend.Options{TxCopy: backend.TxCopyLinear}, afpacket.ModeTxRing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const count, size = 20000, 128
@@ -146,6 +149,10 @@ func TestSendReceiveVeth(t *testing.T) {
 			}
 			if tc.o.RingDepth == 64 && info.RingDepth != 64 {
 				t.Fatalf("ring depth %d, want 64", info.RingDepth)
+			}
+			if copyMode := info.Details["tx_copy"]; tc.o.TxCopy == backend.TxCopyFrags && !strings.HasPrefix(copyMode, "zero-copy") ||
+				tc.mode == afpacket.ModeTxRing && tc.o.TxCopy != backend.TxCopyFrags && !strings.HasPrefix(copyMode, "linear") {
+				t.Fatalf("tx_copy %q with --tx-copy %q on veth", copyMode, tc.o.TxCopy)
 			}
 			send(t, snd, count, size, 64)
 			r := <-done
@@ -170,6 +177,10 @@ func TestBadInput(t *testing.T) {
 	_, err := afpacket.NewSender(ctx, backend.Options{Interface: "wpg-nonesuch", MaxFrame: 64})
 	if !errors.Is(err, sysinfo.ErrNoInterface) || !strings.Contains(err.Error(), v.Outer) {
 		t.Errorf("unknown interface: %v", err)
+	}
+	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64, TxCopy: "zero"})
+	if err == nil || !strings.Contains(err.Error(), "--tx-copy") || !strings.Contains(err.Error(), "frags") {
+		t.Errorf("bad --tx-copy: %v", err)
 	}
 	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1519})
 	if err == nil || !strings.Contains(err.Error(), "MTU") {

@@ -67,6 +67,9 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if err != nil {
 		return fmt.Errorf("--wake-boost: %w", err)
 	}
+	if err := backend.CheckTxCopy(f.txCopy); err != nil {
+		return err
+	}
 	if f.rtPriority < 0 || f.rtPriority > 99 {
 		return fmt.Errorf("--rt-priority %d: give 1-99 (SCHED_FIFO), or 0 for the normal scheduler", f.rtPriority)
 	}
@@ -98,6 +101,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		RingBytes:   cfg.TX.RingBytes,
 		NoTxRing:    f.noTxRing,
 		QdiscBypass: f.qdiscBypass,
+		TxCopy:      f.txCopy,
 		Queue:       f.queue,
 		XDPMode:     f.xdpMode,
 		BusyPoll:    f.busyPoll,
