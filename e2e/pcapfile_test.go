@@ -177,9 +177,9 @@ func TestPcapfileMixedTemplate(t *testing.T) {
 	if want := []int{40000, 20000, 10000, 10000, 10000, 10000}; fmt.Sprint(k) != fmt.Sprint(want) {
 		t.Fatalf("frames per stream %v, want %v", k, want)
 	}
-	// IMIX 7:4:1 of 64/594/1518, within 1 %.
+	// IMIX 7:4:1 of 64/594/1514, within 1 %.
 	n0 := float64(k[0])
-	for size, w := range map[int]float64{64: 7.0 / 12, 594: 4.0 / 12, 1518: 1.0 / 12} {
+	for size, w := range map[int]float64{64: 7.0 / 12, 594: 4.0 / 12, 1514: 1.0 / 12} {
 		if got := float64(imix[size]) / n0; got < w-0.01 || got > w+0.01 {
 			t.Errorf("IMIX share of %d-byte frames %.4f, want %.4f ± 0.01", size, got, w)
 		}

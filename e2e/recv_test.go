@@ -121,7 +121,6 @@ func TestSendRecvMixedOverVeth(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := testbed.NewVeth(t)
-			v.SetMTU(t, 9000) // the IMIX stream has untagged 1518-byte frames
 			r := startRecv(t, v, "--expect", "200000", "--idle-timeout", "5s")
 			sendMixed(t, v, append([]string{"--rate", "100kpps"}, c.extra...)...)
 			res, code := r.wait(t)

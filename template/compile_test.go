@@ -255,7 +255,7 @@ func TestMultiStreamShares(t *testing.T) {
 	if fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Fatalf("per-stream counts %v, want %v", counts, want)
 	}
-	if sizes[64] != 280 || sizes[594] != 160 || sizes[1518] != 40 {
+	if sizes[64] != 280 || sizes[594] != 160 || sizes[1514] != 40 {
 		t.Fatalf("IMIX sizes %v", sizes)
 	}
 }
@@ -450,5 +450,25 @@ func TestDefaultWithSize(t *testing.T) {
 	}
 	if _, err := DefaultWithSize(40); err == nil || !bytes.Contains([]byte(err.Error()), []byte("below the 62 bytes")) {
 		t.Fatalf("size 40: %v", err)
+	}
+}
+
+func TestMaxUntagged(t *testing.T) {
+	spec, err := Parse("t.yaml", []byte(`streams:
+  - name: tagged
+    size: 1518
+    vlan: {id: 5}
+    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}
+    udp: {src: 1, dst: 2}
+  - name: plain
+    size: imix
+    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}
+    udp: {src: 1, dst: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, name := spec.MaxUntagged(); n != 1514 || name != "plain" {
+		t.Fatalf("MaxUntagged = %d %q, want 1514 \"plain\" (imix's largest)", n, name)
 	}
 }

@@ -1333,8 +1333,10 @@ func (p *parser0) payload(r *rawPayload, path string, st *Stream) error {
 	return nil
 }
 
-// DefaultIMIX is the classic simple IMIX: 7 × 64, 4 × 594, 1 × 1518 bytes.
-var DefaultIMIX = struct{ Sizes, Weights []uint64 }{[]uint64{64, 594, 1518}, []uint64{7, 4, 1}}
+// DefaultIMIX is the simple IMIX: 7 × 64, 4 × 594, 1 × 1514 bytes. The
+// classic large size, 1518, counts the 4-byte FCS, which wpg's frame sizes
+// leave out: 1514 is the largest untagged frame a 1500-byte MTU carries.
+var DefaultIMIX = struct{ Sizes, Weights []uint64 }{[]uint64{64, 594, 1514}, []uint64{7, 4, 1}}
 
 const maxIMIXPeriod = 1 << 20
 
