@@ -70,6 +70,9 @@ type Info struct {
 	RingDepth int `json:"ring_depth,omitempty"`
 	// Details carries backend-specific facts (pipe size, slot size, …).
 	Details map[string]string `json:"details,omitempty"`
+	// Hint is advice on a setting that measurably slows this path down,
+	// with the flag that changes it (the report prints it as a note).
+	Hint string `json:"hint,omitempty"`
 }
 
 // Options configure a backend instance. Fields a backend does not use are
@@ -78,6 +81,11 @@ type Options struct {
 	Worker   int // index of the worker owning the instance
 	Workers  int // total number of workers
 	MaxFrame int // largest frame the engine will commit
+	// MaxUntagged is the largest frame without a VLAN tag (packet
+	// templates; 0 = not known), from stream UntaggedStream: network paths
+	// check it against the MTU at open.
+	MaxUntagged    int
+	UntaggedStream string
 
 	// Network paths.
 	Interface   string

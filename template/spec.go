@@ -13,6 +13,19 @@ type Spec struct {
 	Streams []Stream
 }
 
+// MaxUntagged returns the largest frame of the streams without a VLAN tag,
+// and that stream's name (0 and "" when every stream is tagged): a network
+// path checks it against the interface MTU before the first frame.
+func (s *Spec) MaxUntagged() (size int, stream string) {
+	for i := range s.Streams {
+		st := &s.Streams[i]
+		if n := int(st.Size.Max()); len(st.VLANs) == 0 && n > size {
+			size, stream = n, st.Name
+		}
+	}
+	return size, stream
+}
+
 // Stream is one flow of frames: a layer stack, a frame size, fields that
 // vary per packet, a count and a rate share.
 type Stream struct {

@@ -178,6 +178,12 @@ func TestBadInput(t *testing.T) {
 	if !errors.Is(err, sysinfo.ErrNoInterface) || !strings.Contains(err.Error(), v.Outer) {
 		t.Errorf("unknown interface: %v", err)
 	}
+	// A template whose untagged stream has 1518-byte frames is refused at
+	// open, naming the stream, not after its first such frame.
+	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1518, MaxUntagged: 1518, UntaggedStream: "big"})
+	if err == nil || !strings.Contains(err.Error(), `"big"`) || !strings.Contains(err.Error(), "mtu 1504") {
+		t.Errorf("untagged stream over the MTU: %v", err)
+	}
 	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64, TxCopy: "zero"})
 	if err == nil || !strings.Contains(err.Error(), "--tx-copy") || !strings.Contains(err.Error(), "frags") {
 		t.Errorf("bad --tx-copy: %v", err)
@@ -345,4 +351,32 @@ func packetMaps(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return strings.Count(string(b), "socket:[") + strings.Count(string(b), "packet")
+}
+
+// TestRingHint: a linear ring too large for the cache at large frames gets
+// advice naming the flag; a cache-sized ring, small frames and fragments
+// get none.
+func TestRingHint(t *testing.T) {
+	v := testbed.NewVeth(t)
+	for _, tc := range []struct {
+		o    backend.Options
+		want string
+	}{
+		{backend.Options{MaxFrame: 1500}, "--ring-depth 256"},
+		{backend.Options{MaxFrame: 1500, RingDepth: 256}, ""},
+		{backend.Options{MaxFrame: 128}, ""},
+		{backend.Options{MaxFrame: 1500, TxCopy: backend.TxCopyFrags}, ""},
+	} {
+		o := tc.o
+		o.Interface = v.Outer
+		snd, err := afpacket.NewSender(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hint := snd.Info().Hint
+		snd.Close()
+		if tc.want == "" && hint != "" || tc.want != "" && !strings.Contains(hint, tc.want) {
+			t.Errorf("%+v: hint %q, want %q", tc.o, hint, tc.want)
+		}
+	}
 }

@@ -16,6 +16,9 @@ type frameSet struct {
 	newSource func(worker, workers int) (engine.Source, error)
 	maxFrame  int
 	meanFrame float64
+	// Packet templates: the largest untagged frame and its stream.
+	maxUntagged    int
+	untaggedStream string
 }
 
 func newFrames(f *runFlags, cfg *config.Config, reg backend.Registration, templatePath string) (*frameSet, error) {
@@ -99,7 +102,7 @@ func packetFrames(f *runFlags, cfg *config.Config, templatePath string) (*frameS
 	if err != nil {
 		return nil, err
 	}
-	return &frameSet{
+	fs := &frameSet{
 		newSource: func(w, n int) (engine.Source, error) {
 			o := opts
 			o.Worker, o.Workers = w, n
@@ -107,5 +110,7 @@ func packetFrames(f *runFlags, cfg *config.Config, templatePath string) (*frameS
 		},
 		maxFrame:  probe.MaxFrame(),
 		meanFrame: probe.MeanFrame(),
-	}, nil
+	}
+	fs.maxUntagged, fs.untaggedStream = spec.MaxUntagged()
+	return fs, nil
 }

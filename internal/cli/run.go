@@ -94,26 +94,28 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	}
 
 	opts := backend.Options{
-		MaxFrame:    frames.maxFrame,
-		Interface:   f.iface,
-		Batch:       f.batch,
-		RingDepth:   f.ringDepth,
-		RingBytes:   cfg.TX.RingBytes,
-		NoTxRing:    f.noTxRing,
-		QdiscBypass: f.qdiscBypass,
-		TxCopy:      f.txCopy,
-		Queue:       f.queue,
-		XDPMode:     f.xdpMode,
-		BusyPoll:    f.busyPoll,
-		Output:      f.output,
-		Format:      f.format,
-		FIFO:        f.fifo,
-		Vmsplice:    f.vmsplice,
-		Connect:     f.connect,
-		RecvMode:    f.recvMode,
-		BusyWait:    f.busyWait,
-		Slots:       f.slots,
-		Verify:      f.verify,
+		MaxFrame:       frames.maxFrame,
+		MaxUntagged:    frames.maxUntagged,
+		UntaggedStream: frames.untaggedStream,
+		Interface:      f.iface,
+		Batch:          f.batch,
+		RingDepth:      f.ringDepth,
+		RingBytes:      cfg.TX.RingBytes,
+		NoTxRing:       f.noTxRing,
+		QdiscBypass:    f.qdiscBypass,
+		TxCopy:         f.txCopy,
+		Queue:          f.queue,
+		XDPMode:        f.xdpMode,
+		BusyPoll:       f.busyPoll,
+		Output:         f.output,
+		Format:         f.format,
+		FIFO:           f.fifo,
+		Vmsplice:       f.vmsplice,
+		Connect:        f.connect,
+		RecvMode:       f.recvMode,
+		BusyWait:       f.busyWait,
+		Slots:          f.slots,
+		Verify:         f.verify,
 	}
 	if opts.PipeSize, err = parsePipeSize(f.pipeSize); err != nil {
 		return err
@@ -266,6 +268,9 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 	}
 	if rep.Backend.Reason != "" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("backend mode %s: %s", rep.Backend.Mode, rep.Backend.Reason))
+	}
+	if rep.Backend.Hint != "" {
+		rep.Notes = append(rep.Notes, "hint: "+rep.Backend.Hint)
 	}
 	rep.Environment = environment(f.iface)
 	return rep
