@@ -125,7 +125,10 @@ def main():
     ap.add_argument("--wpg", default="./wpg")
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--cpu", type=int, default=1, help="CPU every single-CPU run is pinned to")
+    ap.add_argument("--cpu", type=int, default=0,
+                    help="CPU every single-CPU run is pinned to. trafgen -P 1 pins itself to CPU 0 whatever "
+                         "taskset says (its report: 'on CPU0'), so wpg runs there too by default (before session 3 "
+                         "wpg ran on CPU 1 and trafgen on CPU 0)")
     ap.add_argument("--ifaces", default="lo,veth")
     ap.add_argument("--sizes", default="64,1500", help="frame sizes to run (64, 1500)")
     ap.add_argument("--only", help="run only the configurations whose label matches this regular expression")
@@ -204,6 +207,8 @@ def main():
         keep = {"wpg ring --batch 256", "wpg ring --batch 256 --qdisc-bypass",
                 "wpg ring --batch 256 --qdisc-bypass --plan stream",
                 "wpg ring --batch 256 --qdisc-bypass --ring-depth 256",
+                "wpg ring --batch 256 --qdisc-bypass --tx-copy frags",
+                "wpg ring --batch 256 --qdisc-bypass --tx-copy frags --ring-depth 256",
                 "trafgen (qdisc bypass, its default)", "trafgen -q (through the qdisc)",
                 "wpg ring --batch 256 --qdisc-bypass, 2 workers", "trafgen -P 2 (2 CPUs)"}
         configs = [c for c in configs if c[0] in keep and not (c[2] == 1500 and c[0] == "wpg ring --batch 256")]
