@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -111,15 +112,22 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 		return nil, fmt.Errorf("afpacket: %w", err)
 	}
 	var g Geometry
-	// On a virtual device the receive side copies ring-page fragments
-	// into new pages (skb_copy_ubufs); copying the frame into the skb
-	// head at send time is cheaper (see sys.TxRingConfig.Linear).
-	linear := ifc.virtual
+	// On veth and other virtual devices the forwarding path copies
+	// ring-page fragments into new pages (skb_copy_ubufs); copying the
+	// frame into the skb head at send time is cheaper (see
+	// sys.TxRingConfig.Linear). lo hands fragments to its receive path
+	// uncopied, which reads them within the same send call (see
+	// loopbackFrags): there frames from loFragMin bytes go out as
+	// fragments, smaller ones (cheaper to copy than to pin) linear.
+	linear, fragMin := ifc.virtual, 0
+	if loopbackFrags(ifc) {
+		fragMin = loFragMin
+	}
 	switch o.TxCopy {
 	case backend.TxCopyLinear:
-		linear = true
+		linear, fragMin = true, 0
 	case backend.TxCopyFrags:
-		linear = false
+		linear, fragMin = false, 0
 	}
 	if !o.NoTxRing {
 		room := o.MaxFrame
@@ -147,7 +155,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	if !o.NoTxRing {
 		ring, err := sys.NewPacketTxRing(sys.TxRingConfig{
 			Ifindex: ifc.index, Slot: g.Slot, BlockSize: g.BlockSize, Blocks: g.Blocks,
-			QdiscBypass: o.QdiscBypass, Lock: true, Linear: linear,
+			QdiscBypass: o.QdiscBypass, Lock: true, Linear: linear, FragMin: fragMin,
 		})
 		switch {
 		case err == nil:
@@ -156,7 +164,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.RingDepth = ring.Depth()
 			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
-			s.info.Details["tx_copy"] = txCopyNote(ring.Linear(), o.TxCopy, ifc)
+			s.info.Details["tx_copy"] = txCopyNote(ring, o.TxCopy, ifc)
 			s.info.Hint = ringHint(ring, o.MaxFrame)
 			if ring.Depth() < o.RingDepth {
 				s.info.Details["ring_depth_capped"] = fmt.Sprintf("--ring-depth %d capped to %d by --ring-bytes %d (slot %d bytes)", o.RingDepth, ring.Depth(), max(o.RingBytes, 0), g.Slot)
@@ -246,6 +254,9 @@ func (s *Sender) Commit(lens []int) (int, error) {
 // than a core's cache cost the copy a cache miss per line: at 1500 B the
 // 8 MiB default ring measured 0.6-0.8x the rate of a 512 KiB one on veth
 // and lo (docs/perf.md, AF_PACKET baseline, session 3).
+// loFragMin is the frame size from which frames go to lo as fragments.
+const loFragMin = 256
+
 const (
 	hintFrameMin = 1024
 	hintRingMax  = 1 << 20   // rings above this get the hint
@@ -255,7 +266,7 @@ const (
 // ringHint advises a shallower ring when frames are copied out of a ring
 // too large to stay in the cache.
 func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
-	if !ring.Linear() || maxFrame < hintFrameMin || ring.Bytes() <= hintRingMax {
+	if !ring.Linear() || ring.FragMin() > 0 || maxFrame < hintFrameMin || ring.Bytes() <= hintRingMax {
 		return ""
 	}
 	depth := max(hintRingFit/(ring.Bytes()/ring.Depth()), 1)
@@ -263,17 +274,61 @@ func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
 		ring.Bytes()>>10, ring.Depth(), depth, depth*(ring.Bytes()/ring.Depth())>>10)
 }
 
+// loopbackFrags reports whether ring pages can go to lo as fragments.
+// loopback_xmit releases the ring slot (it orphans the skb) when it queues
+// the frame for reception; the receive softirq, which copies fragments
+// for every reader (taps, sockets), then runs on the same CPU when the
+// send path re-enables bottom halves, before the kick returns and before
+// wpg can rewrite the slot a ring lap later. With RPS the frame is queued
+// to another CPU and read there later: then the frame is copied at send.
+// Measured (docs/perf.md, AF_PACKET, session 3): 1.3-1.4x the rate of
+// linear frames at 1500 B, 1.04-1.2x at 64 B; a receiver reading 2 s late
+// from a 16-slot ring rewritten thousands of times over saw every frame
+// intact.
+//
+// Measured on lo (session 3, pairs of 2-4 s runs): 64 B frames linear
+// 1.04-1.09x the rate of fragments, 256 B 1.03-1.05x slower, 512 B and up
+// 1.15-1.4x slower; loFragMin sits at the crossover.
+func loopbackFrags(ifc iface) bool {
+	return ifc.loopback && !rpsEnabled(ifc.name)
+}
+
+// rpsEnabled reports whether any receive queue of the interface steers
+// packets to other CPUs (a non-zero rps_cpus mask).
+func rpsEnabled(name string) bool {
+	masks, _ := filepath.Glob(filepath.Join("/sys/class/net", name, "queues", "rx-*", "rps_cpus"))
+	for _, m := range masks {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			return true // cannot tell: assume the worst
+		}
+		if strings.Trim(strings.TrimSpace(string(b)), "0,") != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // txCopyNote says how the ring hands frames to the kernel, and why.
-func txCopyNote(linear bool, asked string, ifc iface) string {
+func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface) string {
+	linear := ring.Linear()
 	switch {
+	case linear && ring.FragMin() > 0:
+		return fmt.Sprintf("lo: frames of %d bytes or more go as fragments of the ring pages (the receive path, run before the send call returns, copies them for any reader), smaller ones are copied into the skb head (cheaper than pinning a page)", ring.FragMin())
 	case linear && asked == backend.TxCopyLinear:
 		return "linear (--tx-copy linear: the frame is copied into the skb head)"
+	case linear && ifc.loopback:
+		return "linear (lo with RPS: the frame is copied into the skb head, since another CPU receives it after the ring slot is released)"
 	case linear:
 		return "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
 	case asked == backend.TxCopyLinear:
 		return "zero-copy (ring pages attached as fragments: the kernel refused PACKET_VNET_HDR, so --tx-copy linear could not be honoured)"
+	case loopbackFrags(ifc):
+		return "zero-copy (--tx-copy frags on lo: ring pages attached as fragments; the receive path, run before the send call returns, copies them for any reader)"
 	case ifc.loopback:
-		return "zero-copy (--tx-copy frags: ring pages attached as fragments; lo releases a slot before the frame is received, so a late reader may see the slot's next frame)"
+		return "zero-copy (--tx-copy frags on lo with RPS: lo releases a slot when it queues the frame for another CPU, so a reader there may see the slot's next frame)"
+	case ifc.virtual:
+		return "zero-copy (--tx-copy frags: ring pages attached as fragments; the device copies them into new pages)"
 	}
 	return "zero-copy (ring pages attached as fragments)"
 }
