@@ -93,6 +93,7 @@ type Options struct {
 	RingDepth   int
 	RingBytes   int64
 	NoTxRing    bool
+	NoRxRing    bool // afpacket receiver: recvmmsg instead of the RX ring
 	QdiscBypass bool
 	TxCopy      string // afpacket TX ring: TxCopyAuto, TxCopyLinear or TxCopyFrags ("" = auto)
 	Queue       int

@@ -112,16 +112,18 @@ func sendMixed(t *testing.T, v *testbed.Veth, extra ...string) map[string]any {
 // exactly once each, intact, with exact per-stream counts.
 func TestSendRecvMixedOverVeth(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		extra []string
+		name    string
+		extra   []string
+		rxExtra []string
 	}{
-		{"ring", nil},
-		{"ring-2-workers", []string{"--workers", "2"}},
-		{"sendmmsg-qdisc-bypass", []string{"--no-tx-ring", "--qdisc-bypass"}},
+		{"ring", nil, nil},
+		{"ring-2-workers", []string{"--workers", "2"}, nil},
+		{"sendmmsg-qdisc-bypass", []string{"--no-tx-ring", "--qdisc-bypass"}, nil},
+		{"recvmmsg", nil, []string{"--no-rx-ring"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := testbed.NewVeth(t)
-			r := startRecv(t, v, "--expect", "200000", "--idle-timeout", "5s")
+			r := startRecv(t, v, append([]string{"--expect", "200000", "--idle-timeout", "5s"}, c.rxExtra...)...)
 			sendMixed(t, v, append([]string{"--rate", "100kpps"}, c.extra...)...)
 			res, code := r.wait(t)
 			if code != 0 || res.Frames != mixedFrames || res.Lost != 0 || res.Duplicated != 0 || res.Corrupted != 0 || res.Missing != 0 || res.Stop != "expect" {
@@ -129,6 +131,9 @@ func TestSendRecvMixedOverVeth(t *testing.T) {
 			}
 			if len(res.Streams) != len(mixedShares) {
 				t.Fatalf("streams %+v", res.Streams)
+			}
+			if mode := res.Backend.Mode; (c.rxExtra != nil) != (mode == "recvmmsg") {
+				t.Errorf("receiver mode %q with %v", mode, c.rxExtra)
 			}
 			for i, s := range res.Streams {
 				want := mixedFrames / 10 * mixedShares[i]

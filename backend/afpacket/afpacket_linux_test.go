@@ -327,7 +327,7 @@ func memlockChild(t *testing.T) {
 		}
 	}
 	_, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: ifname}) // 16 MiB RX ring
-	if !errors.Is(err, sys.ErrMemlock) {
+	if !errors.Is(err, sys.ErrMemlock) || !strings.Contains(err.Error(), "--no-rx-ring") {
 		t.Fatalf("receiver: %v", err)
 	}
 	if after := openFDs(t); after != before {
@@ -336,6 +336,12 @@ func memlockChild(t *testing.T) {
 	if after := packetMaps(t); after != maps {
 		t.Errorf("%d packet socket mappings before, %d after", maps, after)
 	}
+	// Without a ring the receiver needs no locked memory.
+	rx, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: ifname, NoRxRing: true})
+	if err != nil || rx.Info().Mode != afpacket.ModeRecvmmsg {
+		t.Fatalf("receiver without a ring under a 1 MiB limit: %v", err)
+	}
+	rx.Close()
 	// A ring within the limit still works.
 	snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: ifname, MaxFrame: 64, RingDepth: 1024})
 	if err != nil {

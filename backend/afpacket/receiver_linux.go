@@ -4,6 +4,7 @@ package afpacket
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -21,11 +22,28 @@ const (
 	rxRetire = 4 * time.Millisecond
 )
 
+// rxSocket is how a Receiver takes frames from the kernel: a TPACKET_V3
+// RX ring, or recvmmsg into its own buffers.
+type rxSocket interface {
+	Next(views [][]byte, ts []int64, timeout time.Duration) (int, error)
+	Stats() (packets, drops, outgoing uint64, err error)
+	Close() error
+}
+
+// rxMmsgBatch is how many frames one recvmmsg takes at most, and
+// rxMmsgBuf the receive buffer it asks for (frames wait there instead of
+// in a ring).
+const (
+	rxMmsgBatch = 256
+	rxMmsgBuf   = 32 << 20
+)
+
 // Receiver captures the frames arriving on one interface (every protocol)
-// through a TPACKET_V3 RX ring; frames this host sends on the interface
-// are not delivered.
+// through a TPACKET_V3 RX ring, or with recvmmsg (NoRxRing, or when the
+// ring cannot be set up); frames this host sends on the interface are not
+// delivered.
 type Receiver struct {
-	ring   *sys.PacketRxRing
+	ring   rxSocket
 	ts     []int64 // kernel receive times of the last Next, CLOCK_MONOTONIC ns
 	info   backend.Info
 	closed bool
@@ -49,20 +67,37 @@ func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
 		return nil, fmt.Errorf("afpacket receiver: --ring-bytes %d: need at least %d bytes (two %d-byte blocks)", ringBytes, 2*rxBlock, rxBlock)
 	}
 	snap := min(ifc.mtu+hardHeaderLen+vlanLen, rxBlock-256)
-	ring, err := sys.NewPacketRxRing(sys.RxRingConfig{
-		Ifindex: ifc.index, BlockSize: rxBlock, Blocks: blocks, FrameSize: snap,
-		RetireTimeout: rxRetire, Lock: true,
-	})
+	r := &Receiver{info: backend.Info{
+		Backend: "afpacket", Interface: ifc.name, NUMANode: ifc.numa,
+		Details: map[string]string{"snap_bytes": strconv.Itoa(snap), "mtu": strconv.Itoa(ifc.mtu)},
+	}}
+	if !o.NoRxRing {
+		ring, err := sys.NewPacketRxRing(sys.RxRingConfig{
+			Ifindex: ifc.index, BlockSize: rxBlock, Blocks: blocks, FrameSize: snap,
+			RetireTimeout: rxRetire, Lock: true,
+		})
+		switch {
+		case err == nil:
+			r.ring, r.info.Mode = ring, ModeRxRing
+			r.info.Details["block_bytes"] = strconv.Itoa(rxBlock)
+			r.info.Details["blocks"] = strconv.Itoa(blocks)
+			return r, nil
+		case errors.Is(err, sys.ErrNotSupported) || sys.IsNoMemory(err):
+			r.info.Reason = "RX ring unavailable, fell back to recvmmsg: " + err.Error()
+		case errors.Is(err, sys.ErrMemlock):
+			return nil, fmt.Errorf("%w; or receive without a ring: --no-rx-ring", openError(ifc.name, err))
+		default:
+			return nil, openError(ifc.name, err)
+		}
+	} else {
+		r.info.Reason = "--no-rx-ring"
+	}
+	mm, err := sys.NewPacketMmsgRx(ifc.index, rxMmsgBatch, snap, rxMmsgBuf)
 	if err != nil {
 		return nil, openError(ifc.name, err)
 	}
-	return &Receiver{ring: ring, info: backend.Info{
-		Backend: "afpacket", Mode: ModeRxRing, Interface: ifc.name, NUMANode: ifc.numa,
-		Details: map[string]string{
-			"block_bytes": strconv.Itoa(rxBlock), "blocks": strconv.Itoa(blocks),
-			"snap_bytes": strconv.Itoa(snap), "mtu": strconv.Itoa(ifc.mtu),
-		},
-	}}, nil
+	r.ring, r.info.Mode = mm, ModeRecvmmsg
+	return r, nil
 }
 
 // Next fills views with received frames, valid until the next call.

@@ -19,4 +19,5 @@ const (
 	ModeTxRing   = "tx-ring"
 	ModeSendmmsg = "sendmmsg"
 	ModeRxRing   = "rx-ring"
+	ModeRecvmmsg = "recvmmsg"
 )

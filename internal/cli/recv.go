@@ -28,6 +28,7 @@ type recvFlags struct {
 	json        bool
 	batch       int
 	ringBytes   string
+	noRxRing    bool
 
 	listen   string
 	fifo     string
@@ -74,6 +75,7 @@ missing.`,
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fl.IntVar(&f.batch, "batch", 64, "frames taken from the backend per call")
 	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "afpacket: RX ring size")
+	fl.BoolVar(&f.noRxRing, "no-rx-ring", false, "afpacket: recvmmsg instead of the TPACKET_V3 RX ring (also the automatic fallback when the ring cannot be set up)")
 	fl.StringVar(&f.listen, "listen", "", "local paths: rendezvous socket to listen on for the sender")
 	fl.StringVar(&f.fifo, "fifo", "", "pipe: FIFO to read (default: standard input)")
 	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default) or writev (the sender's choice wins)")
@@ -114,7 +116,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		return fmt.Errorf("recv: --ring-bytes: %w", err)
 	}
 	o := backend.Options{
-		Workers: 1, Interface: f.iface, Batch: f.batch, RingBytes: ringBytes,
+		Workers: 1, Interface: f.iface, Batch: f.batch, RingBytes: ringBytes, NoRxRing: f.noRxRing,
 		Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode, BusyWait: f.busyWait, Slots: f.slots, Verify: f.verify,
 	}
 	if o.PipeSize, err = parsePipeSize(f.pipeSize); err != nil {
@@ -146,7 +148,11 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if reg.Kind == backend.KindNetwork {
 		// A line that scripts and tests wait for before starting the sender.
 		info := rx.Info()
-		fmt.Fprintf(stderr, "wpg recv: receiving on %s (%s, %s)\n", info.Interface, info.Backend, info.Mode)
+		mode := info.Mode
+		if info.Reason != "" && info.Reason != "--no-rx-ring" {
+			mode += ": " + info.Reason
+		}
+		fmt.Fprintf(stderr, "wpg recv: receiving on %s (%s, %s)\n", info.Interface, info.Backend, mode)
 	}
 	opts := recv.Options{Expect: f.expect, Duration: f.duration, IdleTimeout: f.idleTimeout, Batch: f.batch}
 	if report.IsTerminal(stderr) {
