@@ -1347,11 +1347,11 @@ func (p *parser0) size(n ast.Node, path string) (Value, error) {
 	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && keyString(m.Values[0].Key) == "imix" {
 		ip := path + ".imix"
 		if len(m.Values) > 1 {
-			return Value{}, p.errAt(m.Values[1].Key, joinPath(path, keyString(m.Values[1].Key)), "imix takes no other keys", "write size: {imix: {64: 7, 594: 4, 1518: 1}}")
+			return Value{}, p.errAt(m.Values[1].Key, joinPath(path, keyString(m.Values[1].Key)), "imix takes no other keys", "write size: {imix: {64: 7, 594: 4, 1514: 1}}")
 		}
 		wm, ok := m.Values[0].Value.(*ast.MappingNode)
 		if !ok || len(wm.Values) == 0 {
-			return Value{}, p.errAt(m.Values[0].Value, ip, "imix weights must be a mapping of size: weight", "write size: {imix: {64: 7, 594: 4, 1518: 1}} or size: imix for that default")
+			return Value{}, p.errAt(m.Values[0].Value, ip, "imix weights must be a mapping of size: weight", "write size: {imix: {64: 7, 594: 4, 1514: 1}} or size: imix for that default")
 		}
 		var sizes, weights []uint64
 		var total uint64
@@ -1384,7 +1384,7 @@ func (p *parser0) size(n ast.Node, path string) (Value, error) {
 	if err != nil {
 		var te *Error
 		if errors.As(err, &te) && strings.Contains(te.Msg, "is not a frame size") {
-			te.Fix = "use a number of bytes such as 64, a range {from: 64, to: 1518}, a list [64, 128], imix, or {imix: {64: 7, 594: 4, 1518: 1}}"
+			te.Fix = "use a number of bytes such as 64, a range {from: 64, to: 1514}, a list [64, 128], imix, or {imix: {64: 7, 594: 4, 1514: 1}}"
 		}
 	}
 	return v, err

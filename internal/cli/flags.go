@@ -75,7 +75,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "cap on one worker's TX ring / UMEM memory (config tx.ring_bytes)")
 	fl.BoolVar(&f.noTxRing, "no-tx-ring", false, "afpacket: use sendmmsg instead of the TPACKET_V3 TX ring")
 	fl.BoolVar(&f.qdiscBypass, "qdisc-bypass", false, "afpacket: bypass the qdisc layer (PACKET_QDISC_BYPASS)")
-	fl.StringVar(&f.txCopy, "tx-copy", "auto", "afpacket TX ring: auto (linear on lo/veth, frags on NICs), linear (copy into the skb head), frags (ring pages as fragments; on lo a late reader may see the slot's next frame)")
+	fl.StringVar(&f.txCopy, "tx-copy", "auto", "afpacket TX ring: auto (fragments on NICs and for frames of 256 B+ on lo, linear on veth), linear (copy each frame into the skb head), frags (attach the ring pages, no copy)")
 	fl.IntVar(&f.workers, "workers", 1, "sender workers, each an OS thread with its own backend instance")
 	fl.IntVar(&f.pinCore, "pin-core", -1, "pin the (single) worker to this CPU")
 	fl.StringVar(&f.pinCores, "pin-cores", "", "pin worker i to the i-th CPU of this list (e.g. 2,3 or 2-5)")
