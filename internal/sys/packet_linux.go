@@ -85,6 +85,26 @@ func (p *packetFD) setInt(opt, v int, name string) error {
 	return nil
 }
 
+// awaitInput polls fds (this socket, POLLIN|POLLERR) for up to timeout
+// (rounded up to a millisecond) and returns the socket's pending error,
+// such as the device going down or away (ENETDOWN, ENXIO).
+func (p *packetFD) awaitInput(fds []unix.PollFd, timeout time.Duration, what string) error {
+	ms := int(timeout.Milliseconds())
+	if timeout > 0 && ms == 0 {
+		ms = 1
+	}
+	if _, err := unix.Poll(fds, ms); err != nil && err != unix.EINTR {
+		return fmt.Errorf("poll %s: %w", what, os.NewSyscallError("poll", err))
+	}
+	if fds[0].Revents&unix.POLLERR != 0 {
+		serr, err := unix.GetsockoptInt(p.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err == nil && serr != 0 {
+			return fmt.Errorf("%s: %w", what, os.NewSyscallError("recv", unix.Errno(serr)))
+		}
+	}
+	return nil
+}
+
 func (p *packetFD) bind(ifindex int, proto uint16) error {
 	sa := &unix.SockaddrLinklayer{Protocol: htons(proto), Ifindex: ifindex}
 	if err := unix.Bind(p.fd, sa); err != nil {
@@ -602,19 +622,8 @@ func (r *PacketRxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (
 					break
 				}
 				waited = true
-				ms := int(timeout.Milliseconds())
-				if timeout > 0 && ms == 0 {
-					ms = 1
-				}
-				if _, err := unix.Poll(r.pollFds, ms); err != nil && err != unix.EINTR {
-					return 0, fmt.Errorf("poll RX ring: %w", os.NewSyscallError("poll", err))
-				}
-				if r.pollFds[0].Revents&unix.POLLERR != 0 {
-					// The device went down or away (ENETDOWN, ENXIO).
-					serr, err := unix.GetsockoptInt(r.p.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-					if err == nil && serr != 0 {
-						return 0, fmt.Errorf("RX ring: %w", os.NewSyscallError("recv", unix.Errno(serr)))
-					}
+				if err := r.p.awaitInput(r.pollFds, timeout, "RX ring"); err != nil {
+					return 0, err
 				}
 				continue
 			}

@@ -104,18 +104,8 @@ func (m *PacketMmsgRx) Next(views [][]byte, ts []int64, timeout time.Duration) (
 		case waited:
 			return 0, nil
 		}
-		ms := int(timeout.Milliseconds())
-		if timeout > 0 && ms == 0 {
-			ms = 1
-		}
-		if _, err := unix.Poll(m.pollFds, ms); err != nil && err != unix.EINTR {
-			return 0, fmt.Errorf("poll: %w", os.NewSyscallError("poll", err))
-		}
-		if m.pollFds[0].Revents&unix.POLLERR != 0 {
-			serr, err := unix.GetsockoptInt(m.p.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-			if err == nil && serr != 0 {
-				return 0, fmt.Errorf("recvmmsg: %w", os.NewSyscallError("recv", unix.Errno(serr)))
-			}
+		if err := m.p.awaitInput(m.pollFds, timeout, "recvmmsg"); err != nil {
+			return 0, err
 		}
 	}
 }
