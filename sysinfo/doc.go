@@ -1,7 +1,7 @@
 // Package sysinfo describes the machine a measurement ran on: CPU model,
 // cores and the CPUs the process may use, NUMA nodes, frequency governor,
 // kernel, TSC flags, and for a network interface its driver, speed, MTU,
-// queues, NUMA node and XPS map; pipe-max-size and the memlock limit.
+// queues, NUMA node, XPS and RPS maps; pipe-max-size and the memlock limit.
 //
 // Everything is read from /proc and /sys below an injectable root (FS), and
 // reading is kept apart from parsing so that the parsers are tested on

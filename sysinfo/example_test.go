@@ -29,4 +29,5 @@ func ExampleFS_Environment() {
 	//   queues       tx 2, rx 2
 	//   numa node    1
 	//   xps          tx-0=00000003 tx-1=0000000c
+	//   rps          rx-1=00000004
 }

@@ -55,6 +55,9 @@ type Iface struct {
 	// XPS maps "tx-N" to its xps_cpus mask as the kernel prints it; empty
 	// when XPS is not configured or not available.
 	XPS map[string]string `json:"xps,omitempty"`
+	// RPS maps "rx-N" to its rps_cpus mask when receive packet steering
+	// hands that queue's packets to other CPUs; empty when it does not.
+	RPS map[string]string `json:"rps,omitempty"`
 	// TxQueueLen is the qdisc queue length (tx_queue_len).
 	TxQueueLen int `json:"tx_queue_len"`
 }
@@ -199,17 +202,26 @@ func (f FS) Interface(name string) (Iface, error) {
 		switch {
 		case strings.HasPrefix(q.Name(), "tx-"):
 			ifc.TXQueues++
-			if s, err := f.read(dir + "/queues/" + q.Name() + "/xps_cpus"); err == nil && strings.Trim(s, "0,") != "" {
-				if ifc.XPS == nil {
-					ifc.XPS = map[string]string{}
-				}
-				ifc.XPS[q.Name()] = s
-			}
+			f.cpuMask(&ifc.XPS, dir+"/queues/"+q.Name(), "xps_cpus")
 		case strings.HasPrefix(q.Name(), "rx-"):
 			ifc.RXQueues++
+			f.cpuMask(&ifc.RPS, dir+"/queues/"+q.Name(), "rps_cpus")
 		}
 	}
 	return ifc, nil
+}
+
+// cpuMask records queue's CPU mask file in *m (keyed by the queue's name)
+// when it is set, i.e. has a non-zero bit.
+func (f FS) cpuMask(m *map[string]string, queue, file string) {
+	s, err := f.read(queue + "/" + file)
+	if err != nil || strings.Trim(s, "0,") == "" {
+		return
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[filepath.Base(queue)] = s
 }
 
 func (f FS) readInt(p string, def int) int {

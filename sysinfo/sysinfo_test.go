@@ -21,7 +21,7 @@ func TestEnvironmentNUMA2(t *testing.T) {
 		PipeMaxSize: ptr(int64(1048576)), MemlockLimit: ptr(int64(8388608)),
 		Interface: &Iface{Name: "ens3", Driver: "ixgbe", Operstate: "up", MTU: 9000, SpeedMbps: &ten,
 			TXQueues: 2, RXQueues: 2, NUMANode: 1, TxQueueLen: 1000,
-			XPS: map[string]string{"tx-0": "00000003", "tx-1": "0000000c"}},
+			XPS: map[string]string{"tx-0": "00000003", "tx-1": "0000000c"}, RPS: map[string]string{"rx-1": "00000004"}},
 	}
 	if !reflect.DeepEqual(e, want) {
 		a, _ := json.MarshalIndent(e, "", " ")

@@ -40,20 +40,8 @@ func (e Env) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "  speed, mtu\t%s, mtu %d, txqueuelen %d\n", speed, i.MTU, i.TxQueueLen)
 		fmt.Fprintf(tw, "  queues\ttx %d, rx %d\n", i.TXQueues, i.RXQueues)
 		fmt.Fprintf(tw, "  numa node\t%d\n", i.NUMANode)
-		if len(i.XPS) > 0 {
-			keys := make([]string, 0, len(i.XPS))
-			for k := range i.XPS {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			var parts []string
-			for _, k := range keys {
-				parts = append(parts, k+"="+i.XPS[k])
-			}
-			fmt.Fprintf(tw, "  xps\t%s\n", strings.Join(parts, " "))
-		} else {
-			fmt.Fprintf(tw, "  xps\tnot configured\n")
-		}
+		fmt.Fprintf(tw, "  xps\t%s\n", masks(i.XPS))
+		fmt.Fprintf(tw, "  rps\t%s\n", masks(i.RPS))
 	}
 	for _, wmsg := range e.Warnings {
 		fmt.Fprintf(tw, "warning\t%s\n", wmsg)
@@ -75,4 +63,21 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// masks prints a queue → CPU mask map sorted by queue, or "not configured".
+func masks(m map[string]string) string {
+	if len(m) == 0 {
+		return "not configured"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for n, k := range keys {
+		parts[n] = k + "=" + m[k]
+	}
+	return strings.Join(parts, " ")
 }

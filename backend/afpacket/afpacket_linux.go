@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ type iface struct {
 	numa     int
 	virtual  bool // no backing device: lo, veth, …
 	loopback bool
+	rps      bool // receive packet steering to other CPUs (or unknown)
 }
 
 // lookupInterface checks that name exists and is up; it needs no privileges.
@@ -40,11 +40,11 @@ func lookupInterface(name string) (iface, error) {
 	if ifc.Flags&net.FlagUp == 0 {
 		return iface{}, fmt.Errorf("afpacket: interface %s is down: bring it up with `ip link set %s up`", name, name)
 	}
-	numa, virtual := -1, false
+	r := iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: -1, loopback: ifc.Flags&net.FlagLoopback != 0, rps: true}
 	if d, err := sysinfo.Host.Interface(name); err == nil {
-		numa, virtual = d.NUMANode, d.Virtual
+		r.numa, r.virtual, r.rps = d.NUMANode, d.Virtual, len(d.RPS) > 0
 	}
-	return iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: numa, virtual: virtual, loopback: ifc.Flags&net.FlagLoopback != 0}, nil
+	return r, nil
 }
 
 func interfaceNames() []string {
@@ -290,23 +290,7 @@ func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
 // 1.04-1.09x the rate of fragments, 256 B 1.03-1.05x slower, 512 B and up
 // 1.15-1.4x slower; loFragMin sits at the crossover.
 func loopbackFrags(ifc iface) bool {
-	return ifc.loopback && !rpsEnabled(ifc.name)
-}
-
-// rpsEnabled reports whether any receive queue of the interface steers
-// packets to other CPUs (a non-zero rps_cpus mask).
-func rpsEnabled(name string) bool {
-	masks, _ := filepath.Glob(filepath.Join("/sys/class/net", name, "queues", "rx-*", "rps_cpus"))
-	for _, m := range masks {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			return true // cannot tell: assume the worst
-		}
-		if strings.Trim(strings.TrimSpace(string(b)), "0,") != "" {
-			return true
-		}
-	}
-	return false
+	return ifc.loopback && !ifc.rps
 }
 
 // txCopyNote says how the ring hands frames to the kernel, and why.

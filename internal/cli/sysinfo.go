@@ -24,7 +24,7 @@ func newSysinfoCmd() *cobra.Command {
 		Long: `sysinfo prints the environment record that wpg reports embed and docs/perf.md asks for: CPU model,
 online and allowed CPUs, physical cores, NUMA nodes, cpufreq governor, kernel, the TSC flags
 (constant_tsc, nonstop_tsc), /proc/sys/fs/pipe-max-size and this process's memlock limit (ulimit -l).
-With -i IFACE it adds the interface's driver, link speed, MTU, queue counts, NUMA node and XPS map.
+With -i IFACE it adds the interface's driver, link speed, MTU, queue counts, NUMA node, and XPS and RPS maps.
 Then the kernel features the backends probe (each on a throw-away socket or file, once), with the first
 Linux release that has them; without the privilege a probe needs, it says "inconclusive" and why.
 The environment part reads /proc and /sys only and needs no privileges.
