@@ -106,3 +106,41 @@ func SetSocketTimeouts(fd int, d time.Duration) error {
 	}
 	return nil
 }
+
+// VmspliceRaw is one vmsplice(2) of b into the pipe fd with
+// SPLICE_F_NONBLOCK, made like ReadRaw without the runtime's bookkeeping:
+// it moves references to b's pages (no copy), as many as the pipe has room
+// for, and returns the bytes moved, or EAGAIN when the pipe is full. b must
+// stay alive and unmodified until the reader has consumed those bytes.
+func VmspliceRaw(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	iov := unix.Iovec{Base: &b[0]}
+	iov.SetLen(len(b))
+	n, _, e := unix.RawSyscall6(unix.SYS_VMSPLICE, uintptr(fd), uintptrOf(&iov), 1, unix.SPLICE_F_NONBLOCK, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// PollOut waits up to timeout (negative: forever) for fd to become writable
+// and reports whether it did; a hang-up or error on fd counts as writable, so
+// that the next write(2) returns the reason.
+func PollOut(fd int, timeout time.Duration) (bool, error) {
+	ms := -1
+	if timeout >= 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	var fds [1]unix.PollFd
+	fds[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
+	n, err := unix.Poll(fds[:], ms)
+	if errors.Is(err, unix.EINTR) {
+		return false, nil // a signal: the caller looks again
+	}
+	if err != nil {
+		return false, fmt.Errorf("poll fd %d: %w", fd, err)
+	}
+	return n > 0, nil
+}
