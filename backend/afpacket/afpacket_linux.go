@@ -289,8 +289,22 @@ func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
 // Measured on lo (session 3, pairs of 2-4 s runs): 64 B frames linear
 // 1.04-1.09x the rate of fragments, 256 B 1.03-1.05x slower, 512 B and up
 // 1.15-1.4x slower; loFragMin sits at the crossover.
+//
+// The same holds back where the backlog is processed by kernel threads
+// instead (PREEMPT_RT kernels, or thread_backlog_napi on the command line,
+// Linux 6.10+): then the copy stays too.
 func loopbackFrags(ifc iface) bool {
-	return ifc.loopback && !ifc.rps
+	return ifc.loopback && !ifc.rps && !backlogThreaded()
+}
+
+// backlogThreaded reports whether the kernel processes the receive backlog
+// in per-CPU threads rather than in the sending thread's softirq.
+func backlogThreaded() bool {
+	if b, err := os.ReadFile("/sys/kernel/realtime"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		return true
+	}
+	cmdline, _ := os.ReadFile("/proc/cmdline")
+	return strings.Contains(string(cmdline), "thread_backlog_napi")
 }
 
 // txCopyNote says how the ring hands frames to the kernel, and why.
@@ -302,7 +316,7 @@ func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface) string {
 	case linear && asked == backend.TxCopyLinear:
 		return "linear (--tx-copy linear: the frame is copied into the skb head)"
 	case linear && ifc.loopback:
-		return "linear (lo with RPS: the frame is copied into the skb head, since another CPU receives it after the ring slot is released)"
+		return "linear (lo with RPS or a threaded backlog: the frame is copied into the skb head, since it is received later, after the ring slot is released)"
 	case linear:
 		return "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
 	case asked == backend.TxCopyLinear:
@@ -310,7 +324,7 @@ func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface) string {
 	case loopbackFrags(ifc):
 		return "zero-copy (--tx-copy frags on lo: ring pages attached as fragments; the receive path, run before the send call returns, copies them for any reader)"
 	case ifc.loopback:
-		return "zero-copy (--tx-copy frags on lo with RPS: lo releases a slot when it queues the frame for another CPU, so a reader there may see the slot's next frame)"
+		return "zero-copy (--tx-copy frags on lo with RPS or a threaded backlog: lo releases a slot when it queues the frame, received later, so a reader may see the slot's next frame)"
 	case ifc.virtual:
 		return "zero-copy (--tx-copy frags: ring pages attached as fragments; the device copies them into new pages)"
 	}
