@@ -125,15 +125,24 @@ func (b *PVMBatch) Transfer(pid int, write bool, locals [][]byte, remote []uintp
 		if total == 0 {
 			return nil
 		}
+		// A raw call (no entersyscall/exitsyscall, see ReadRaw): one
+		// batch copies for tens of microseconds, and through the ordinary
+		// path sysmon would hand the P to another thread during each. The
+		// call never waits for anything but the copy.
+		trap := uintptr(unix.SYS_PROCESS_VM_READV)
+		if write {
+			trap = unix.SYS_PROCESS_VM_WRITEV
+		}
 		var n int
 		var err error
 		for {
-			if write {
-				n, err = unix.ProcessVMWritev(pid, b.local, b.remote, 0)
-			} else {
-				n, err = unix.ProcessVMReadv(pid, b.local, b.remote, 0)
+			r, _, e := unix.RawSyscall6(trap, uintptr(pid), uintptrOf(&b.local[0]), uintptr(len(b.local)),
+				uintptrOf(&b.remote[0]), uintptr(len(b.remote)), 0)
+			n, err = int(r), nil
+			if e != 0 {
+				n, err = 0, e
 			}
-			if !errors.Is(err, unix.EINTR) {
+			if e != unix.EINTR {
 				break
 			}
 		}
