@@ -13,8 +13,14 @@ Each wpg configuration runs right before the C program of its technique, so that
 a pair sees the same load; with --lock FILE every such pair holds an exclusive
 flock on FILE (engineers sharing a machine then never measure at the same time).
 
+After the table of medians it prints, for every wpg configuration and size, the
+paired ratios (wpg ÷ the C run right after it, per rep) and their median: the
+figure to quote on a noisy machine. --wpg BIN measures a prebuilt wpg (e.g. an
+older build, for before/after pairs) instead of building the working tree.
+
 usage: scripts/local-bench.py [--reps 3] [--duration 3s] [--sizes 64,460800,1MiB,64MiB]
                               [--verify off] [--anchors DIR] [--csv out.csv] [--lock FILE]
+                              [--only LABELS] [--wpg BIN]
 """
 import argparse, contextlib, csv, fcntl, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -160,6 +166,7 @@ def main():
     ap.add_argument("--csv", default="")
     ap.add_argument("--only", default="", help="comma-separated wpg labels or C kinds to run (default all)")
     ap.add_argument("--lock", default="", help="flock this file around every wpg/C pair")
+    ap.add_argument("--wpg", default="", help="use this wpg binary instead of building the working tree")
     a = ap.parse_args()
     sizes = [parse_size(s) for s in a.sizes.split(",")]
     # Labels contain commas inside parentheses ("shm (in place, verify on)"):
@@ -167,13 +174,15 @@ def main():
     only = set(x.strip() for x in re.split(r",(?![^(]*\))", a.only) if x.strip())
 
     tmp = tempfile.mkdtemp(prefix="wpg-local-bench-")
-    wpg = os.path.join(tmp, "wpg")
-    subprocess.run(["go", "build", "-o", wpg, "./cmd/wpg"], cwd=ROOT, check=True)
+    wpg = os.path.abspath(a.wpg) if a.wpg else os.path.join(tmp, "wpg")
+    if not a.wpg:
+        subprocess.run(["go", "build", "-o", wpg, "./cmd/wpg"], cwd=ROOT, check=True)
     anchors = os.path.join(tmp, "ipc")
     shutil.copytree(a.anchors, anchors)
     subprocess.run(["make", "-s"], cwd=anchors, check=True, stdout=subprocess.DEVNULL)
 
     res = {}  # (who, size) -> list of {fps, gbs}
+    paired = {}  # (wpg label, size) -> list of (wpg, C) per rep, same lock
     rows = []
     loads = []
     # The pairs: every wpg configuration with the C program of its technique
@@ -194,16 +203,21 @@ def main():
                     continue
                 with locked(a.lock):
                     loads.append(load1())
+                    wrow = crow = None
                     if w:
                         r = wpg_bench(wpg, w[1], size, a.duration, a.verify, w[2])
                         if r:
                             res.setdefault(("wpg " + w[0], size), []).append(r)
-                            rows.append(["wpg", w[0], size, rep, r["fps"], r["gbs"], loads[-1]])
+                            wrow = ["wpg", w[0], size, rep, r["fps"], r["gbs"], loads[-1]]
+                            rows.append(wrow)
                     if ck:
                         r = c_bench(anchors, ck, size)
                         if r:
                             res.setdefault(("C " + ck, size), []).append(r)
-                            rows.append(["C", ck, size, rep, r["fps"], r["gbs"], loads[-1]])
+                            crow = ["C", ck, size, rep, r["fps"], r["gbs"], loads[-1]]
+                            rows.append(crow)
+                    if wrow and crow:
+                        paired.setdefault((w[0], size), []).append((wrow, crow))
             sys.stderr.write(f"rep {rep + 1}/{a.reps} size {size} done ({time.strftime('%H:%M:%S')}, load {load1():.2f})\n")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
@@ -234,6 +248,20 @@ def main():
             m = med(("wpg memcpy", size), field)
             c = med(("C " + ck, size), field)
             print(f"| {label} | {human(size)} | {fmt(w, field)} | {ratio(w, m) if label != 'memcpy' else '1'} | {ck} | {fmt(c, field)} | {ratio(w, c)} |")
+    print("\nPaired ratios (wpg ÷ the C run right after it, under the same lock), per rep, and their median:\n")
+    print("| path | size | wpg runs | C runs | paired ratios | median ratio |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for label, _, _, ck in WPG:
+        for size in sizes:
+            ps = paired.get((label, size))
+            if not ps:
+                continue
+            field = 4 if size < 4096 else 5
+            unit = (lambda v: f"{v / 1e6:.2f}") if size < 4096 else (lambda v: f"{v:.2f}")
+            rs = [wr[field] / cr[field] for wr, cr in ps]
+            print(f"| {label} | {human(size)} | {' '.join(unit(wr[field]) for wr, _ in ps)} | "
+                  f"{' '.join(unit(cr[field]) for _, cr in ps)} | {' '.join(f'{x:.2f}' for x in rs)} | "
+                  f"{statistics.median(rs):.2f}× |")
     print("\nC references also measured (same sitting):")
     for size in sizes:
         field = "fps" if size < 4096 else "gbs"
