@@ -17,9 +17,10 @@
 // until the reader has copied them out, so a staging slot must not be
 // rewritten before then. Slots are page aligned; a slot is handed out again
 // only after at least a pipe's capacity of later pages (pipe size / 4096
-// pipe buffers) has been queued by completed, blocking vmsplice calls.
-// Since a pipe holds at most that many buffers, the slot's pages must have
-// left the pipe by then. This generalises the double-buffering rule "each
+// pipe buffers) has been queued into the pipe (vmsplice calls, non-blocking,
+// count only the bytes they report as queued; a slot's splice is repeated
+// until all of it is in). Since a pipe holds at most that many buffers, the
+// slot's pages must have left the pipe by then. This generalises the double-buffering rule "each
 // half as large as the pipe".
 //
 // No privileges are needed. Linux only.
