@@ -141,7 +141,10 @@ func CheckTxCopy(s string) error {
 	return fmt.Errorf("--tx-copy %q: use auto, linear or frags", s)
 }
 
-// SenderFactory opens a sender.
+// SenderFactory opens a sender. ctx is cancelled when the run stops
+// (duration, signal, another worker's error): a sender waiting on a peer
+// that takes nothing (alive, but stalled) gives up some seconds after that
+// instead of holding the run open, and says so in its error.
 type SenderFactory func(ctx context.Context, o Options) (Sender, error)
 
 // ReceiverFactory opens a receiver.

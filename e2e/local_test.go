@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/recv"
 )
@@ -201,6 +202,43 @@ func TestLocalPeerDies(t *testing.T) {
 			}
 			if !strings.Contains(rep.Error, "gone") || rep.Frames == 0 {
 				t.Fatalf("report error %q after %d frames; want 'receiver … has gone' and the frames so far", rep.Error, rep.Frames)
+			}
+			t.Logf("sender: %s (frames %d)", rep.Error, rep.Frames)
+		})
+		t.Run(b+"/receiver-stalled", func(t *testing.T) {
+			// A receiver that is there but reads nothing (SIGSTOP) does
+			// not hold the run open: SIGTERM stops the sender, which
+			// gives up on the receiver peer.StallGrace later and reports.
+			rxArgs, txArgs := peerArgs(b, t.TempDir(), "--json", "--rate", "0")
+			rx := exec.Command(wpg, rxArgs...)
+			if err := rx.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { rx.Process.Kill(); rx.Wait() }()
+			send := exec.Command(wpg, txArgs...)
+			var sout, serr bytes.Buffer
+			send.Stdout, send.Stderr = &sout, &serr
+			if err := send.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(700 * time.Millisecond)
+			rx.Process.Signal(syscall.SIGSTOP)
+			time.Sleep(300 * time.Millisecond)
+			send.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- send.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(peer.StallGrace + 10*time.Second):
+				send.Process.Kill()
+				t.Fatalf("sender still running %v after SIGTERM with its receiver stopped\n%s", peer.StallGrace+10*time.Second, serr.String())
+			}
+			var rep localReport
+			if err := json.Unmarshal(sout.Bytes(), &rep); err != nil {
+				t.Fatalf("report: %v\n%s\n%s", err, sout.String(), serr.String())
+			}
+			if rep.Frames == 0 || !strings.Contains(rep.Error, "after the run stopped") {
+				t.Fatalf("report error %q after %d frames; want the stalled-receiver error and the frames so far", rep.Error, rep.Frames)
 			}
 			t.Logf("sender: %s (frames %d)", rep.Error, rep.Frames)
 		})

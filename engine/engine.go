@@ -122,6 +122,9 @@ type Job struct {
 	start    atomic.Int64 // unix ns when the workers started, 0 before
 	done     chan struct{}
 	result   Result
+	// halt cancels the context the backends were opened with, so that one
+	// blocked on a peer that takes nothing notices the stop.
+	halt context.CancelFunc
 }
 
 // Start validates cfg and launches the workers. Cancelling ctx stops them
@@ -142,7 +145,8 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	if cfg.Now == nil {
 		cfg.Now = sys.MonotonicNs
 	}
-	j := &Job{cfg: cfg, done: make(chan struct{})}
+	ctx, halt := context.WithCancel(ctx)
+	j := &Job{cfg: cfg, done: make(chan struct{}), halt: halt}
 	j.counters.frames = make([]atomic.Uint64, cfg.Workers)
 	j.counters.bytes = make([]atomic.Uint64, cfg.Workers)
 	j.result.Workers = make([]WorkerResult, cfg.Workers)
@@ -166,6 +170,7 @@ func (j *Job) Elapsed() time.Duration {
 func (j *Job) Stop(reason Stop) {
 	j.reason.CompareAndSwap(nil, reason)
 	j.stop.Store(true)
+	j.halt()
 }
 
 // Wait blocks until the run ends and returns its result.
@@ -179,6 +184,7 @@ func (j *Job) Done() <-chan struct{} { return j.done }
 
 func (j *Job) run(ctx context.Context) {
 	defer close(j.done)
+	defer j.halt()
 	cfg := j.cfg
 	var (
 		ready   sync.WaitGroup // every worker opened its backend (or failed)

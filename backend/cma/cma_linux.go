@@ -50,6 +50,7 @@ func slotsFor(maxFrame, want int) int {
 }
 
 type sender struct {
+	ctx      context.Context // cancelled when the run stops
 	ring     *shmring.Ring
 	prod     *shmring.Producer
 	staging  *sys.SharedMapping
@@ -99,7 +100,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	s := &sender{ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev}
+	s := &sender{ctx: ctx, ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev}
 	s.staging, err = sys.MapAnon(ring.Slots() * s.stride)
 	if err != nil {
 		ring.Close()
@@ -216,7 +217,7 @@ func (s *sender) Info() backend.Info {
 	return backend.Info{Backend: "cma", Mode: mode, NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
 }
 
-func (s *sender) Flush() error { return peer.Drain(s.prod, waitSlice, s.peerGone) }
+func (s *sender) Flush() error { return peer.Drain(s.ctx, "cma", s.prod, waitSlice, s.peerGone) }
 
 func (s *sender) Close() error {
 	if s.closed {

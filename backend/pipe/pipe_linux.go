@@ -80,6 +80,7 @@ func sizePipe(fd, want int) (capacity int, warn string, err error) {
 }
 
 type sender struct {
+	stall peer.Stall // gives up on a stalled reader once the run stops
 	fd    int
 	ownFd bool
 	// wasNonblock: fd had O_NONBLOCK before we set it (restored on Close
@@ -111,7 +112,7 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 	if o.MaxFrame <= 0 {
 		return nil, errors.New("pipe: MaxFrame not set")
 	}
-	s := &sender{fd: -1, maxFrame: o.MaxFrame, vmsplice: o.Vmsplice}
+	s := &sender{fd: -1, maxFrame: o.MaxFrame, vmsplice: o.Vmsplice, stall: peer.Stall{Ctx: ctx}}
 	var err error
 	switch {
 	case o.FIFO != "":
@@ -298,8 +299,13 @@ func (s *sender) roomFor(n int) error {
 		if i == 0 {
 			s.roomWaits++
 		}
-		if i&255 == 255 && !s.readerAlive() {
-			return fmt.Errorf("pipe (%s): the reader has gone: %w", s.where, syscall.EPIPE)
+		if i&255 == 255 {
+			if !s.readerAlive() {
+				return fmt.Errorf("pipe (%s): the reader has gone: %w", s.where, syscall.EPIPE)
+			}
+			if s.stall.Still(uint64(q)) {
+				return s.stalled(n)
+			}
 		}
 		// Yield (the reader is usually mid-read: room comes within tens
 		// of microseconds, less than one sleep costs with the default
@@ -311,6 +317,12 @@ func (s *sender) roomFor(n int) error {
 			time.Sleep(10 * time.Microsecond)
 		}
 	}
+}
+
+// stalled is the error of a sender whose reader, still there, read nothing
+// for peer.StallGrace after the run stopped.
+func (s *sender) stalled(left int) error {
+	return fmt.Errorf("pipe (%s): the reader read nothing for %v after the run stopped: %d bytes left unsent", s.where, peer.StallGrace, left)
 }
 
 // readerAlive reports whether the pipe still has a reader (poll says
@@ -344,7 +356,12 @@ func (s *sender) push(b []byte) (int, error) {
 			continue
 		}
 		if sys.IsAgain(err) {
-			if _, err = sys.PollOut(s.fd, -1); err == nil {
+			if s.stall.Still(uint64(len(b))) {
+				return total, s.stalled(len(b))
+			}
+			// Bounded, so that a stop is noticed while the reader
+			// stalls.
+			if _, err = sys.PollOut(s.fd, 100*time.Millisecond); err == nil {
 				continue
 			}
 		}

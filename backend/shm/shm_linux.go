@@ -57,6 +57,7 @@ func DefaultSlots(maxFrame int) int {
 }
 
 type sender struct {
+	ctx       context.Context // cancelled when the run stops
 	ring      *shmring.Ring
 	prod      *shmring.Producer
 	conn      *net.UnixConn
@@ -96,7 +97,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		ring.Close()
 		return nil, fmt.Errorf("shm sender: %w", err)
 	}
-	s := &sender{ring: ring, conn: conn, child: child, where: where, busy: o.BusyWait, ringBytes: ring.Size()}
+	s := &sender{ctx: ctx, ring: ring, conn: conn, child: child, where: where, busy: o.BusyWait, ringBytes: ring.Size()}
 	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots()}, ring.Fd()); err != nil {
 		s.abort()
 		return nil, fmt.Errorf("shm sender: %w", err)
@@ -192,7 +193,7 @@ func (s *sender) Info() backend.Info {
 }
 
 // Flush waits until the receiver has consumed every committed frame.
-func (s *sender) Flush() error { return peer.Drain(s.prod, waitSlice, s.peerGone) }
+func (s *sender) Flush() error { return peer.Drain(s.ctx, "shm", s.prod, waitSlice, s.peerGone) }
 
 func (s *sender) Close() error {
 	if s.closed {

@@ -42,7 +42,8 @@ const (
 )
 
 type sender struct {
-	fd       int // the data socket (see dataFd)
+	stall    peer.Stall // gives up on a stalled receiver once the run stops
+	fd       int        // the data socket (see dataFd)
 	child    *peer.Process
 	peerPID  int
 	where    string
@@ -61,7 +62,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if o.MaxFrame <= 0 {
 		return nil, errors.New("unix: MaxFrame not set")
 	}
-	s := &sender{maxFrame: o.MaxFrame, fd: -1}
+	s := &sender{maxFrame: o.MaxFrame, fd: -1, stall: peer.Stall{Ctx: ctx}}
 	conn, child, where, err := peer.Reach(ctx, "unix", o.Connect, o.Verify, helloWait)
 	if err != nil {
 		return nil, fmt.Errorf("unix sender: %w", err)
@@ -129,7 +130,7 @@ func (s *sender) Commit(lens []int) (int, error) {
 			m := wholeFrames(lens[done:done+k], w)
 			s.frames += uint64(m)
 			if sys.IsConnReset(err) {
-				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone (%v)", s.where, s.peerPID, errors.Unwrap(err))
+				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone: %w", s.where, s.peerPID, err)
 			}
 			return done + m, fmt.Errorf("unix (%s): write: %w", s.where, err)
 		}
@@ -158,6 +159,9 @@ func (s *sender) write(b []byte) (int, error) {
 		}
 		if !sys.IsAgain(err) {
 			return total, err
+		}
+		if s.stall.Still(uint64(len(b))) {
+			return total, fmt.Errorf("the receiver (%s) read nothing for %v after the run stopped: %d bytes of this write left unsent", s.where, peer.StallGrace, len(b))
 		}
 	}
 	return total, nil

@@ -58,6 +58,7 @@ func exportLen(slots, stride int) int {
 }
 
 type sender struct {
+	ctx      context.Context // cancelled when the run stops
 	xp       *sys.XPMEM
 	segid    sys.XPMEMSegid
 	ring     *shmring.Ring
@@ -88,7 +89,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		}
 		return nil, fmt.Errorf("xpmem sender: %w", err)
 	}
-	s := &sender{xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
+	s := &sender{ctx: ctx, xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
 	if s.version, err = xp.Version(); err != nil {
 		xp.Close()
 		return nil, fmt.Errorf("xpmem sender: %w (is %s really the xpmem module?)", err, sys.XPMEMDevice)
@@ -178,7 +179,7 @@ func (s *sender) Info() backend.Info {
 	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
 }
 
-func (s *sender) Flush() error { return peer.Drain(s.prod, waitSlice, s.peerGone) }
+func (s *sender) Flush() error { return peer.Drain(s.ctx, "xpmem", s.prod, waitSlice, s.peerGone) }
 
 func (s *sender) Close() error {
 	if s.closed {

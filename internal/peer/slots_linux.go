@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -120,16 +121,53 @@ func SlotCount(maxFrame, want, budget, limit int) int {
 
 // Drain waits until the receiver has consumed every frame committed to
 // prod, asking gone between waits of wait; it returns gone's error if the
-// receiver leaves first.
-func Drain(prod *shmring.Producer, wait time.Duration, gone func() error) error {
-	for prod.Pending() > 0 {
+// receiver leaves first, and gives up (name's error) when, after ctx is
+// cancelled, the receiver takes nothing for StallGrace.
+func Drain(ctx context.Context, name string, prod *shmring.Producer, wait time.Duration, gone func() error) error {
+	stall := Stall{Ctx: ctx}
+	for {
+		pending := prod.Pending()
+		if pending <= 0 {
+			return nil
+		}
 		if err := gone(); err != nil {
 			return err
+		}
+		if stall.Still(uint64(pending)) {
+			return fmt.Errorf("%s: the receiver took no frame for %v after the run stopped: %d frames left undelivered in the ring", name, StallGrace, pending)
 		}
 		_ = prod.WaitSpace(wait)
 		time.Sleep(100 * time.Microsecond)
 	}
-	return nil
+}
+
+// StallGrace is how long a sender keeps waiting, once the run has stopped,
+// for a receiver that is still there but takes nothing (stopped, hung).
+const StallGrace = 2 * time.Second
+
+// Stall tells when a sender waiting on its receiver should give up: once
+// Ctx is cancelled (the run stopped) and the waited-on quantity has not
+// changed for StallGrace. Until the run stops it waits as long as the
+// receiver lives: a slow receiver is back-pressure, not an error.
+type Stall struct {
+	Ctx   context.Context
+	last  uint64
+	since time.Time
+}
+
+// Still records the current value of what is waited on (bytes left,
+// frames pending) and reports whether the wait should end.
+func (s *Stall) Still(v uint64) bool {
+	if s.Ctx == nil || s.Ctx.Err() == nil {
+		s.since = time.Time{}
+		return false
+	}
+	now := time.Now()
+	if s.since.IsZero() || v != s.last {
+		s.last, s.since = v, now
+		return false
+	}
+	return now.Sub(s.since) >= StallGrace
 }
 
 // GoneError is the error a sender feeding receiver pid through prod stops
