@@ -250,13 +250,14 @@ func (s *Sender) Commit(lens []int) (int, error) {
 	return len(lens), nil
 }
 
+// loFragMin is the frame size from which frames go to lo as fragments
+// (see loopbackFrags).
+const loFragMin = 256
+
 // Rings whose frames the kernel copies out (linear) and that are larger
 // than a core's cache cost the copy a cache miss per line: at 1500 B the
 // 8 MiB default ring measured 0.6-0.8x the rate of a 512 KiB one on veth
-// and lo (docs/perf.md, AF_PACKET baseline, session 3).
-// loFragMin is the frame size from which frames go to lo as fragments.
-const loFragMin = 256
-
+// (docs/perf.md, AF_PACKET baseline, session 3).
 const (
 	hintFrameMin = 1024
 	hintRingMax  = 1 << 20   // rings above this get the hint
@@ -270,7 +271,7 @@ func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
 		return ""
 	}
 	depth := max(hintRingFit/(ring.Bytes()/ring.Depth()), 1)
-	return fmt.Sprintf("the kernel copies each frame out of a %d KiB ring (%d slots): larger than the CPU's cache, so every copy misses; --ring-depth %d (a ring of %d KiB) measured 1.2-1.7x faster at 1500 B on lo and veth (docs/afpacket.md)",
+	return fmt.Sprintf("the kernel copies each frame out of a %d KiB ring (%d slots): larger than the CPU's cache, so every copy misses; --ring-depth %d (a ring of %d KiB) measured 1.3-1.7x faster at 1500 B on veth (docs/afpacket.md)",
 		ring.Bytes()>>10, ring.Depth(), depth, depth*(ring.Bytes()/ring.Depth())>>10)
 }
 
@@ -279,20 +280,16 @@ func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
 // the frame for reception; the receive softirq, which copies fragments
 // for every reader (taps, sockets), then runs on the same CPU when the
 // send path re-enables bottom halves, before the kick returns and before
-// wpg can rewrite the slot a ring lap later. With RPS the frame is queued
-// to another CPU and read there later: then the frame is copied at send.
-// Measured (docs/perf.md, AF_PACKET, session 3): 1.3-1.4x the rate of
-// linear frames at 1500 B, 1.04-1.2x at 64 B; a receiver reading 2 s late
+// wpg can rewrite the slot a ring lap later: a receiver reading 2 s late
 // from a 16-slot ring rewritten thousands of times over saw every frame
-// intact.
+// intact (docs/perf.md, AF_PACKET, session 3). With RPS the frame is
+// queued to another CPU and read there later, and where kernel threads
+// process the backlog (PREEMPT_RT, thread_backlog_napi on the command
+// line, Linux 6.10+) it is read later too: then frames stay linear.
 //
 // Measured on lo (session 3, pairs of 2-4 s runs): 64 B frames linear
 // 1.04-1.09x the rate of fragments, 256 B 1.03-1.05x slower, 512 B and up
 // 1.15-1.4x slower; loFragMin sits at the crossover.
-//
-// The same holds back where the backlog is processed by kernel threads
-// instead (PREEMPT_RT kernels, or thread_backlog_napi on the command line,
-// Linux 6.10+): then the copy stays too.
 func loopbackFrags(ifc iface) bool {
 	return ifc.loopback && !ifc.rps && !backlogThreaded()
 }
