@@ -165,23 +165,33 @@ func peerArgs(b, dir string, txExtra ...string) (rx, tx []string) {
 	return append(rx, "--listen", sock), append(tx, "--connect", sock)
 }
 
+// startPair starts `wpg recv` and then `wpg send` over backend b (peerArgs,
+// txExtra added to the sender's); the sender's output is collected.
+func startPair(t *testing.T, wpg, b string, txExtra ...string) (rx, send *exec.Cmd, sout, serr *bytes.Buffer) {
+	t.Helper()
+	rxArgs, txArgs := peerArgs(b, t.TempDir(), txExtra...)
+	rx = exec.Command(wpg, rxArgs...)
+	if err := rx.Start(); err != nil {
+		t.Fatal(err)
+	}
+	send = exec.Command(wpg, txArgs...)
+	sout, serr = &bytes.Buffer{}, &bytes.Buffer{}
+	send.Stdout, send.Stderr = sout, serr
+	if err := send.Start(); err != nil {
+		rx.Process.Kill()
+		rx.Wait()
+		t.Fatal(err)
+	}
+	return rx, send, sout, serr
+}
+
 // A receiver that dies makes the sender stop with a clear error and its
 // counts; a sender that dies leaves a receiver that reports what it got.
 func TestLocalPeerDies(t *testing.T) {
 	wpg := testbed.Wpg(t)
 	for _, b := range []string{"shm", "cma", "unix", "pipe"} {
 		t.Run(b+"/receiver-killed", func(t *testing.T) {
-			rxArgs, txArgs := peerArgs(b, t.TempDir(), "--json")
-			rx := exec.Command(wpg, rxArgs...)
-			if err := rx.Start(); err != nil {
-				t.Fatal(err)
-			}
-			send := exec.Command(wpg, txArgs...)
-			var sout, serr bytes.Buffer
-			send.Stdout, send.Stderr = &sout, &serr
-			if err := send.Start(); err != nil {
-				t.Fatal(err)
-			}
+			rx, send, sout, serr := startPair(t, wpg, b, "--json")
 			time.Sleep(700 * time.Millisecond)
 			rx.Process.Kill()
 			rx.Wait()
@@ -209,18 +219,8 @@ func TestLocalPeerDies(t *testing.T) {
 			// A receiver that is there but reads nothing (SIGSTOP) does
 			// not hold the run open: SIGTERM stops the sender, which
 			// gives up on the receiver peer.StallGrace later and reports.
-			rxArgs, txArgs := peerArgs(b, t.TempDir(), "--json", "--rate", "0")
-			rx := exec.Command(wpg, rxArgs...)
-			if err := rx.Start(); err != nil {
-				t.Fatal(err)
-			}
+			rx, send, sout, serr := startPair(t, wpg, b, "--json", "--rate", "0")
 			defer func() { rx.Process.Kill(); rx.Wait() }()
-			send := exec.Command(wpg, txArgs...)
-			var sout, serr bytes.Buffer
-			send.Stdout, send.Stderr = &sout, &serr
-			if err := send.Start(); err != nil {
-				t.Fatal(err)
-			}
 			time.Sleep(700 * time.Millisecond)
 			rx.Process.Signal(syscall.SIGSTOP)
 			time.Sleep(300 * time.Millisecond)

@@ -26,26 +26,19 @@ import (
 // fd must bound how long a call can wait: O_NONBLOCK, or a socket with
 // SO_RCVTIMEO (SetSocketTimeouts). EINTR is returned, not retried, so that
 // the caller's loop passes a preemption point; IsAgain reports both.
-func ReadRaw(fd int, b []byte) (int, error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(p), uintptr(len(b)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
-}
+func ReadRaw(fd int, b []byte) (int, error) { return rawIO(unix.SYS_READ, fd, b) }
 
 // WriteRaw is ReadRaw's write(2); fd must bound the wait the same way
 // (O_NONBLOCK or SO_SNDTIMEO).
-func WriteRaw(fd int, b []byte) (int, error) {
+func WriteRaw(fd int, b []byte) (int, error) { return rawIO(unix.SYS_WRITE, fd, b) }
+
+// rawIO makes the read(2) or write(2) (trap) of ReadRaw and WriteRaw.
+func rawIO(trap uintptr, fd int, b []byte) (int, error) {
 	var p unsafe.Pointer
 	if len(b) > 0 {
 		p = unsafe.Pointer(&b[0])
 	}
-	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(p), uintptr(len(b)))
+	n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}
