@@ -67,6 +67,9 @@ func keepSpecs(t *testing.T) map[string]*Spec {
 func TestKeepFramesSameBytes(t *testing.T) {
 	for name, s := range keepSpecs(t) {
 		for _, plan := range []string{PlanAuto, PlanStream, PlanPrerender} {
+			if _, err := Compile(s, CompileOptions{Plan: plan}); plan == PlanPrerender && err != nil && strings.Contains(err.Error(), "cannot be prerendered") {
+				continue // e.g. random fields: no such run exists
+			}
 			for _, depth := range []int{1, 5, 64} {
 				t.Run(fmt.Sprintf("%s/%s/depth%d", name, plan, depth), func(t *testing.T) {
 					keepSame(t, s, plan, depth)
@@ -79,9 +82,6 @@ func TestKeepFramesSameBytes(t *testing.T) {
 func keepSame(t *testing.T, s *Spec, plan string, depth int) {
 	ref, err := Compile(s, CompileOptions{Plan: plan})
 	if err != nil {
-		if plan == PlanPrerender && strings.Contains(err.Error(), "cannot be prerendered") {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	kept, err := Compile(s, CompileOptions{Plan: plan})
