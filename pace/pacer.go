@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -65,29 +64,18 @@ const (
 	BoostOn
 )
 
+var boostWords = words[Boost]{{"auto", BoostAuto}, {"on", BoostOn}, {"off", BoostOff}}
+
 // ParseBoost parses --wake-boost: "auto" (or ""), "on" or "off".
 func ParseBoost(s string) (Boost, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
-		return BoostAuto, nil
-	case "on":
-		return BoostOn, nil
-	case "off":
-		return BoostOff, nil
+	if b, ok := boostWords.parse(s); ok {
+		return b, nil
 	}
 	return BoostAuto, fmt.Errorf("wake boost %q: want auto (SCHED_FIFO while sleeping where permitted; the default), on or off", s)
 }
 
 // String returns "auto", "on" or "off".
-func (b Boost) String() string {
-	switch b {
-	case BoostOn:
-		return "on"
-	case BoostOff:
-		return "off"
-	}
-	return "auto"
-}
+func (b Boost) String() string { return boostWords.name(b) }
 
 const (
 	// catchUpWindow caps the debt after a stall: frames more than this far

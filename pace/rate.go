@@ -28,24 +28,18 @@ const (
 // 14.88 Mpps.
 const L1Overhead = 24
 
+var layerWords = words[Layer]{{"l2", L2}, {"l1", L1}}
+
 // ParseLayer parses --rate-layer: "l2" (or "") and "l1", case-insensitive.
 func ParseLayer(s string) (Layer, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "l2":
-		return L2, nil
-	case "l1":
-		return L1, nil
+	if l, ok := layerWords.parse(s); ok {
+		return l, nil
 	}
 	return L2, fmt.Errorf("rate layer %q: want l2 (count frame bytes, the default) or l1 (also count preamble, FCS and inter-frame gap, %d B per frame)", s, L1Overhead)
 }
 
 // String returns "l2" or "l1".
-func (l Layer) String() string {
-	if l == L1 {
-		return "l1"
-	}
-	return "l2"
-}
+func (l Layer) String() string { return layerWords.name(l) }
 
 type rateKind uint8
 

@@ -2,7 +2,6 @@ package pace
 
 import (
 	"fmt"
-	"strings"
 )
 
 // WaitMode says how a pacer waits for a deadline.
@@ -24,26 +23,15 @@ const (
 	Sleep
 )
 
+var waitWords = words[WaitMode]{{"hybrid", Hybrid}, {"spin", Spin}, {"sleep", Sleep}}
+
 // ParseWait parses --wait: "spin", "sleep" or "hybrid" ("" = hybrid).
 func ParseWait(s string) (WaitMode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "hybrid":
-		return Hybrid, nil
-	case "spin":
-		return Spin, nil
-	case "sleep":
-		return Sleep, nil
+	if w, ok := waitWords.parse(s); ok {
+		return w, nil
 	}
 	return Hybrid, fmt.Errorf("wait mode %q: want hybrid (sleep then spin the last microseconds; the default), spin (busy-wait: least lateness, one core) or sleep (least CPU)", s)
 }
 
 // String returns "hybrid", "spin" or "sleep".
-func (w WaitMode) String() string {
-	switch w {
-	case Spin:
-		return "spin"
-	case Sleep:
-		return "sleep"
-	}
-	return "hybrid"
-}
+func (w WaitMode) String() string { return waitWords.name(w) }
