@@ -298,15 +298,7 @@ func (p *Producer) Pending() int { return int(p.head - p.r.tail.Load()) }
 
 // Close marks the producer side closed: once it has drained the ring the
 // consumer gets io.EOF.
-func (p *Producer) Close() {
-	r := p.r
-	if r.mem == nil {
-		return
-	}
-	r.prodDone.Store(1)
-	r.headWake.Add(1)
-	sys.FutexWake(r.headWake, 1)
-}
+func (p *Producer) Close() { p.r.closeSide(p.r.prodDone, p.r.headWake) }
 
 // PeerClosed reports whether the consumer has closed its side.
 func (p *Producer) PeerClosed() bool { return p.r.consDone.Load() != 0 }
@@ -403,14 +395,17 @@ func (c *Consumer) wait(timeout time.Duration) error {
 
 // Close marks the consumer side closed, so that a producer waiting for
 // space gets ErrClosed.
-func (c *Consumer) Close() {
-	r := c.r
+func (c *Consumer) Close() { c.r.closeSide(c.r.consDone, c.r.tailWake) }
+
+// closeSide marks one side done and wakes the other side, which may sleep
+// on wake.
+func (r *Ring) closeSide(done, wake *atomic.Uint32) {
 	if r.mem == nil {
 		return
 	}
-	r.consDone.Store(1)
-	r.tailWake.Add(1)
-	sys.FutexWake(r.tailWake, 1)
+	done.Store(1)
+	wake.Add(1)
+	sys.FutexWake(wake, 1)
 }
 
 // PeerClosed reports whether the producer has closed its side.
