@@ -435,14 +435,23 @@ func (b *boostRecorder) set(on bool) error {
 	return nil
 }
 
-func TestWakeBoost(t *testing.T) {
-	f := &fakeClock{step: 100, oversleep: 60_000}
-	p := New(Config{FPS: 1000, Wait: Hybrid, Clock: newFakeClock(f)})
-	var b boostRecorder
+// boostedPacer sets up a pacer of cfg on the fake clock f whose scheduler
+// switches go to the returned recorder.
+func boostedPacer(t *testing.T, f *fakeClock, cfg Config) (*Pacer, *boostRecorder) {
+	t.Helper()
+	cfg.Clock = newFakeClock(f)
+	p := New(cfg)
+	b := &boostRecorder{}
 	p.setRealtime = b.set
 	if err := p.Setup(); err != nil {
 		t.Fatal(err)
 	}
+	return p, b
+}
+
+func TestWakeBoost(t *testing.T) {
+	f := &fakeClock{step: 100, oversleep: 60_000}
+	p, b := boostedPacer(t, f, Config{FPS: 1000, Wait: Hybrid})
 	if b.on || b.switches != 2 {
 		t.Fatalf("setup left the policy real-time=%v after %d switches, want a check and back", b.on, b.switches)
 	}
@@ -488,24 +497,14 @@ func TestWakeBoost(t *testing.T) {
 func TestWakeBoostNotAtHighRates(t *testing.T) {
 	// at 10 kpps hybrid spins or sleeps briefly: never boosted
 	f := &fakeClock{step: 100, oversleep: 20_000}
-	p := New(Config{FPS: 10_000, Wait: Hybrid, Clock: newFakeClock(f)})
-	var b boostRecorder
-	p.setRealtime = b.set
-	if err := p.Setup(); err != nil {
-		t.Fatal(err)
-	}
+	p, b := boostedPacer(t, f, Config{FPS: 10_000, Wait: Hybrid})
 	run(t, p, f, 2000, 64)
 	if b.switches != 2 || p.boosts != 0 {
 		t.Errorf("%d switches, %d boosted sleeps at 10 kpps", b.switches, p.boosts)
 	}
 	// the sleep wait never takes it
 	f = &fakeClock{step: 100, oversleep: 60_000}
-	p = New(Config{FPS: 1000, Wait: Sleep, Clock: newFakeClock(f), WakeBoost: BoostOn})
-	b = boostRecorder{}
-	p.setRealtime = b.set
-	if err := p.Setup(); err != nil {
-		t.Fatal(err)
-	}
+	p, b = boostedPacer(t, f, Config{FPS: 1000, Wait: Sleep, WakeBoost: BoostOn})
 	run(t, p, f, 200, 64)
 	if b.switches != 0 || p.WakeBoost() != "" {
 		t.Errorf("sleep wait: %d policy switches, report %q", b.switches, p.WakeBoost())
