@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -33,14 +32,7 @@ func BenchmarkEngineNull(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			job, err := engine.Start(context.Background(), cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			res := job.Wait()
-			if err := res.Err(); err != nil {
-				b.Fatal(err)
-			}
+			res := mustRun(b, cfg)
 			if res.Frames != uint64(b.N) {
 				b.Fatalf("sent %d of %d", res.Frames, b.N)
 			}

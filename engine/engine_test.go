@@ -63,24 +63,31 @@ func newRecorder(seen map[uint64]int, mu *sync.Mutex) backend.Registration {
 	}}
 }
 
+// mustRun runs cfg to its end and fails tb on an error.
+func mustRun(tb testing.TB, cfg engine.Config) *engine.Result {
+	tb.Helper()
+	job, err := engine.Start(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res := job.Wait()
+	if err := res.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
 func TestCountSplitsExactlyAcrossWorkers(t *testing.T) {
 	for _, workers := range []int{1, 2, 3} {
 		seen := map[uint64]int{}
 		var mu sync.Mutex
-		job, err := engine.Start(context.Background(), engine.Config{
+		res := mustRun(t, engine.Config{
 			Backend:   newRecorder(seen, &mu),
 			NewSource: func(w, n int) (engine.Source, error) { return &seqSource{next: uint64(w), step: uint64(n)}, nil },
 			Workers:   workers,
 			Batch:     7,
 			Count:     1000,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := job.Wait()
-		if err := res.Err(); err != nil {
-			t.Fatal(err)
-		}
 		if res.Frames != 1000 || res.Stop != engine.StopCount {
 			t.Fatalf("workers=%d: frames %d stop %s, want 1000 count", workers, res.Frames, res.Stop)
 		}

@@ -50,18 +50,11 @@ func TestKeepFramesOnlyWithABufferKeeper(t *testing.T) {
 			return &r, nil
 		}}
 		src := &keepSource{seqSource: seqSource{step: 1, limit: 100}}
-		job, err := engine.Start(context.Background(), engine.Config{
+		res := mustRun(t, engine.Config{
 			Backend:   reg,
 			NewSource: func(int, int) (engine.Source, error) { return src, nil },
 			Batch:     8,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := job.Wait()
-		if err := res.Err(); err != nil {
-			t.Fatal(err)
-		}
 		if res.Frames != 100 {
 			t.Fatalf("%s: %d frames, want 100", tc.name, res.Frames)
 		}
