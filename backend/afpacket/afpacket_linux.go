@@ -119,8 +119,8 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	// uncopied, which reads them within the same send call (see
 	// loopbackFrags): there frames from loFragMin bytes go out as
 	// fragments, smaller ones (cheaper to copy than to pin) linear.
-	linear, fragMin := ifc.virtual, 0
-	if loopbackFrags(ifc) {
+	linear, fragMin, loFrags := ifc.virtual, 0, loopbackFrags(ifc)
+	if loFrags {
 		fragMin = loFragMin
 	}
 	switch o.TxCopy {
@@ -164,7 +164,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.RingDepth = ring.Depth()
 			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
-			s.info.Details["tx_copy"] = txCopyNote(ring, o.TxCopy, ifc)
+			s.info.Details["tx_copy"] = txCopyNote(ring, o.TxCopy, ifc, loFrags)
 			s.info.Hint = ringHint(ring, o.MaxFrame)
 			if ring.Depth() < o.RingDepth {
 				s.info.Details["ring_depth_capped"] = fmt.Sprintf("--ring-depth %d capped to %d by --ring-bytes %d (slot %d bytes)", o.RingDepth, ring.Depth(), max(o.RingBytes, 0), g.Slot)
@@ -304,8 +304,9 @@ func backlogThreaded() bool {
 	return strings.Contains(string(cmdline), "thread_backlog_napi")
 }
 
-// txCopyNote says how the ring hands frames to the kernel, and why.
-func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface) string {
+// txCopyNote says how the ring hands frames to the kernel, and why;
+// loFrags is loopbackFrags(ifc).
+func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface, loFrags bool) string {
 	linear := ring.Linear()
 	switch {
 	case linear && ring.FragMin() > 0:
@@ -318,7 +319,7 @@ func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface) string {
 		return "linear (virtual device: the frame is copied into the skb head; the receive side would copy a page fragment anyway)"
 	case asked == backend.TxCopyLinear:
 		return "zero-copy (ring pages attached as fragments: the kernel refused PACKET_VNET_HDR, so --tx-copy linear could not be honoured)"
-	case loopbackFrags(ifc):
+	case loFrags:
 		return "zero-copy (--tx-copy frags on lo: ring pages attached as fragments; the receive path, run before the send call returns, copies them for any reader)"
 	case ifc.loopback:
 		return "zero-copy (--tx-copy frags on lo with RPS or a threaded backlog: lo releases a slot when it queues the frame, received later, so a reader may see the slot's next frame)"
