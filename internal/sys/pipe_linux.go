@@ -153,21 +153,7 @@ func IsConnReset(err error) bool {
 
 // PollIn waits up to timeout (< 0: no limit) until fd is readable or hung
 // up and reports whether it is.
-func PollIn(fd int, timeout time.Duration) (bool, error) {
-	ms := -1
-	if timeout >= 0 {
-		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
-	}
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, ms)
-	if errors.Is(err, unix.EINTR) {
-		return false, nil // a signal: the caller looks again
-	}
-	if err != nil {
-		return false, fmt.Errorf("poll fd %d: %w", fd, err)
-	}
-	return n > 0, nil
-}
+func PollIn(fd int, timeout time.Duration) (bool, error) { return pollOne(fd, unix.POLLIN, timeout) }
 
 // PipeBytes returns the bytes queued in the pipe fd (FIONREAD; either end).
 func PipeBytes(fd int) (int, error) {

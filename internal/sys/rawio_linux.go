@@ -121,13 +121,16 @@ func VmspliceRaw(fd int, b []byte) (int, error) {
 // PollOut waits up to timeout (negative: forever) for fd to become writable
 // and reports whether it did; a hang-up or error on fd counts as writable, so
 // that the next write(2) returns the reason.
-func PollOut(fd int, timeout time.Duration) (bool, error) {
+func PollOut(fd int, timeout time.Duration) (bool, error) { return pollOne(fd, unix.POLLOUT, timeout) }
+
+// pollOne polls fd for events up to timeout (< 0: no limit, rounded up to
+// a millisecond) and reports whether any came (or a hang-up or error).
+func pollOne(fd int, events int16, timeout time.Duration) (bool, error) {
 	ms := -1
 	if timeout >= 0 {
 		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
 	}
-	var fds [1]unix.PollFd
-	fds[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLOUT}
+	fds := [1]unix.PollFd{{Fd: int32(fd), Events: events}}
 	n, err := unix.Poll(fds[:], ms)
 	if errors.Is(err, unix.EINTR) {
 		return false, nil // a signal: the caller looks again
