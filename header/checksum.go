@@ -103,5 +103,7 @@ func PseudoSumIPv4(src, dst []byte, proto uint8, length int) uint64 {
 func PseudoSumIPv6(src, dst []byte, proto uint8, length int) uint64 {
 	s := Sum(src[:16], 0)
 	s = Sum(dst[:16], s)
-	return s + uint64(proto) + uint64(uint32(length))
+	// The address sums can reach 2^64-1: add the rest with end-around carry.
+	s, c := bits.Add64(s, uint64(proto)+uint64(uint32(length)), 0)
+	return s + c
 }
