@@ -73,6 +73,10 @@ type Info struct {
 	// Hint is advice on a setting that measurably slows this path down,
 	// with the flag that changes it (the report prints it as a note).
 	Hint string `json:"hint,omitempty"`
+	// Adjusted says, in plain words, which requested settings the backend
+	// changed and why ("--ring-depth 3 raised to 32: ..."); the report
+	// prints each as a note.
+	Adjusted []string `json:"adjusted,omitempty"`
 }
 
 // Options configure a backend instance. Fields a backend does not use are
@@ -176,6 +180,49 @@ type Registration struct {
 	// NeedsPeer is true when a sender needs a receiving process (local
 	// paths); `wpg bench` then starts one itself.
 	NeedsPeer bool
+	// Flags names the backend-specific options this backend reads, on
+	// either side, by their command-line flag names without dashes (see
+	// SpecificFlags). Setting any other backend-specific flag for this
+	// backend is an error that names the backends reading it, so a new
+	// backend declares here every such flag it honours.
+	Flags []string
+	// Check, when set, validates the options only this backend knows the
+	// values of (--format, --recv-mode, …) before any worker starts: no
+	// system calls, just the values, so that a bad one is a usage error and
+	// not a failed run. Open checks them again.
+	Check func(o Options) error
+}
+
+// SpecificFlags are the command-line flags (names without dashes) that
+// only some backends read; each Registration lists those it reads in
+// Flags. The rest (--count, --rate, --workers, …) apply to every backend.
+var SpecificFlags = []string{
+	"interface", "ring-depth", "ring-bytes", "no-tx-ring", "no-rx-ring", "tx-copy", "qdisc-bypass",
+	"queue", "xdp-mode", "busy-poll",
+	"output", "format",
+	"fifo", "vmsplice", "pipe-size", "connect", "listen", "recv-mode", "busy-wait", "slots",
+}
+
+// Reads reports whether the backend reads the backend-specific flag
+// named flag (a name from SpecificFlags).
+func (r Registration) Reads(flag string) bool {
+	for _, o := range r.Flags {
+		if o == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// Reading lists, sorted, the registered backends that read flag.
+func Reading(flag string) []string {
+	var names []string
+	for _, r := range All() {
+		if r.Reads(flag) {
+			names = append(names, r.Name)
+		}
+	}
+	return names
 }
 
 var (
@@ -203,9 +250,36 @@ func Lookup(name string) (Registration, error) {
 	r, ok := registry[name]
 	mu.RUnlock()
 	if !ok {
+		if why, known := notBuilt(name); known {
+			return Registration{}, fmt.Errorf("%w %q in this build: %s; this build has %s (--backend NAME)", ErrUnknown, name, why, strings.Join(Names(), ", "))
+		}
 		return Registration{}, fmt.Errorf("%w %q: choose one of %s (--backend NAME)", ErrUnknown, name, strings.Join(Names(), ", "))
 	}
 	return r, nil
+}
+
+// Known lists, sorted, every backend name wpg documents, whether or not
+// this build registered it. Help text and docs/cli.md list these, so they
+// read the same for every build; Names lists what this build has.
+var Known = []string{"afpacket", "afxdp", "cma", "dpdk", "memcpy", "null", "pcap", "pcapfile", "pipe", "shm", "udmabuf", "unix", "xpmem"}
+
+// notBuilt says why a known backend is not registered, and whether name is
+// known at all.
+func notBuilt(name string) (string, bool) {
+	switch name {
+	case "pcap":
+		return "it is cgo code behind a build tag: build wpg with -tags pcap (needs libpcap-dev)", true
+	case "dpdk":
+		return "it is cgo code behind a build tag: build wpg with -tags dpdk (needs libdpdk-dev)", true
+	case "afxdp", "udmabuf":
+		return "it is planned (docs/architecture.md) and not built yet", true
+	}
+	for _, k := range Known {
+		if k == name {
+			return "this build leaves it out: build wpg from ./cmd/wpg, which imports backend/all", true
+		}
+	}
+	return "", false
 }
 
 // Names lists the registered backends, sorted.

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -23,7 +24,7 @@ func BenchmarkEngineNull(b *testing.B) {
 			spec := template.Default()
 			cfg := engine.Config{
 				Backend: reg,
-				NewSource: func(w, n int) (engine.Source, error) {
+				NewSource: func(_ context.Context, w, n int) (engine.Source, error) {
 					return template.Compile(spec, template.CompileOptions{Worker: w, Workers: n, Plan: plan})
 				},
 				Workers: 1,

@@ -28,8 +28,11 @@ type Config struct {
 	Backend backend.Registration
 	Options backend.Options // Worker and Workers are filled in per worker
 	// NewSource builds worker i's frame source (called on the worker's
-	// pinned thread).
-	NewSource func(worker, workers int) (Source, error)
+	// pinned thread). ctx is done when the run is stopped (a signal, or
+	// another worker failed) before it starts: a long build (prerendering)
+	// should then return ctx.Err(), which ends the run with that stop and
+	// no error.
+	NewSource func(ctx context.Context, worker, workers int) (Source, error)
 	// NewPacer builds worker i's pacer; nil means flat out.
 	NewPacer func(worker int) Pacer
 	// Now returns the transmit timestamp (ns, CLOCK_MONOTONIC timescale).
@@ -52,7 +55,7 @@ const (
 	StopCount    Stop = "count"    // --count reached
 	StopSource   Stop = "source"   // every stream reached its template count
 	StopDuration Stop = "duration" // --duration elapsed
-	StopSignal   Stop = "signal"   // SIGINT/SIGTERM (context cancelled)
+	StopSignal   Stop = "signal"   // SIGINT, SIGTERM or SIGHUP (context cancelled)
 	StopError    Stop = "error"    // a worker failed
 )
 
@@ -136,6 +139,9 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	if cfg.Batch <= 0 {
 		return nil, fmt.Errorf("--batch %d: must be at least 1", cfg.Batch)
 	}
+	if cfg.Duration < 0 {
+		return nil, fmt.Errorf("--duration %v: must be positive (or 0 for no time limit)", cfg.Duration)
+	}
 	if cfg.Backend.SingleWorker && cfg.Workers > 1 {
 		return nil, fmt.Errorf("backend %s supports one worker only, got --workers %d: use --workers 1", cfg.Backend.Name, cfg.Workers)
 	}
@@ -203,6 +209,9 @@ func (j *Job) run(ctx context.Context) {
 	ready.Wait()
 	if failed.Load() {
 		j.Stop(StopError)
+	}
+	if ctx.Err() != nil { // stopped (a signal) while the workers were preparing
+		j.Stop(StopSignal)
 	}
 	t0 := time.Now()
 	j.start.Store(t0.UnixNano())
@@ -281,8 +290,12 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		res.CPU = cfg.Cores[i]
 	}
 	// Everything below is allocated after pinning (first touch).
-	src, err := cfg.NewSource(i, cfg.Workers)
+	src, err := cfg.NewSource(ctx, i, cfg.Workers)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			markReady() // stopped while building its frames: not a failure
+			return
+		}
 		fail(err)
 		return
 	}
@@ -330,11 +343,11 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 
 	cpu0 := sys.ThreadCPUTimeNs()
 	t0 := time.Now()
-	limit := uint64(0)
-	if cfg.Count > 0 {
-		limit = share(cfg.Count, i, cfg.Workers)
-	}
-	frames, bytes, empty, err := j.loop(snd, src, pacer, limit, i)
+	// limited with limit 0 is a worker whose share of the count is
+	// nothing (--workers 4 --count 3): it sends nothing, and still
+	// appears in the result.
+	limited, limit := cfg.Count > 0, share(cfg.Count, i, cfg.Workers)
+	frames, bytes, empty, err := j.loop(snd, src, pacer, limited, limit, i)
 	if d, ok := pacer.(interface{ Done() }); ok {
 		d.Done() // e.g. leave a real-time priority the pacer took
 	}
@@ -347,6 +360,13 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		err = cerr
 	}
 	res.Info = snd.Info()
+	if d, ok := snd.(Deliverer); ok {
+		// What left the process, not what the sender only accepted
+		// (records a failed write lost).
+		frames, bytes = d.Delivered()
+		j.counters.frames[i].Store(frames)
+		j.counters.bytes[i].Store(bytes)
+	}
 	if pr, ok := snd.(backend.PeerReporter); ok {
 		res.PeerReport = pr.PeerReport()
 	}
@@ -357,17 +377,26 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 	}
 }
 
-// loop is the hot loop. It returns frames and bytes sent.
-func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limit uint64, i int) (frames, bytes, empty uint64, err error) {
+// loop is the hot loop. It returns frames and bytes sent. When limited it
+// sends at most limit frames (0 means none, never "unlimited").
+func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, limit uint64, i int) (frames, bytes, empty uint64, err error) {
 	batch := j.cfg.Batch
 	bufs := make([][]byte, batch)
 	lens := make([]int, batch)
 	now := j.cfg.Now
 	stop := &j.stop
 	fc, bc := &j.counters.frames[i], &j.counters.bytes[i]
+	timed, _ := snd.(TimedSender)
+	var stamps []int64
+	var sched ScheduledPacer
+	if timed != nil {
+		stamps = make([]int64, batch)
+		sched, _ = pacer.(ScheduledPacer)
+	}
+	prev := now() // the end of the previous batch's render, for stamps
 	for !stop.Load() {
 		want := batch
-		if limit > 0 {
+		if limited {
 			left := limit - frames
 			if left == 0 {
 				break
@@ -394,11 +423,17 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limit uint64, i 
 			runtime.Gosched()
 			continue
 		}
-		m := src.Render(bufs[:n], lens[:n], now())
+		t := now()
+		m := src.Render(bufs[:n], lens[:n], t)
 		sent := 0
-		if m > 0 {
+		switch {
+		case m > 0 && timed != nil:
+			stampBatch(stamps[:m], prev, t, sched)
+			sent, err = timed.CommitAt(lens[:m], stamps[:m])
+		case m > 0:
 			sent, err = snd.Commit(lens[:m])
 		}
+		prev = t
 		for _, l := range lens[:sent] {
 			bytes += uint64(l)
 		}
@@ -416,4 +451,23 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limit uint64, i 
 		}
 	}
 	return frames, bytes, empty, nil
+}
+
+// stampBatch fills stamps with the send time of each frame of a batch
+// rendered at t (TimedSender): the scheduled times of a paced run, or, flat
+// out, t spread evenly back over the time since the previous batch (prev),
+// so that the last frame has t and no two frames share a time.
+func stampBatch(stamps []int64, prev, t int64, sched ScheduledPacer) {
+	if sched != nil {
+		if first, period, ok := sched.Due(); ok {
+			for k := range stamps {
+				stamps[k] = first + int64(float64(k)*period)
+			}
+			return
+		}
+	}
+	step := float64(t-prev) / float64(len(stamps))
+	for k := range stamps {
+		stamps[k] = prev + int64(step*float64(k+1))
+	}
 }

@@ -52,7 +52,7 @@ func TestKeepFramesOnlyWithABufferKeeper(t *testing.T) {
 		src := &keepSource{seqSource: seqSource{step: 1, limit: 100}}
 		res := mustRun(t, engine.Config{
 			Backend:   reg,
-			NewSource: func(int, int) (engine.Source, error) { return src, nil },
+			NewSource: func(context.Context, int, int) (engine.Source, error) { return src, nil },
 			Batch:     8,
 		})
 		if res.Frames != 100 {

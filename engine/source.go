@@ -36,3 +36,30 @@ type FrameKeeper interface {
 type BufferKeeper interface {
 	KeepsBuffers() bool
 }
+
+// TimedSender is implemented by a backend.Sender that records when each
+// frame was sent (package pcapfile: the record timestamps). The engine
+// calls CommitAt instead of Commit, sentNs[i] being frame i's time
+// (CLOCK_MONOTONIC ns, Config.Now's timescale): in a paced run the frame's
+// scheduled time (ScheduledPacer), in a flat-out run the batch's render
+// time spread evenly back over the time since the previous batch, so that
+// no two frames share a time and the last of the batch has the render
+// time. sentNs is valid only during the call.
+type TimedSender interface {
+	CommitAt(lens []int, sentNs []int64) (int, error)
+}
+
+// ScheduledPacer is implemented by a Pacer that can say when the frames of
+// its last grant were due: the first at firstNs (CLOCK_MONOTONIC ns), each
+// next one periodNs later. ok is false when it keeps no schedule (flat out).
+type ScheduledPacer interface {
+	Due() (firstNs int64, periodNs float64, ok bool)
+}
+
+// Deliverer is implemented by a backend.Sender that can tell the frames
+// which left the process from those it only accepted (package pcapfile:
+// the records that reached the file, not those a failed write lost). After
+// Close the engine reports Delivered as the worker's frames and bytes.
+type Deliverer interface {
+	Delivered() (frames, bytes uint64)
+}

@@ -3,9 +3,9 @@ package membench
 import (
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
+
+	"github.com/wpg-dev/wpg/units"
 )
 
 // Method is one way of moving a buffer from the exporting process to the
@@ -114,34 +114,10 @@ var DefaultSizes = []int64{4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20, 256 <
 // MaxSize is the largest buffer size accepted (16 GiB).
 const MaxSize = 16 << 30
 
-// ParseSize parses a byte size: a plain number or one with a K, M or G
-// suffix (binary: 1K = 1024), optionally followed by B or iB ("64KiB").
+// ParseSize parses a buffer size with the units every wpg command uses
+// (package units: 4K = 4KiB = 4096, 4KB = 4000), from 1 byte to MaxSize.
 func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	u := strings.ToUpper(t)
-	u = strings.TrimSuffix(u, "IB")
-	u = strings.TrimSuffix(u, "B")
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(u, "K"):
-		mult, u = 1<<10, u[:len(u)-1]
-	case strings.HasSuffix(u, "M"):
-		mult, u = 1<<20, u[:len(u)-1]
-	case strings.HasSuffix(u, "G"):
-		mult, u = 1<<30, u[:len(u)-1]
-	}
-	v, err := strconv.ParseFloat(u, 64)
-	if err != nil || math.IsNaN(v) || v <= 0 {
-		return 0, fmt.Errorf("size %q: want a positive number of bytes, optionally with K, M or G (e.g. 4K, 460800, 1G)", s)
-	}
-	n := v * float64(mult)
-	if n != math.Trunc(n) || n < 1 {
-		return 0, fmt.Errorf("size %q is not a whole number of bytes", s)
-	}
-	if n > MaxSize {
-		return 0, fmt.Errorf("size %q is larger than the maximum %s", s, FormatSize(MaxSize))
-	}
-	return int64(n), nil
+	return units.ParseSizeIn(s, 1, MaxSize)
 }
 
 // ParseSizes parses a comma-separated list of sizes.
@@ -158,24 +134,14 @@ func ParseSizes(s string) ([]int64, error) {
 		out = append(out, n)
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no sizes given: --sizes takes a comma-separated list such as 4K,1M,1G")
+		return nil, errors.New("no sizes given: --sizes takes a comma-separated list such as 4KiB,1MiB,1GiB")
 	}
 	return out, nil
 }
 
-// FormatSize prints a size the way the seed's table does: 4K, 64K, 1M,
-// 1G, or the exact number of bytes when it is not a whole K/M/G.
-func FormatSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + "G"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "M"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "K"
-	}
-	return strconv.FormatInt(n, 10)
-}
+// FormatSize prints a size exactly and briefly, as ParseSize reads it back:
+// 4KiB, 64KiB, 1MiB, 1GiB, 1MB, or the number of bytes (100003B).
+func FormatSize(n int64) string { return units.FormatSizeShort(n) }
 
 // Config chooses what Run measures.
 type Config struct {

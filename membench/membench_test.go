@@ -8,11 +8,13 @@ import (
 )
 
 func TestParseSizes(t *testing.T) {
-	got, err := ParseSizes("4K, 64KiB,1M,16MB,460800,1G")
+	// KB = 1000, KiB = K = 1024, as every other wpg command reads sizes
+	// (issue #17 item 29: 16MB used to be 16 MiB here)
+	got, err := ParseSizes("4K, 64KiB,1M,16MB,460800,1G,4KB")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []int64{4096, 65536, 1 << 20, 16 << 20, 460800, 1 << 30}
+	want := []int64{4096, 65536, 1 << 20, 16e6, 460800, 1 << 30, 4000}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %v want %v", got, want)
 	}
@@ -64,7 +66,7 @@ func ExampleFormatSize() {
 		fmt.Print(FormatSize(n), " ")
 	}
 	fmt.Println()
-	// Output: 4K 64K 1M 1G 450K 100
+	// Output: 4KiB 64KiB 1MiB 1GiB 450KiB 100B
 }
 
 func ExampleParseSizes() {

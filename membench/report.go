@@ -68,14 +68,16 @@ type Result struct {
 
 // Report is the outcome of Run.
 type Report struct {
-	Schema  string       `json:"schema"`
-	System  System       `json:"system"`
-	Sizes   []int64      `json:"sizes"`
-	Iters   int          `json:"iters"`
-	MinOps  int64        `json:"min_bytes_per_warm_iteration"`
-	Pinned  bool         `json:"pinned"`
-	THP     bool         `json:"thp_madvise"`
-	Reader  string       `json:"reader"`
+	Schema string  `json:"schema"`
+	System System  `json:"system"`
+	Sizes  []int64 `json:"sizes"`
+	Iters  int     `json:"iters"`
+	MinOps int64   `json:"min_bytes_per_warm_iteration"`
+	Pinned bool    `json:"pinned"`
+	THP    bool    `json:"thp_madvise"`
+	Reader string  `json:"reader"`
+	// Readers lists the in-place readers this CPU can run (--reader), best first.
+	Readers []string     `json:"readers_available,omitempty"`
 	Copy    string       `json:"copy"`
 	PipeCap int          `json:"pipe_capacity,omitempty"`
 	Methods []MethodInfo `json:"methods"`
@@ -144,6 +146,9 @@ func (rep *Report) WriteHeader(w io.Writer) {
 		fmt.Fprintf(tw, "THP:\t%s (%s)\n", s.THP, how)
 	}
 	fmt.Fprintf(tw, "in-place read:\t%s\n", rep.Reader)
+	if len(rep.Readers) > 0 {
+		fmt.Fprintf(tw, "readers:\t%s (this CPU runs them: --reader)\n", strings.Join(rep.Readers, ", "))
+	}
 	fmt.Fprintf(tw, "copy:\t%s\n", rep.Copy)
 	if rep.PipeCap > 0 {
 		fmt.Fprintf(tw, "pipe:\t%d bytes capacity\n", rep.PipeCap)

@@ -51,6 +51,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Reader: memread.Active().How,
 		Copy:   memread.CopyHow(),
 	}
+	for _, im := range memread.Available() {
+		rep.Readers = append(rep.Readers, im.Name)
+	}
 	if err := checkMemory(cfg.Sizes); err != nil {
 		return nil, err
 	}

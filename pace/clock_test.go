@@ -1,7 +1,10 @@
 package pace
 
 import (
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -82,24 +85,27 @@ func TestNewClockModes(t *testing.T) {
 
 // Readers on several goroutines while the conversion is re-anchored all
 // the time: no torn reads (run with -race), and no reader sees the clock
-// step back by more than the re-anchoring error.
+// step back by more than the re-anchoring error. The number of
+// re-anchorings is fixed (a refiner goroutine makes them while the readers
+// read), so the test does not depend on how fast the clock reads are.
 func TestTSCRefineConcurrent(t *testing.T) {
-	if ok, why := tscInvariant("/proc/cpuinfo"); !ok {
-		t.Skipf("no invariant TSC: %s", why) // the pure logic is covered by TestRatioAndMulShift
+	if !sys.TSCAvailable {
+		t.Skip("no TSC on this architecture (x86-64 only): the TSC clock does not exist here")
 	}
-	c, err := NewClock("tsc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// re-anchor every 10 µs instead of every second
-	c.refineNs = 10_000
-	c.refine()
+	// Built directly rather than with NewClock("tsc"), which refuses a TSC
+	// the CPU does not call invariant (some hypervisors hide the bit): the
+	// double-buffered conversion is the same code either way.
+	invariant, why := tscInvariant("/proc/cpuinfo")
+	c := &Clock{kind: clockTSC, refineNs: 10_000} // readers re-anchor every 10 µs too
+	c.calibrate(20 * time.Millisecond)
+	const refinements = 2000
+	var stop atomic.Bool
 	done := make(chan int64)
 	for range 4 {
 		go func() {
 			var worst int64
 			prev := c.Now()
-			for range 200_000 {
+			for !stop.Load() {
 				now := c.Now()
 				worst = max(worst, prev-now)
 				prev = now
@@ -107,15 +113,23 @@ func TestTSCRefineConcurrent(t *testing.T) {
 			done <- worst
 		}()
 	}
+	pubs := func() uint64 { return (c.params[0].gen.Load() + c.params[1].gen.Load()) / 2 }
+	for pubs() < refinements {
+		c.refine()
+		runtime.Gosched() // let the readers in between
+	}
+	stop.Store(true)
 	for range 4 {
-		if back := <-done; back > 2_000 {
+		back := <-done
+		switch {
+		case back <= 2_000:
+		case invariant:
 			t.Errorf("the clock stepped back by %d ns", back)
+		default:
+			t.Logf("the clock stepped back by %d ns; not an error where the TSC is not invariant (%s)", back, why)
 		}
 	}
-	if pubs := (c.params[0].gen.Load() + c.params[1].gen.Load()) / 2; pubs < 100 {
-		t.Errorf("only %d refinements during the test", pubs)
-	}
 	if d := c.Now() - sys.NanotimeNs(); d > 1_000_000 || d < -1_000_000 {
-		t.Errorf("after many refinements the TSC clock is %d ns off CLOCK_MONOTONIC", d)
+		t.Errorf("after %d refinements the TSC clock is %d ns off CLOCK_MONOTONIC", pubs(), d)
 	}
 }

@@ -78,9 +78,10 @@ func ParseBoost(s string) (Boost, error) {
 func (b Boost) String() string { return boostWords.name(b) }
 
 const (
-	// catchUpWindow caps the debt after a stall: frames more than this far
-	// behind schedule are dropped from the schedule (counted in
-	// Stats.Forgiven), so a stall never turns into a flood.
+	// catchUpWindow caps the debt after a stall: the schedule skips the
+	// intervals of frames more than this far overdue (counted in
+	// Stats.Forgiven; the frames still go, later), so a stall never turns
+	// into a flood.
 	catchUpWindow = 10 * time.Millisecond
 	// catchUpSpeed is how much faster than the target rate owed frames are
 	// repaid: after a stall no 1 ms carries much more than 1.5 times its
@@ -160,6 +161,7 @@ type Pacer struct {
 	next       int64
 	nextFrac   uint64
 	notBefore  int64 // catch-up spacing
+	due        int64 // when the first frame of the last grant was due
 	groupLeft  int   // frames of the current burst not yet handed out
 	started    bool
 	capNs      int64
@@ -332,8 +334,8 @@ func (p *Pacer) unboost() {
 func (p *Pacer) Done() { p.unboost() }
 
 // WakeBoost describes the wake boost for the report: "" when it does not
-// apply (unlimited, spin, --rt-priority, or off), else whether it was
-// used and how often, or why not.
+// apply (unlimited, spin, --rt-priority, or off), else how often it was
+// used, that it was not needed (no sleep long enough), or why not.
 func (p *Pacer) WakeBoost() string {
 	switch {
 	case !p.boostApplies():
@@ -342,6 +344,8 @@ func (p *Pacer) WakeBoost() string {
 		return p.boostWhy
 	case !p.boostOK:
 		return ""
+	case p.boosts == 0:
+		return fmt.Sprintf("not needed: permitted, but no wait was long enough (%v or more) to sleep under SCHED_FIFO", boostMinSleep)
 	}
 	return fmt.Sprintf("on: SCHED_FIFO %d during %d sleeps", boostPriority, p.boosts)
 }
@@ -359,8 +363,8 @@ func (p *Pacer) Unlimited() bool { return p.unlimited }
 // When the caller is behind schedule, a debt under 1 ms (at intervals of
 // 5 µs or more) is repaid one burst at a time at 1.08 times the rate, so
 // gaps stay within ±10 %; a larger one in grants of at most 250 µs worth
-// (or a burst, and at most max) at 1.5 times the rate; frames more than
-// 10 ms overdue are dropped from the schedule.
+// (or a burst, and at most max) at 1.5 times the rate; beyond 10 ms of
+// debt the schedule skips ahead (the owed frames go later, not faster).
 // Grant does not allocate.
 func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	if max <= 0 || stop.Load() {
@@ -456,7 +460,19 @@ func (p *Pacer) Return(n int) {
 
 func (p *Pacer) take(n int) {
 	p.frames += int64(n)
+	p.due = p.next
 	p.advance(int64(n))
+}
+
+// Due returns when the first frame of the last grant was due (ns on the
+// pacer's clock, CLOCK_MONOTONIC timescale) and the interval to each next
+// one; ok is false when unlimited or before the first grant. It
+// implements engine.ScheduledPacer.
+func (p *Pacer) Due() (firstNs int64, periodNs float64, ok bool) {
+	if p.unlimited || !p.started {
+		return 0, 0, false
+	}
+	return p.due, p.periodF, true
 }
 
 // advance moves the schedule on by n frame intervals, exactly.

@@ -73,7 +73,8 @@ const rateExamples = `examples: 1Mpps, 250kpps, 1000pps, 15fps, 10Gbps, 500Mbps,
 //   - "ifg=<duration>": a fixed interval between the starts of consecutive
 //     frames, in Go duration syntax ("10us", "1.5ms", "100ns"); it forces
 //     a burst of 1;
-//   - "" (or "0", "unlimited", "max"): no pacing.
+//   - "" (or "unlimited", "max"), and zero in any unit ("0", "0pps",
+//     "0Gbps", "ifg=0"): no pacing, flat out.
 //
 // Errors wrap ErrBadRate and show examples.
 func ParseRate(s string) (Rate, error) {
@@ -84,8 +85,11 @@ func ParseRate(s string) (Rate, error) {
 	}
 	if rest, ok := strings.CutPrefix(strings.ToLower(t), "ifg="); ok {
 		d, err := time.ParseDuration(strings.TrimSpace(rest))
-		if err != nil || d <= 0 {
+		if err != nil || d < 0 {
 			return Rate{}, fmt.Errorf("%w %q: ifg= wants a positive duration such as ifg=10us or ifg=1ms (%s)", ErrBadRate, s, rateExamples)
+		}
+		if d == 0 {
+			return Rate{}, nil // no gap between frames: flat out
 		}
 		return Rate{kind: kindIFG, ifg: d}, nil
 	}
@@ -102,8 +106,11 @@ func ParseRate(s string) (Rate, error) {
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return Rate{}, fmt.Errorf("%w %q: %q is not a number (%s)", ErrBadRate, s, num, rateExamples)
 	}
-	if v <= 0 {
-		return Rate{}, fmt.Errorf("%w %q: the rate must be positive; leave --rate empty for unlimited (%s)", ErrBadRate, s, rateExamples)
+	if v < 0 {
+		return Rate{}, fmt.Errorf("%w %q: the rate must be positive, or 0 (or empty) for flat out (%s)", ErrBadRate, s, rateExamples)
+	}
+	if unit == "" && v == 0 {
+		return Rate{}, nil // "0.0": flat out, as "0"
 	}
 	if unit == "" {
 		return Rate{}, fmt.Errorf("%w %q: missing unit: say %spps, %sfps or %sMbps (%s)", ErrBadRate, s, num, num, num, rateExamples)
@@ -129,10 +136,16 @@ func ParseRate(s string) (Rate, error) {
 		if mult > 1e9 {
 			break
 		}
+		if v == 0 {
+			return Rate{}, nil // zero in any unit: flat out
+		}
 		return Rate{kind: kindFrames, value: v * mult, unit: strings.ToLower(base)}, nil
 	case "bps", "bit/s", "b/s":
 		if base == "Bps" || base == "B/s" {
 			return Rate{}, fmt.Errorf("%w %q: bytes per second are not accepted (B); write bits, e.g. %s%sbps (%s)", ErrBadRate, s, formatNum(v*8), unitPrefix(mult), rateExamples)
+		}
+		if v == 0 {
+			return Rate{}, nil
 		}
 		return Rate{kind: kindBits, value: v * mult}, nil
 	}
@@ -229,6 +242,57 @@ func scaled(v float64, prefixes []string) string {
 		i++
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64) + prefixes[i]
+}
+
+// MaxInterval is the longest interval between two frames of one pacer
+// (one worker): 2⁶² ns, about 146 years. The pacer keeps its schedule in
+// int64 nanoseconds; this leaves half of that range for the clock.
+const MaxInterval = time.Duration(1 << 62)
+
+// MaxFPS is the highest frame rate of one pacer (one worker): 10¹² frames
+// per second, a picosecond apart, far beyond any path.
+const MaxFPS = 1e12
+
+// minFPS is the frame rate whose interval is MaxInterval.
+var minFPS = 1e9 / float64(MaxInterval)
+
+// ErrRateRange is wrapped by CheckRange errors.
+var ErrRateRange = errors.New("rate out of range")
+
+// CheckRange reports whether the share of each of workers workers of r,
+// for frames of meanFrameBytes at layer, is a rate a pacer can keep: its
+// interval at most MaxInterval, its frame rate at most MaxFPS. The error
+// gives the valid range for the whole run. An unlimited rate is always in
+// range.
+func (r Rate) CheckRange(meanFrameBytes float64, layer Layer, workers int) error {
+	if r.kind == kindUnlimited {
+		return nil
+	}
+	w := float64(max(workers, 1))
+	var fps float64 // one worker's frame rate
+	if r.kind == kindIFG {
+		fps = 1e9 / (float64(r.ifg.Nanoseconds()) * w) // in float: ifg × workers may not fit a Duration
+	} else {
+		fps = r.FramesPerSecond(meanFrameBytes, layer) / w
+	}
+	if fps >= minFPS && fps <= MaxFPS {
+		return nil
+	}
+	what := fmt.Sprintf("%.3g frames per second per worker", fps)
+	if fps > 0 && fps < minFPS {
+		what = "one frame every " + longDuration(1/fps) + " per worker"
+	}
+	return fmt.Errorf("%w: that is %s; one worker's pacer keeps from one frame every %s to %.3g frames per second, so with %d worker(s) give a rate from %.3gpps to %.3gpps",
+		ErrRateRange, what, longDuration(float64(MaxInterval)/1e9), MaxFPS, max(workers, 1), minFPS*w*1.001, MaxFPS*w)
+}
+
+// longDuration formats sec seconds, in years beyond a year.
+func longDuration(sec float64) string {
+	const year = 365.25 * 24 * 3600
+	if sec >= year {
+		return strconv.FormatFloat(sec/year, 'f', 1, 64) + " years"
+	}
+	return time.Duration(sec * 1e9).String()
 }
 
 // Config returns the pacer configuration of one of workers workers for

@@ -59,7 +59,6 @@ func TestParseRateBad(t *testing.T) {
 		{"1000", "missing unit"},
 		{"fast", "no number"},
 		{"-5pps", "positive"},
-		{"0pps", "positive"},
 		{"1mpps", "milli"},
 		{"10MBps", "bytes per second"},
 		{"10Gbytes", "unknown unit"},

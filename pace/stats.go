@@ -23,9 +23,11 @@ type Stats struct {
 	// Behind counts grants that found more than a burst overdue: the
 	// caller (the path) was late.
 	Behind int64
-	// Forgiven counts frames dropped from the schedule after a stall longer
-	// than the 10 ms catch-up window; nonzero means the path could not keep
-	// up.
+	// Forgiven counts the frame intervals the schedule skipped after a
+	// stall longer than the 10 ms catch-up window, rather than repay them
+	// in a burst. No frame is dropped: the frames after the stall go out
+	// that much later (a --duration run holds that many fewer). Nonzero
+	// means the thread did not run or the path blocked.
 	Forgiven int64
 	// LagMaxNs is the furthest the sender fell behind its schedule: how
 	// long the oldest unsent frame was overdue at a grant. It differs from
@@ -95,18 +97,18 @@ func MergeStats(s ...Stats) Stats {
 }
 
 // Notes explains, in plain sentences for the report, where a pacer lost
-// time: grants that found the sender behind schedule and frames dropped
-// after stalls longer than the 10 ms catch-up window. It returns nil when
-// the schedule was kept.
+// time: grants that found the sender behind schedule, and the intervals
+// the schedule skipped after stalls longer than the 10 ms catch-up window.
+// It returns nil when the schedule was kept.
 func (s Stats) Notes() []string {
 	var notes []string
 	if s.Forgiven > 0 {
-		lost := ""
+		span := ""
 		if s.FPS > 0 {
-			lost = fmt.Sprintf(" (%.1f ms of the schedule)", 1e3*float64(s.Forgiven)/s.FPS)
+			span = fmt.Sprintf(" (%.1f ms)", 1e3*float64(s.Forgiven)/s.FPS)
 		}
-		notes = append(notes, fmt.Sprintf("%d frames%s were dropped from the schedule: the sender fell up to %v behind it, more than the %v catch-up window (the thread did not run or the path blocked)",
-			s.Forgiven, lost, time.Duration(s.LagMaxNs).Round(time.Microsecond), catchUpWindow))
+		notes = append(notes, fmt.Sprintf("the sender fell up to %v behind its schedule, more than the %v it catches up on (the thread did not run or the path blocked): the schedule skipped %d frame intervals%s instead of sending them in a burst; no frame was dropped, those after the stall went out that much later",
+			time.Duration(s.LagMaxNs).Round(time.Microsecond), catchUpWindow, s.Forgiven, span))
 	}
 	if s.Behind > 0 && s.Grants > 0 {
 		notes = append(notes, fmt.Sprintf("%.1f %% of grants found the sender more than a burst behind schedule (at most %v) and caught up: at %.2f× the rate while under %v behind, at most %.1f× beyond",

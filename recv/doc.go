@@ -2,8 +2,9 @@
 // counts it.
 //
 // A Tracker keeps, per stream, the frames received, lost (sequence gaps),
-// duplicated, reordered (late arrivals that fill an earlier gap) and their
-// bytes, plus the one-way latency (receive time minus the transmit time in
+// duplicated, reordered (late arrivals that fill an earlier gap, judged
+// within each sender worker's share of the stream: the signature carries
+// the worker count) and their bytes, plus the one-way latency (receive time minus the transmit time in
 // the wpg signature) when sender and receiver share CLOCK_MONOTONIC, which is
 // the case on one host. Memory is bounded: each stream keeps a sliding window
 // bitmap of the last WindowSize sequence numbers, and nothing is allocated

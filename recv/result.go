@@ -41,7 +41,8 @@ type Result struct {
 	Unsigned      uint64 `json:"unsigned"`
 	UnsignedBytes uint64 `json:"unsigned_bytes"`
 	// Expected is the count asked for with Options.Expect (0 = none);
-	// Missing is Expected minus Frames when fewer arrived.
+	// Missing is Expected minus Frames (intact frames only: corrupted
+	// ones never count toward Expected) when fewer arrived.
 	Expected uint64 `json:"expected,omitempty"`
 	Missing  uint64 `json:"missing,omitempty"`
 	// Seconds is the time from the first to the last signed frame;
@@ -103,6 +104,7 @@ type StreamResult struct {
 // or for occasional progress, not per frame.
 func (t *Tracker) Result() Result {
 	r := Result{
+		Schema:               Schema,
 		Corrupted:            t.corrupted,
 		CorruptedBytes:       t.corruptedBytes,
 		Unsigned:             t.unsigned,
@@ -172,8 +174,26 @@ func (r Result) WriteTable(w io.Writer) {
 			line += ": " + b.Reason
 		}
 		fmt.Fprintf(tw, "receiver\t%s\n", line)
-		if d := b.Details["kernel_drops"]; d != "" && d != "0" {
-			fmt.Fprintf(tw, "kernel drops\t%s\t(frames the receive ring had no room for: the receiver fell behind; raise --ring-bytes)\n", d)
+		// Every detail the JSON report has (reads per frame on a pipe,
+		// the kernel's drop counter on afpacket, …), as the sender's
+		// report prints its backend's.
+		keys := make([]string, 0, len(b.Details))
+		for k := range b.Details {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			note := ""
+			if k == "kernel_drops" && b.Details[k] != "0" {
+				note = "\t(frames the receive ring had no room for: the receiver fell behind; raise --ring-bytes)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s%s\n", k, b.Details[k], note)
+		}
+		if b.Hint != "" {
+			fmt.Fprintf(tw, "note\t%s\n", b.Hint)
+		}
+		for _, a := range b.Adjusted {
+			fmt.Fprintf(tw, "note\t%s\n", a)
 		}
 	}
 	fmt.Fprintf(tw, "frames\t%d\t(%s)\n", r.Frames, si(float64(r.Bytes), "B"))

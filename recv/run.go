@@ -14,8 +14,9 @@ import (
 
 // Options control Run.
 type Options struct {
-	// Expect stops the loop once that many signed frames (intact or
-	// corrupted) have arrived; 0 means no count.
+	// Expect stops the loop once that many distinct intact signed frames
+	// have arrived (duplicates, corrupted frames and frames without a
+	// signature do not count toward it); 0 means no count.
 	Expect uint64
 	// Duration stops the loop that long after it started; 0 means none.
 	Duration time.Duration
@@ -125,13 +126,13 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 				case corrupt:
 					t.Corrupt(len(v))
 				case ok:
-					t.Observe(sig.Stream, sig.Seq, sig.TxNs, rxNs, len(v))
+					t.ObserveSignature(sig, rxNs, len(v))
 				default:
 					t.Unsigned(len(v))
 				}
 			}
 			lastFrame = time.Now()
-			if opts.Expect > 0 && t.received+t.corrupted >= opts.Expect {
+			if opts.Expect > 0 && t.received >= opts.Expect {
 				stop = "expect"
 			}
 		}
@@ -156,8 +157,8 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 	r.Backend = &info
 	if opts.Expect > 0 {
 		r.Expected = opts.Expect
-		if got := r.Frames + r.Corrupted; got < opts.Expect {
-			r.Missing = opts.Expect - got
+		if r.Frames < opts.Expect {
+			r.Missing = opts.Expect - r.Frames
 		}
 	}
 	return r, rerr

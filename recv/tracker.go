@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/wpg-dev/wpg/frame"
 )
 
 // WindowSize is the number of sequence numbers, per stream, behind the
@@ -35,10 +37,15 @@ type stream struct {
 	reordered  uint64
 	outOfWin   uint64
 	next       uint64 // one past the highest sequence number seen
-	latN       uint64
-	latSum     float64
-	latMin     int64
-	latMax     int64
+	// workers is the sender's worker count from the first signature
+	// (1 … 256); with more than one, laneNext[j] is one past the highest
+	// index m seen of worker j's share (sequence numbers m*workers + j).
+	workers  int
+	laneNext []uint64
+	latN     uint64
+	latSum   float64
+	latMin   int64
+	latMax   int64
 	// seen is a circular bitmap: bit (seq % WindowSize) is set when seq,
 	// within [next-WindowSize, next), has been received.
 	seen [windowWords]uint64
@@ -69,21 +76,45 @@ func NewTracker() *Tracker {
 	}
 }
 
-// Observe records one frame carrying a valid wpg signature: its stream,
-// sequence number, transmit time txNs (CLOCK_MONOTONIC ns from the
-// signature; 0 when unknown), receive time rxNs (CLOCK_MONOTONIC ns; 0 when
-// unknown) and length in bytes.
+// Observe records one frame of a one-worker sender carrying a valid wpg
+// signature: its stream, sequence number, transmit time txNs
+// (CLOCK_MONOTONIC ns from the signature; 0 when unknown), receive time
+// rxNs (CLOCK_MONOTONIC ns; 0 when unknown) and length in bytes. It is
+// ObserveSignature with Workers 1.
+func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
+	t.observe(id, seq, 1, txNs, rxNs, bytes)
+}
+
+// ObserveSignature records one frame carrying the valid wpg signature sig,
+// received at rxNs (CLOCK_MONOTONIC ns; 0 when unknown), of length bytes.
 //
 // Sequence numbers start at 0 per stream, so a receiver that starts late
-// counts the frames it missed as lost. A frame whose sequence number is
-// below the highest seen is a duplicate if already seen, otherwise a
-// reordered late arrival that removes one from the lost count.
-func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
+// counts the frames it missed as lost. A sender with W workers sends, per
+// stream, the sequence numbers k ≡ j (mod W) from worker j, each worker in
+// order but the workers interleaved at random: order is checked within each
+// worker's share, so that the interleaving is not taken for reordering. A
+// frame whose sequence number is below the highest seen of its worker's
+// share is a duplicate if already seen, otherwise a reordered late arrival
+// that removes one from the lost count. A frame whose worker count differs
+// from the one its stream started with is not from that sender: it is
+// counted as corrupted.
+func (t *Tracker) ObserveSignature(sig frame.Signature, rxNs int64, bytes int) {
+	t.observe(sig.Stream, sig.Seq, sig.Workers, sig.TxNs, rxNs, bytes)
+}
+
+func (t *Tracker) observe(id uint16, seq uint64, workers int, txNs, rxNs int64, bytes int) {
+	workers = max(1, min(workers, frame.MaxSignatureWorkers))
 	s := t.streams[id]
 	if s == nil {
-		s = &stream{id: id, latMin: math.MaxInt64}
+		s = &stream{id: id, latMin: math.MaxInt64, workers: workers}
+		if workers > 1 {
+			s.laneNext = make([]uint64, workers)
+		}
 		t.streams[id] = s
 		t.order = append(t.order, s)
+	} else if workers != s.workers {
+		t.Corrupt(bytes)
+		return
 	}
 	if rxNs != 0 {
 		if t.firstRx == 0 {
@@ -91,11 +122,24 @@ func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
 		}
 		t.lastRx = rxNs
 	}
+	// The frame's position in its worker's share (all of the stream with
+	// one worker) and one past the highest position seen there.
+	m, laneNext := seq, s.next
+	if workers > 1 {
+		m = seq / uint64(workers)
+		laneNext = s.laneNext[seq%uint64(workers)]
+	}
 	switch {
-	case seq >= s.next:
-		gap := seq - s.next
-		s.lost += gap
-		s.advance(seq)
+	case m >= laneNext:
+		s.lost += m - laneNext
+		if workers > 1 {
+			s.laneNext[seq%uint64(workers)] = m + 1
+		}
+		if seq >= s.next {
+			s.advance(seq)
+		} else if s.next-seq <= WindowSize {
+			s.mark(seq)
+		}
 	case s.next-seq > WindowSize:
 		// Too old to check for a duplicate: taken as a late arrival.
 		s.outOfWin++
@@ -131,6 +175,11 @@ func (t *Tracker) Observe(id uint16, seq uint64, txNs, rxNs int64, bytes int) {
 		s.latMin = min(s.latMin, d)
 		s.latMax = max(s.latMax, d)
 	}
+}
+
+// mark records seq, within the window below next, as seen.
+func (s *stream) mark(seq uint64) {
+	s.seen[(seq%WindowSize)/64] |= 1 << (seq % 64)
 }
 
 // advance moves the window so that seq is the highest sequence number seen,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/printable"
 )
 
 // Schema is the version of the JSON report. It changes when a field is
@@ -35,11 +36,22 @@ type Report struct {
 	Bytes   uint64  `json:"bytes"`
 	Seconds float64 `json:"seconds"`
 	PPS     float64 `json:"pps"`
-	// BPS is the L2 bit rate (frame bytes × 8, no preamble, IFG or FCS).
+	// BPS is the bit rate at layer BPSLayer: "l2" counts frame bytes × 8
+	// (no preamble, IFG or FCS), "l1" (--rate-layer l1) adds
+	// pace.L1Overhead bytes per frame.
 	BPS      float64 `json:"bps"`
 	BPSLayer string  `json:"bps_layer"`
 	// FrameSize is the mean frame length in bytes.
 	FrameSize float64 `json:"frame_size"`
+	// Payload is true for the payload frames of local and device paths
+	// (pipe, shm, …: backend.Registration.Payload). Their users read
+	// bytes per second of payload, not bit rates: PayloadBytes is the
+	// frame bytes less the wpg header of each frame (none with --raw),
+	// PayloadBytesPerSecond their rate; the table shows that in place of
+	// the bit rate. BPS keeps its meaning for them.
+	Payload               bool    `json:"payload,omitempty"`
+	PayloadBytes          uint64  `json:"payload_bytes,omitempty"`
+	PayloadBytesPerSecond float64 `json:"payload_bytes_per_second,omitempty"`
 
 	// Rate is the --rate given ("" = flat out); TargetPPS its frame rate.
 	Rate          string  `json:"rate,omitempty"`
@@ -105,10 +117,14 @@ func MergeVerification(reports []json.RawMessage) json.RawMessage {
 	}
 	sums := map[string]float64{}
 	var maxLat float64
+	schema := ""
 	for _, r := range reports {
 		var m map[string]any
 		if json.Unmarshal(r, &m) != nil {
 			continue
+		}
+		if s, ok := m["schema"].(string); ok && schema == "" {
+			schema = s // the receivers' wpg.recv/v1
 		}
 		for _, k := range []string{"frames", "bytes", "lost", "duplicated", "reordered", "out_of_window", "corrupted", "corrupted_bytes", "unsigned", "unsigned_bytes", "missing"} {
 			if v, ok := m[k].(float64); ok {
@@ -122,6 +138,9 @@ func MergeVerification(reports []json.RawMessage) json.RawMessage {
 		}
 	}
 	out := map[string]any{"receivers": len(reports)}
+	if schema != "" {
+		out["schema"] = schema
+	}
 	for k, v := range sums {
 		out[k] = uint64(v)
 	}
@@ -145,7 +164,7 @@ func (r *Report) WriteTable(w io.Writer) {
 	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, a...)) }
 	title := "wpg " + r.Command
 	if r.Template != "" {
-		title += " " + r.Template
+		title += " " + printable.Escape(r.Template)
 	}
 	fmt.Fprintln(tw, title)
 	mode := r.Backend.Mode
@@ -171,14 +190,22 @@ func (r *Report) WriteTable(w io.Writer) {
 	}
 	plan := r.Plan
 	if r.PlanDetail != "" {
-		plan += " (" + r.PlanDetail + ")"
+		plan += " (" + printable.Escape(r.PlanDetail) + ")" // holds stream names
 	}
 	row("plan", "%s", plan)
 	row("workers", "%d, batch %d", len(r.Workers), r.Batch)
 	row("frames", "%d (%.1f bytes mean)", r.Frames, r.FrameSize)
-	row("bytes", "%d", r.Bytes)
+	if r.Payload {
+		row("bytes", "%d (%d of payload)", r.Bytes, r.PayloadBytes)
+	} else {
+		row("bytes", "%d", r.Bytes)
+	}
 	row("seconds", "%.3f", r.Seconds)
-	row("rate", "%s pps, %s (L2)", SI(r.PPS, ""), SI(r.BPS, "bit/s"))
+	if r.Payload {
+		row("rate", "%s frames/s, %s of payload", SI(r.PPS, ""), SI(r.PayloadBytesPerSecond, "B/s"))
+	} else {
+		row("rate", "%s pps, %s (%s)", SI(r.PPS, ""), SI(r.BPS, "bit/s"), layerLabel(r.BPSLayer))
+	}
 	if r.Rate != "" {
 		row("target", "%s = %s pps, achieved %.2f %% (wait %s)", r.Rate, SI(r.TargetPPS, ""), r.AchievedRatio*100, r.Wait)
 		if r.WakeBoost != "" {
@@ -214,6 +241,15 @@ func (r *Report) WriteTable(w io.Writer) {
 		row("error", "%s", r.Error)
 	}
 	tw.Flush()
+}
+
+// layerLabel is how the table names the layer of the bit rate: "L2"
+// (also for reports without one), "L1".
+func layerLabel(l string) string {
+	if l == "" {
+		return "L2"
+	}
+	return strings.ToUpper(l)
 }
 
 // SI formats v with an SI prefix (k, M, G) and the unit.

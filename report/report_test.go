@@ -74,3 +74,44 @@ func TestSI(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadPathsInBytesPerSecond: local paths (shm, pipes) are reported
+// in frames/s and bytes per second of payload, not in "Gbit/s (L2)".
+func TestPayloadPathsInBytesPerSecond(t *testing.T) {
+	r := &report.Report{
+		Schema: report.Schema, Command: "bench",
+		Backend: backend.Info{Backend: "shm", Mode: "inplace", NUMANode: -1},
+		Plan:    "payload", Batch: 16, Frames: 1000, Bytes: 1000 * (1<<20 + 32), Seconds: 0.5,
+		PPS: 2000, BPS: 8 * 2000 * (1<<20 + 32), BPSLayer: "l2", FrameSize: 1<<20 + 32,
+		Payload: true, PayloadBytes: 1000 << 20, PayloadBytesPerSecond: 2000 << 20,
+		Workers: []report.Worker{{Worker: 0, CPU: -1, NUMANode: -1, Frames: 1000}},
+	}
+	var buf bytes.Buffer
+	r.WriteTable(&buf)
+	out := buf.String()
+	for _, want := range []string{"2.000 k frames/s, 2.097 GB/s of payload", "(1048576000 of payload)"} {
+		if !bytes.Contains(buf.Bytes(), []byte(want)) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if bytes.Contains(buf.Bytes(), []byte("bit/s")) {
+		t.Errorf("a payload path reported in bit/s:\n%s", out)
+	}
+	buf.Reset()
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["payload"] != true || m["payload_bytes_per_second"] != float64(2000<<20) || m["bps"] == nil {
+		t.Errorf("JSON: payload %v, payload_bytes_per_second %v, bps %v", m["payload"], m["payload_bytes_per_second"], m["bps"])
+	}
+	// Network paths keep their bit rate.
+	buf.Reset()
+	sample().WriteTable(&buf)
+	if !bytes.Contains(buf.Bytes(), []byte("Mbit/s (L2)")) || bytes.Contains(buf.Bytes(), []byte("of payload")) {
+		t.Errorf("network report:\n%s", buf.String())
+	}
+}

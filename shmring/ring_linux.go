@@ -39,6 +39,11 @@ const (
 	offConsDone = 196
 )
 
+// MaxSlotSize is the largest slot: wpg's largest payload frame, 1 GiB of
+// payload (frame.MaxPayload) and its 32-byte header
+// (frame.PayloadHeaderLen), so that the documented maximum --size fits.
+const MaxSlotSize = 1<<30 + 32
+
 // ErrClosed is returned by Producer.Reserve when the consumer has closed
 // its side, and wrapped by operations on a closed Ring.
 var ErrClosed = errors.New("shmring: peer closed the ring")
@@ -74,8 +79,8 @@ type Ring struct {
 // Layout returns the rounded slot count, the stride between slots and the
 // total size in bytes of a ring for cfg.
 func Layout(cfg Config) (slots, stride int, size int64, err error) {
-	if cfg.SlotSize <= 0 || cfg.SlotSize > 1<<30 {
-		return 0, 0, 0, fmt.Errorf("shmring: slot size %d: want 1 byte … 1 GiB", cfg.SlotSize)
+	if cfg.SlotSize <= 0 || cfg.SlotSize > MaxSlotSize {
+		return 0, 0, 0, fmt.Errorf("shmring: slot size %d: want 1 … %d bytes (a 1 GiB payload and its 32-byte header)", cfg.SlotSize, MaxSlotSize)
 	}
 	if cfg.Slots < 1 || cfg.Slots > maxSlots {
 		return 0, 0, 0, fmt.Errorf("shmring: %d slots: want 1 … %d", cfg.Slots, maxSlots)
@@ -106,6 +111,9 @@ func Create(cfg Config) (*Ring, error) {
 	m, err := sys.MapShared(fd, int(size), true)
 	if err != nil {
 		sys.CloseFd(fd)
+		if sys.IsNoMemory(err) {
+			return nil, &sys.AllocError{Bytes: size, What: fmt.Sprintf("the shared ring (%d slots of %d bytes)", slots, stride), Err: errors.Unwrap(err)}
+		}
 		return nil, err
 	}
 	b := m.Bytes()
@@ -160,7 +168,7 @@ func (r *Ring) bind(size int64) error {
 	r.slotSize = int(binary.LittleEndian.Uint64(b[offSlotSize:]))
 	r.stride = int(binary.LittleEndian.Uint64(b[offStride:]))
 	r.data = int(binary.LittleEndian.Uint64(b[offData:]))
-	if r.slots == 0 || r.slots&(r.slots-1) != 0 || r.stride < r.slotSize ||
+	if r.slots == 0 || r.slots&(r.slots-1) != 0 || r.slotSize <= 0 || r.slotSize > MaxSlotSize || r.stride < r.slotSize ||
 		int64(r.data)+int64(r.slots)*int64(r.stride) > size || r.data < lensOff+4*int(r.slots) {
 		return errors.New("shmring: open: inconsistent ring header")
 	}

@@ -63,9 +63,18 @@ func ParseCPUInfo(s string) CPUInfo {
 	return ci
 }
 
+// MaxCPU is the highest CPU number ParseCPUList accepts, above the
+// kernel's largest NR_CPUS (8192), so that no list expands without bound.
+const MaxCPU = 1<<16 - 1
+
 // ParseCPUList parses the kernel's list format ("0-3,8,10-11") into
-// ascending numbers.
-func ParseCPUList(s string) ([]int, error) {
+// ascending numbers, each at most MaxCPU.
+func ParseCPUList(s string) ([]int, error) { return ParseCPUListMax(s, MaxCPU) }
+
+// ParseCPUListMax is ParseCPUList for CPUs 0 to maxCPU: a number outside
+// that is an error, found before any range is expanded (user input such
+// as "0-99999999" costs nothing).
+func ParseCPUListMax(s string, maxCPU int) ([]int, error) {
 	s = strings.TrimSpace(s)
 	var out []int
 	if s == "" {
@@ -85,6 +94,9 @@ func ParseCPUList(s string) ([]int, error) {
 		}
 		if b < a {
 			return nil, fmt.Errorf("CPU list %q: range %d-%d runs backwards", s, a, b)
+		}
+		if a < 0 || b > maxCPU {
+			return nil, fmt.Errorf("CPU list %q: %q is outside CPUs 0-%d", s, part, maxCPU)
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, i)

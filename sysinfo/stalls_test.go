@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 func TestSummariseStalls(t *testing.T) {
@@ -52,13 +54,19 @@ func TestStallPeriodIrregular(t *testing.T) {
 	}
 }
 
+// TestProbeStalls probes the first CPU this process may use: CPU 0 may be
+// outside the cpuset (a container, taskset).
 func TestProbeStalls(t *testing.T) {
-	cpus := []int{0}
+	allowed, err := sys.AllowedCPUs()
+	if err != nil || len(allowed) == 0 {
+		t.Fatalf("allowed CPUs %v: %v", allowed, err)
+	}
+	cpus := allowed[:1]
 	got, err := ProbeStalls(cpus, 30*time.Millisecond, 2*time.Microsecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].CPU != 0 || got[0].Seconds < 0.03 || got[0].ThresholdNs != 2000 {
+	if len(got) != 1 || got[0].CPU != cpus[0] || got[0].Seconds < 0.03 || got[0].ThresholdNs != 2000 {
 		t.Fatalf("probe %+v", got)
 	}
 	if got[0].LostShare < 0 || got[0].LostShare > 1 || got[0].MaxNs < got[0].P99Ns {

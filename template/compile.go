@@ -1,6 +1,7 @@
 package template
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/header"
+	"github.com/wpg-dev/wpg/internal/printable"
+	"github.com/wpg-dev/wpg/units"
 )
 
 // Plans.
@@ -33,6 +36,18 @@ type CompileOptions struct {
 	// by all workers together (each worker gets 1/W); 0 means the default.
 	PrerenderMaxBytes   int64
 	PrerenderMaxPackets int64
+	// Count is the run's frame limit (--count) over all workers, 0 for
+	// none: worker i sends at most its share (the engine's split), so it
+	// prerenders no more than that of any stream.
+	Count uint64
+	// MemAvailable is the memory the system can give (MemAvailable of
+	// /proc/meminfo, read by the caller), 0 when unknown: prerendering
+	// takes at most half of it over all workers.
+	MemAvailable int64
+	// CheckOnly plans and checks the limits but renders and prerenders
+	// nothing: Compile then only reports whether the plan works (its
+	// error); the Source must not be used.
+	CheckOnly bool
 }
 
 // Source renders the frames of one worker. It implements engine.Source.
@@ -40,7 +55,7 @@ type CompileOptions struct {
 type Source struct {
 	streams  []*cstream
 	active   []int // indexes of streams with frames left
-	cur      []int64
+	rr       swrr  // the interleaving of the active streams
 	total    int64
 	sched    []uint16 // one period of the interleaving, nil when computed live
 	pos      int
@@ -62,6 +77,7 @@ type cstream struct {
 	sig   bool
 
 	k, w      uint64 // next packet index, stride (workers)
+	seqTag    uint64 // frame.SeqWord(0, workers): the worker count in the signature
 	left      uint64 // frames left for this worker
 	unlimited bool
 
@@ -79,7 +95,9 @@ type cstream struct {
 	// Prerendering.
 	pre    bool
 	arena  []byte
-	frames []preFrame
+	frames []preFrame // per frame, when the size varies; nil for one size
+	fixN   int        // the frame size when frames is nil
+	fixOdd bool
 	delta  *delta // instead of arena and frames, for large fixed-size frames
 	npre   int    // frames prerendered
 	pj     int
@@ -98,6 +116,11 @@ type preFrame struct {
 	n   uint16
 	odd bool
 }
+
+// preFrameSize is the memory a preFrame takes (an int, a uint16 and a bool,
+// padded to 16 bytes on 64-bit machines), counted against the prerender
+// byte limit.
+const preFrameSize = 16
 
 // pfield is a varying field being patched.
 type pfield struct {
@@ -168,6 +191,13 @@ func (c *cursor) next() uint64 {
 
 // Compile builds the Source of worker o.Worker of o.Workers for spec.
 func Compile(spec *Spec, o CompileOptions) (*Source, error) {
+	return CompileContext(context.Background(), spec, o)
+}
+
+// CompileContext is Compile that gives up when ctx is done: prerendering
+// a large stream checks ctx every few thousand frames and returns
+// ctx.Err() (a SIGTERM during a long prerender ends it at once).
+func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source, error) {
 	if o.Workers <= 0 {
 		o.Workers = 1
 	}
@@ -188,11 +218,25 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 		o.PrerenderMaxPackets = DefaultPrerenderMaxPackets
 	}
 	if len(spec.Streams) == 0 {
-		return nil, fmt.Errorf("template %s: no streams", spec.File)
+		return nil, fmt.Errorf("template %s: no streams", printable.Escape(spec.File))
 	}
 	W := uint64(o.Workers)
-	budgetBytes := o.PrerenderMaxBytes / int64(o.Workers)
+	maxBytes, bytesLimit := o.PrerenderMaxBytes, "--prerender-max-bytes / tx.prerender_max_bytes"
+	if half := o.MemAvailable / 2; o.MemAvailable > 0 && half < maxBytes {
+		maxBytes = half
+		bytesLimit = fmt.Sprintf("half of the %s MemAvailable: prerendering stays within half the memory available, whatever --prerender-max-bytes (%s) allows; free memory or prerender less", sizeString(o.MemAvailable), sizeString(o.PrerenderMaxBytes))
+	}
+	budgetBytes := maxBytes / int64(o.Workers)
 	budgetPkts := o.PrerenderMaxPackets / int64(o.Workers)
+	// The run's --count bounds what this worker sends (the engine gives
+	// worker i the frames i, i+W, … of the count).
+	countShare, counted := uint64(0), o.Count > 0
+	if counted {
+		countShare = o.Count / W
+		if uint64(o.Worker) < o.Count%W {
+			countShare++
+		}
+	}
 	s := &Source{}
 	perWorker := ""
 	if o.Workers > 1 {
@@ -204,7 +248,7 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 	for i := range spec.Streams {
 		st := &spec.Streams[i]
 		L := newLayout(st, uint16(i))
-		cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W}
+		cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
 		if st.Count == 0 {
 			cs.unlimited = true
 		} else if st.Count > uint64(o.Worker) {
@@ -230,30 +274,45 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 		default:
 			finite = false
 		}
+		byCount := false
+		if counted && (!finite || need > countShare) {
+			need, finite, byCount = countShare, true, true
+		}
 		var why string
 		pre := false
 		if o.Plan != PlanStream && finite && need > 0 {
-			var bytes int64
+			// cost adds the per-frame index of varying sizes to the frames.
+			var bytes, cost int64
 			if need <= uint64(max(budgetPkts, 0)) {
 				// Exact only when it may fit (it walks the sizes of need frames).
 				bytes = int64(need) * int64(st.Size.Min())
 				if bytes <= budgetBytes {
-					bytes = prerenderBytes(st, uint64(o.Worker), W, need)
+					var err error
+					if bytes, err = prerenderBytes(ctx, st, uint64(o.Worker), W, need); err != nil {
+						return nil, err
+					}
+				}
+				cost = bytes
+				if st.Size.Kind != Fixed {
+					cost += int64(need) * preFrameSize
 				}
 			}
 			switch {
 			case need > uint64(max(budgetPkts, 0)):
 				why = fmt.Sprintf("%d frames exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets%s)", need, budgetPkts, o.PrerenderMaxPackets, perWorker)
-			case bytes > budgetBytes:
-				why = fmt.Sprintf("%s exceeds the %s left of the prerender limit of %s (--prerender-max-bytes / tx.prerender_max_bytes%s)", sizeString(bytes), sizeString(budgetBytes), sizeString(o.PrerenderMaxBytes), perWorker)
+			case cost > budgetBytes:
+				why = fmt.Sprintf("%s exceeds the %s left of the prerender limit of %s (%s%s)", sizeString(cost), sizeString(budgetBytes), sizeString(maxBytes), bytesLimit, perWorker)
 			default:
 				pre = true
 				budgetPkts -= int64(need)
-				budgetBytes -= bytes
+				budgetBytes -= cost
 				why = fmt.Sprintf("prerendered %d frames (%s)", need, sizeString(bytes))
-				if !cs.unlimited && need == cs.left {
+				switch {
+				case byCount:
+					why += ", what --count leaves this worker"
+				case !cs.unlimited && need == cs.left:
 					why += ", the whole count"
-				} else {
+				default:
 					why += ", one period of its fields, replayed"
 				}
 			}
@@ -265,10 +324,17 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 			why = "no frames for this worker"
 		}
 		if o.Plan == PlanPrerender && !pre && need > 0 {
-			return nil, fmt.Errorf("template %s: stream %d (%s) cannot be prerendered: %s; raise the limit, set a count, or use --plan auto", spec.File, i, st.Name, strings.TrimPrefix(why, "streamed: "))
+			return nil, fmt.Errorf("template %s: stream %d (%s) cannot be prerendered: %s; raise the limit, set a count, or use --plan auto", printable.Escape(spec.File), i, printable.Escape(st.Name), strings.TrimPrefix(why, "streamed: "))
+		}
+		if o.CheckOnly {
+			continue
 		}
 		if pre {
-			why += cs.prerender(need)
+			note, err := cs.prerender(ctx, need)
+			if err != nil {
+				return nil, err
+			}
+			why += note
 			npre++
 		} else {
 			if !strings.HasPrefix(why, "streamed") && why != "no frames for this worker" {
@@ -287,22 +353,14 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 	if shares > 0 {
 		s.mean /= shares
 	}
-	s.cur = make([]int64, len(s.streams))
+	s.rr = newSWRR(s.active, func(i int) int64 { return s.streams[i].share })
 	// Smooth weighted round-robin repeats after sum(shares) picks (every
 	// stream picked share times, the state back at zero): precompute one
 	// period when it is short.
 	if len(s.active) > 1 && s.total <= maxSched {
 		s.sched = make([]uint16, 0, s.total)
 		for range s.total {
-			best := -1
-			for _, i := range s.active {
-				s.cur[i] += s.streams[i].share
-				if best < 0 || s.cur[i] > s.cur[best] {
-					best = i
-				}
-			}
-			s.cur[best] -= s.total
-			s.sched = append(s.sched, uint16(best))
+			s.sched = append(s.sched, uint16(s.rr.next()))
 		}
 	}
 	switch {
@@ -374,29 +432,27 @@ func meanOf(v *Value) float64 {
 	return float64(v.From)
 }
 
-func prerenderBytes(st *Stream, k, w, need uint64) int64 {
+// checkEvery is how many frames prerendering renders between looks at
+// its context: a few hundred microseconds of work.
+const checkEvery = 4096
+
+func prerenderBytes(ctx context.Context, st *Stream, k, w, need uint64) (int64, error) {
 	if st.Size.Kind == Fixed {
-		return int64(need) * int64(st.Size.From)
+		return int64(need) * int64(st.Size.From), nil
 	}
 	c := newCursor(&st.Size, k, w)
 	var total int64
-	for range need {
+	for j := range need {
+		if j%(16*checkEvery) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
 		total += int64(c.next())
 	}
-	return total
+	return total, nil
 }
 
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// sizeString formats n bytes in binary units (1.0 GiB).
+func sizeString(n int64) string { return units.FormatSizeApprox(n) }
 
 // compileStream prepares the frame image, the per-size base sums and the
 // varying-field patchers.
@@ -513,29 +569,49 @@ func distinctSizes(v *Value) []uint64 {
 // prerender renders this worker's next need frames into one arena, or,
 // for large fixed-size frames that differ in few bytes, as one image and
 // the differing bytes of every frame (see newDelta). It returns a note for
-// the plan detail.
-func (cs *cstream) prerender(need uint64) string {
+// the plan detail. It stops with ctx.Err() when ctx is done.
+func (cs *cstream) prerender(ctx context.Context, need uint64) (string, error) {
 	L, st := cs.L, cs.L.st
 	cs.pre = true
 	cs.npre = int(need)
-	if d := newDelta(cs, need); d != nil {
-		cs.delta = d
-		return fmt.Sprintf(", kept as one %d-byte image and the %d bytes that vary per frame (%s in all)", d.n, d.rec, sizeString(int64(d.n+len(d.data))))
+	d, err := newDelta(ctx, cs, need)
+	if err != nil {
+		return "", err
 	}
-	total := prerenderBytes(st, cs.k, cs.w, need)
+	if d != nil {
+		cs.delta = d
+		return fmt.Sprintf(", kept as one %d-byte image and the %d bytes that vary per frame (%s in all)", d.n, d.rec, sizeString(int64(d.n+len(d.data)))), nil
+	}
+	total, err := prerenderBytes(ctx, st, cs.k, cs.w, need)
+	if err != nil {
+		return "", err
+	}
 	cs.arena = make([]byte, total)
-	cs.frames = make([]preFrame, need)
+	fixed := st.Size.Kind == Fixed
+	if fixed {
+		// One size: frame j is at j*n, no index.
+		cs.fixN = int(st.Size.From)
+		cs.fixOdd = (cs.fixN-frame.SignatureLen-max(L.l4, 0))&1 == 1
+	} else {
+		cs.frames = make([]preFrame, need)
+	}
 	sc := newCursor(&st.Size, cs.k, cs.w)
 	off := 0
 	k := cs.k
 	for j := range need {
+		if j%checkEvery == 0 && ctx.Err() != nil {
+			cs.arena, cs.frames = nil, nil
+			return "", ctx.Err()
+		}
 		n := int(sc.next())
 		L.write(cs.arena[off:], n, k, 0, false)
-		cs.frames[j] = preFrame{off: off, n: uint16(n), odd: (n-frame.SignatureLen-max(L.l4, 0))&1 == 1}
+		if !fixed {
+			cs.frames[j] = preFrame{off: off, n: uint16(n), odd: (n-frame.SignatureLen-max(L.l4, 0))&1 == 1}
+		}
 		off += n
 		k += cs.w
 	}
-	return ""
+	return "", nil
 }
 
 // sigSum is the checksum contribution of a signature's seq and time
@@ -550,7 +626,7 @@ func sigSum(seq uint64, tsSum uint64, odd bool) uint64 {
 
 // renderOne writes the stream's next frame into b and returns its length.
 func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
-	seq := cs.k
+	seq := cs.k | cs.seqTag
 	cs.k += cs.w
 	if cs.pre {
 		j := cs.pj
@@ -567,12 +643,17 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 			}
 			d.apply(b, j)
 		} else {
-			f := cs.frames[j]
-			n, odd = int(f.n), f.odd
-			if n == 64 && len(b) >= 64 {
-				*(*[64]byte)(b) = *(*[64]byte)(cs.arena[f.off:])
+			var off int
+			if cs.frames == nil {
+				n, odd, off = cs.fixN, cs.fixOdd, j*cs.fixN
 			} else {
-				copy(b[:n], cs.arena[f.off:f.off+n])
+				f := cs.frames[j]
+				n, odd, off = int(f.n), f.odd, f.off
+			}
+			if n == 64 && len(b) >= 64 {
+				*(*[64]byte)(b) = *(*[64]byte)(cs.arena[off:])
+			} else {
+				copy(b[:n], cs.arena[off:off+n])
 			}
 			if cs.memo != nil {
 				cs.memo.forget(b)
@@ -712,14 +793,7 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 				s.pos = 0
 			}
 		} else {
-			best = -1
-			for _, i := range s.active {
-				s.cur[i] += s.streams[i].share
-				if best < 0 || s.cur[i] > s.cur[best] {
-					best = i
-				}
-			}
-			s.cur[best] -= s.total
+			best = s.rr.next()
 		}
 		cs := s.streams[best]
 		lens[n] = cs.renderOne(bufs[n], now, nowSum)
@@ -744,9 +818,7 @@ func (s *Source) remove(i int) {
 	s.total -= s.streams[i].share
 	// Restart the round-robin state of the remaining streams, computed live
 	// from now on.
-	for _, a := range s.active {
-		s.cur[a] = 0
-	}
+	s.rr.remove(i, s.streams[i].share)
 	s.sched = nil
 }
 

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+
+	"github.com/wpg-dev/wpg/frame"
 )
 
 //go:embed default.wpg.yaml
@@ -29,7 +31,33 @@ func Default() *Spec {
 // DefaultWithSize returns the embedded default template with frame size n
 // (what `--size` means without a template), checked by the parser like any
 // template: a size too small for the headers and signature is an *Error.
+//
+// The range is the default's own: from the 62 bytes its headers and
+// signature take to MaxFrameSize; the error says so, and that payload
+// frames up to 1 GiB are for the local paths.
 func DefaultWithSize(n int64) (*Spec, error) {
+	d := Default()
+	st := &d.Streams[0]
+	lo, _ := DefaultSizeRange()
+	if n < lo || n > MaxFrameSize {
+		return nil, &Error{
+			Msg: fmt.Sprintf("frame size %d is outside the %d..%d bytes of the embedded default template (UDP/IPv4 frames: %d of headers + 20 of signature, up to jumbo)", n, lo, MaxFrameSize, st.HeaderLen()),
+			Fix: fmt.Sprintf("use a --size in %d..%d; payload frames up to 1 GiB are for the local paths: add --backend shm (or pipe, unix, cma, memcpy)", lo, MaxFrameSize)}
+	}
 	yml := strings.Replace(string(defaultYAML), "    size: 64\n", fmt.Sprintf("    size: %d\n", n), 1)
-	return Parse(fmt.Sprintf("embedded default template with size %d", n), []byte(yml))
+	return Parse(DefaultName, []byte(yml))
+}
+
+// DefaultSizeRange returns the frame sizes DefaultWithSize accepts: from
+// the embedded template's headers and signature up to MaxFrameSize.
+func DefaultSizeRange() (lo, hi int64) {
+	st := &Default().Streams[0]
+	return int64(st.HeaderLen() + frameSignatureLen(st)), MaxFrameSize
+}
+
+func frameSignatureLen(st *Stream) int {
+	if st.Signature {
+		return frame.SignatureLen
+	}
+	return 0
 }

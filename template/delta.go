@@ -1,6 +1,7 @@
 package template
 
 import (
+	"context"
 	"encoding/binary"
 
 	"github.com/wpg-dev/wpg/frame"
@@ -29,10 +30,10 @@ const deltaMaxShare = 4
 // newDelta prerenders cs's next need frames as a delta, or returns nil
 // when the stream does not qualify (variable size, small frames, or frames
 // that differ in more than a quarter of their bytes).
-func newDelta(cs *cstream, need uint64) *delta {
+func newDelta(ctx context.Context, cs *cstream, need uint64) (*delta, error) {
 	L, st := cs.L, cs.L.st
 	if st.Size.Kind != Fixed || need < 2 || int(st.Size.From) < KeepMin {
-		return nil
+		return nil, nil
 	}
 	n := int(st.Size.From)
 	nw := (n + 7) / 8
@@ -55,7 +56,10 @@ func newDelta(cs *cstream, need uint64) *delta {
 	}
 	limit := nw / deltaMaxShare
 	k := cs.k
-	for range need - 1 {
+	for j := range need - 1 {
+		if j%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		k += cs.w
 		L.write(scratch, n, k, 0, false)
 		w := 0
@@ -70,7 +74,7 @@ func newDelta(cs *cstream, need uint64) *delta {
 			}
 		}
 		if count > limit {
-			return nil
+			return nil, nil
 		}
 	}
 	for i, v := range varies {
@@ -82,6 +86,9 @@ func newDelta(cs *cstream, need uint64) *delta {
 	d.data = make([]byte, int(need)*d.rec)
 	k = cs.k
 	for j := range int(need) {
+		if j%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		L.write(scratch, n, k, 0, false)
 		k += cs.w
 		r := d.data[j*d.rec:]
@@ -90,7 +97,7 @@ func newDelta(cs *cstream, need uint64) *delta {
 			at += copy(r[at:], scratch[off:min(off+8, n)])
 		}
 	}
-	return d
+	return d, nil
 }
 
 // apply writes frame j's varying words into b (which holds the image).

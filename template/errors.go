@@ -3,6 +3,8 @@ package template
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wpg-dev/wpg/internal/printable"
 )
 
 // Error is a template error: where (file, line, column, field path), what,
@@ -39,7 +41,9 @@ func (e *Error) Error() string {
 		b.WriteString("; ")
 		b.WriteString(e.Fix)
 	}
-	return b.String()
+	// File names, keys and values come from the user: no control
+	// character reaches the terminal.
+	return printable.Escape(b.String())
 }
 
 // Unwrap returns the underlying error.

@@ -1,13 +1,13 @@
 package template
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"net"
 	"net/netip"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -147,22 +147,22 @@ type rawPayloadField struct {
 	Value  node `yaml:"value"`
 }
 
-// Load reads and parses the template file at path. It is Parse plus
-// os.ReadFile; the error of a missing file unwraps to fs.ErrNotExist.
-func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read template: %w (give the path of a *.wpg.yaml file; see docs/templates.md)", err)
-	}
-	return Parse(path, data)
-}
-
 // Parse decodes a *.wpg.yaml template. file names the template in error
 // messages. Parsing is strict: unknown keys, values of the wrong kind or
 // out of range, and layer stacks that do not fit the frame size are errors
-// (*Error) naming file:line:column, the field path, and a fix.
+// (*Error) naming file:line:column, the field path, and a fix. A UTF-8
+// byte-order mark at the start is ignored. The limits of Load (tokens,
+// nesting, values after alias expansion, streams) are checked before
+// anything is built.
 func Parse(file string, data []byte) (*Spec, error) {
-	p := &parser0{file: file}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // the BOM some editors write
+	p := &parser0{file: file, data: data}
+	if len(data) > MaxTemplateBytes {
+		return nil, tooBig(file, int64(len(data)))
+	}
+	if e := p.prescan(data); e != nil {
+		return nil, e
+	}
 	astFile, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, p.yamlErr(err)
@@ -174,11 +174,17 @@ func Parse(file string, data []byte) (*Spec, error) {
 		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "empty template", Fix: "add a `streams:` list, e.g. streams: [{udp: {dst: 9}, ipv4: {}}] (see docs/templates.md)"}
 	}
 	p.root = astFile.Docs[0].Body
+	if e := p.checkStreamCount(p.root); e != nil {
+		return nil, e
+	}
+	if e := p.checkExpansion(p.root); e != nil {
+		return nil, e
+	}
 	if e := p.checkNulls(p.root, ""); e != nil {
 		return nil, e
 	}
 	var raw rawFile
-	if err := yaml.UnmarshalWithOptions(data, &raw, yaml.Strict()); err != nil {
+	if err := yaml.NodeToValue(p.root, &raw, yaml.Strict()); err != nil {
 		return nil, p.yamlErr(err)
 	}
 	return p.spec(&raw)
@@ -186,6 +192,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 
 type parser0 struct {
 	file string
+	data []byte
 	root ast.Node
 	seed uint64
 }
@@ -235,7 +242,33 @@ func (p *parser0) yamlErr(err error) error {
 	default:
 		e.Fix = "fix the YAML syntax at this position"
 	}
+	if tabIndent(p.data, tk.Position.Line) {
+		e.Msg = "a tab in the indentation: " + e.Msg
+		e.Fix = "indent with spaces, not tabs (YAML does not allow tabs in indentation)"
+	}
 	return e
+}
+
+// tabIndent reports whether line (1-based) of data has a tab in its
+// leading white space.
+func tabIndent(data []byte, line int) bool {
+	for i := 1; i < line && len(data) > 0; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return false
+		}
+		data = data[j+1:]
+	}
+	for _, c := range data {
+		switch c {
+		case '\t':
+			return true
+		case ' ':
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 func orTop(path string) string {
@@ -382,7 +415,12 @@ func splitPath(path string) []string {
 			if i > 0 {
 				out = append(out, part[:i])
 			}
-			j := strings.IndexByte(part, ']')
+			j := strings.IndexByte(part[i:], ']')
+			if j < 0 {
+				// A key that holds '[' itself ("0[."): not an index.
+				break
+			}
+			j += i
 			out = append(out, part[i:j+1])
 			part = part[j+1:]
 		}
@@ -732,6 +770,11 @@ func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, u
 	if hiF != hiT {
 		return v, 0, p.errAt(to, path+".to", "IPv6 ranges may vary only the lower 64 bits of the address", "keep the first four groups of from and to equal")
 	}
+	if modeS == "increment" && f > tt {
+		fs, ts := strings.TrimSpace(scalarText(from)), strings.TrimSpace(scalarText(to))
+		return v, 0, p.errAt(from, path+".from", fmt.Sprintf("mode: increment counts up from `from` to `to`, but from %s is above to %s", fs, ts),
+			fmt.Sprintf("swap them ({from: %s, to: %s}) to count up, or use mode: decrement to count down from %s to %s", ts, fs, fs, ts))
+	}
 	v.From, v.To = min(f, tt), max(f, tt)
 	v.Step = 1
 	if step != nil {
@@ -817,8 +860,8 @@ func (p *parser0) spec(raw *rawFile) (*Spec, error) {
 	if len(raw.Streams) == 0 {
 		return nil, p.errAt(nil, "streams", "no streams", "add a `streams:` list with at least one stream, e.g. streams: [{ipv4: {}, udp: {}}]")
 	}
-	if len(raw.Streams) > 65535 {
-		return nil, p.errAt(nil, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", len(raw.Streams)), "use at most 65535 streams")
+	if len(raw.Streams) > maxStreams {
+		return nil, p.errAt(nil, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", len(raw.Streams)), fmt.Sprintf("use at most %d streams", maxStreams))
 	}
 	for i := range raw.Streams {
 		st, err := p.stream(&raw.Streams[i], fmt.Sprintf("streams[%d]", i))
@@ -1016,25 +1059,70 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 	if st.Signature {
 		need += frame.SignatureLen
 	}
-	minSize := uint64(max(64, need))
+	// The payload as written: the pattern (or text) must fit once, and
+	// every field, in the payload of the smallest frame.
+	patNeed := len(st.Payload.Pattern)
+	payNeed, payWhat, payPath := patNeed, "", ""
+	if patNeed > 0 {
+		payWhat, payPath = fmt.Sprintf("the %d-byte payload pattern", patNeed), path+".payload.pattern"
+		if r.Payload.Text.set() {
+			payWhat, payPath = fmt.Sprintf("the %d-byte payload text", patNeed), path+".payload.text"
+		}
+	}
+	patWhat, patPath := payWhat, payPath
+	for i, f := range st.Payload.Fields {
+		if f.Offset+f.Width > payNeed {
+			payNeed = f.Offset + f.Width
+			payWhat, payPath = fmt.Sprintf("payload field %d (offset %d, width %d)", i, f.Offset, f.Width), fmt.Sprintf("%s.payload.fields[%d].offset", path, i)
+		}
+	}
+	minSize := uint64(max(64, need+payNeed))
 	if r.Size.set() {
 		if st.Size, err = p.size(r.Size.n, path+".size"); err != nil {
 			return nil, err
 		}
 	} else {
+		// No size: the smallest frame that holds the layers, the
+		// signature and the payload as written.
+		if minSize > MaxFrameSize {
+			return nil, p.errAt(nil, payPath, fmt.Sprintf("%s needs a frame of %d bytes, above the largest frame size %d", payWhat, minSize, MaxFrameSize), fmt.Sprintf("shorten it to at most %d bytes", MaxFrameSize-need))
+		}
 		st.Size = Fix(minSize)
+	}
+	// sizeWhat names the smallest size as the template wrote it.
+	sizeWhat := func(lo uint64) string {
+		switch {
+		case st.Size.Kind == Weighted && isScalar(r.Size.n):
+			return fmt.Sprintf("size: imix (%s) has frames of %d bytes", imixString(st.Size), lo)
+		case st.Size.Kind == Weighted:
+			return fmt.Sprintf("the smallest IMIX size, %d,", lo)
+		case st.Size.Kind != Fixed:
+			return fmt.Sprintf("the smallest frame size, %d,", lo)
+		}
+		return fmt.Sprintf("frame size %d", lo)
+	}
+	// sizeFix says how to raise the smallest size to at least n.
+	sizeFix := func(n int) string {
+		if st.Size.Kind == Weighted {
+			return "use a custom IMIX whose sizes are all at least " + strconv.Itoa(n) + ", e.g. size: " + imixFor(st.Size, n, len(st.VLANs))
+		}
+		return fmt.Sprintf("use a size of at least %d", n)
 	}
 	if lo := st.Size.Min(); lo < uint64(need) {
 		sig := ""
-		fix := fmt.Sprintf("use a size of at least %d", need)
+		fix := sizeFix(need)
 		if st.Signature {
 			sig = fmt.Sprintf(" + %d of signature", frame.SignatureLen)
 			fix += fmt.Sprintf(", or signature: false (then %d)", need-frame.SignatureLen)
 		}
-		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("frame size %d is below the %d bytes this stream needs (%d of headers%s)", lo, need, st.HeaderLen(), sig), fix)
+		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the %d bytes this stream needs (%d of headers%s)", isBelow(sizeWhat(lo)), need, st.HeaderLen(), sig), fix)
 	}
 	if lo := st.Size.Min(); st.Signature && lo < MinSignedFrame {
-		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("frame size %d is below the Ethernet minimum of %d bytes: the NIC would pad the frame and the signature would no longer be its last 20 bytes", lo, MinSignedFrame), fmt.Sprintf("use a size of at least %d, or signature: false", MinSignedFrame))
+		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the Ethernet minimum of %d bytes: the NIC would pad the frame and the signature would no longer be its last 20 bytes", isBelow(sizeWhat(lo)), MinSignedFrame), sizeFix(MinSignedFrame)+", or signature: false")
+	}
+	if lo := st.Size.Min(); patNeed > 0 && lo < uint64(need+patNeed) {
+		return nil, p.errAt(nil, patPath, fmt.Sprintf("%s does not fit in the %d payload bytes of %s (%d of headers%s)", patWhat, int(lo)-need, smallest(st.Size.Kind, lo), st.HeaderLen(), sigBytes(st.Signature)),
+			sizeFix(need+patNeed)+" (or remove size: to size the frame from the payload)")
 	}
 	for i, f := range st.Payload.Fields {
 		room := int(st.Size.Min()) - need
@@ -1044,6 +1132,56 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 		}
 	}
 	return st, nil
+}
+
+// isBelow turns "frame size 60" into "frame size 60 is" and "the
+// smallest frame size, 60," into "the smallest frame size, 60, is".
+func isBelow(what string) string {
+	if strings.HasSuffix(what, ",") {
+		return what + " is"
+	}
+	if strings.HasPrefix(what, "size: imix") {
+		return what + ","
+	}
+	return what + " is"
+}
+
+// smallest names the smallest frame of a size: "a 64-byte frame", "the
+// smallest frame (64 bytes)".
+func smallest(k Kind, lo uint64) string {
+	if k == Fixed {
+		return fmt.Sprintf("a %d-byte frame", lo)
+	}
+	return fmt.Sprintf("the smallest frame (%d bytes)", lo)
+}
+
+func sigBytes(sig bool) string {
+	if sig {
+		return fmt.Sprintf(" + %d of signature", frame.SignatureLen)
+	}
+	return ""
+}
+
+// imixString writes the sizes and weights of an IMIX: "7 × 64, 4 × 594, 1 × 1514".
+func imixString(v Value) string {
+	parts := make([]string, len(v.Sizes))
+	for i := range v.Sizes {
+		parts[i] = fmt.Sprintf("%d × %d", v.Weights[i], v.Sizes[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// imixFor writes a custom IMIX like v whose sizes are at least n (and,
+// with VLAN tags, whose largest size grows by the tags).
+func imixFor(v Value, n, tags int) string {
+	parts := make([]string, len(v.Sizes))
+	for i, sz := range v.Sizes {
+		if i == len(v.Sizes)-1 && len(v.Sizes) > 1 && sz+uint64(tags*header.VLANLen) <= MaxFrameSize {
+			sz += uint64(tags * header.VLANLen)
+		}
+		parts[i] = fmt.Sprintf("%d: %d", max(sz, uint64(n)), v.Weights[i])
+	}
+	return "{imix: {" + strings.Join(parts, ", ") + "}}"
 }
 
 // HeaderLen is the length of the stream's headers: Ethernet, VLAN tags,

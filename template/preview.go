@@ -12,6 +12,7 @@ import (
 
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/header"
+	"github.com/wpg-dev/wpg/internal/printable"
 )
 
 // PreviewFrame is one rendered frame decoded layer by layer (for wpg
@@ -185,7 +186,7 @@ func l4ok(l3 []byte, v6 bool, proto uint8, seg []byte) bool {
 func (pf *PreviewFrame) WriteText(w io.Writer) error {
 	title := fmt.Sprintf("frame %d: %d bytes", pf.Index, pf.Len)
 	if pf.Stream >= 0 {
-		title = fmt.Sprintf("frame %d: stream %d (%s) seq %d, %d bytes", pf.Index, pf.Stream, pf.Name, pf.Seq, pf.Len)
+		title = fmt.Sprintf("frame %d: stream %d (%s) seq %d, %d bytes", pf.Index, pf.Stream, printable.Escape(pf.Name), pf.Seq, pf.Len)
 	}
 	var b strings.Builder
 	b.WriteString(title + "\n")

@@ -166,8 +166,8 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
 			s.info.Details["tx_copy"] = txCopyNote(ring, o.TxCopy, ifc, loFrags)
 			s.info.Hint = ringHint(ring, o.MaxFrame)
-			if ring.Depth() < o.RingDepth {
-				s.info.Details["ring_depth_capped"] = fmt.Sprintf("--ring-depth %d capped to %d by --ring-bytes %d (slot %d bytes)", o.RingDepth, ring.Depth(), max(o.RingBytes, 0), g.Slot)
+			if why := g.Adjustment(o.RingDepth, o.RingBytes); why != "" {
+				s.info.Adjusted = append(s.info.Adjusted, why)
 			}
 			return s, nil
 		case errors.Is(err, sys.ErrNotSupported) || sys.IsNoMemory(err):

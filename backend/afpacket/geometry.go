@@ -72,3 +72,30 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (Geometry, error
 	g.Depth = g.Blocks * per
 	return g, nil
 }
+
+// Adjustment says why the ring has a different number of slots than
+// --ring-depth asked for (depth; 0: DefaultRingDepth) under --ring-bytes
+// (ringBytes; 0: DefaultRingBytes), or "" when it has exactly that many:
+// the ring-bytes cap, or the kernel's rule that a ring is whole blocks
+// (each at least a page) of whole slots.
+func (g Geometry) Adjustment(depth int, ringBytes int64) string {
+	if depth == 0 {
+		depth = DefaultRingDepth
+	}
+	if ringBytes == 0 {
+		ringBytes = DefaultRingBytes
+	}
+	per := g.BlockSize / g.Slot
+	switch {
+	case g.Depth == depth:
+		return ""
+	case int64(depth)*int64(g.Slot) > ringBytes:
+		return fmt.Sprintf("--ring-depth %d capped to %d: --ring-bytes %d holds %d slots of %d bytes (the smallest power of two for the 48-byte header and the largest frame); raise --ring-bytes (tx.ring_bytes) for more",
+			depth, g.Depth, ringBytes, ringBytes/int64(g.Slot), g.Slot)
+	case g.Depth > depth:
+		return fmt.Sprintf("--ring-depth %d raised to %d: the kernel's ring is whole blocks of at least a page (%d bytes), and one holds %d slots of %d bytes",
+			depth, g.Depth, g.BlockSize, per, g.Slot)
+	}
+	return fmt.Sprintf("--ring-depth %d lowered to %d: the kernel's ring is whole %d-byte blocks of %d slots of %d bytes; give a multiple of %d",
+		depth, g.Depth, g.BlockSize, per, g.Slot, per)
+}

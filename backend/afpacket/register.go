@@ -11,6 +11,7 @@ func init() {
 		Summary:     "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
 		NewSender:   newSender,
 		NewReceiver: newReceiver,
+		Flags:       []string{"interface", "ring-depth", "ring-bytes", "no-tx-ring", "no-rx-ring", "tx-copy", "qdisc-bypass"},
 	})
 }
 

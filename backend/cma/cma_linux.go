@@ -29,6 +29,11 @@ func init() {
 		NewReceiver: newReceiver,
 		Payload:     true,
 		NeedsPeer:   true,
+		Flags:       []string{"connect", "listen", "recv-mode", "slots"},
+		Check: func(o backend.Options) error {
+			_, err := modeOf(o.RecvMode)
+			return err
+		},
 	})
 }
 
@@ -101,10 +106,10 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
 	s := &sender{ctx: ctx, ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev}
-	s.staging, err = sys.MapAnon(ring.Slots() * s.stride)
+	s.staging, err = sys.Alloc(ring.Slots()*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", ring.Slots(), s.stride))
 	if err != nil {
 		ring.Close()
-		return nil, fmt.Errorf("cma sender staging (%d × %d bytes): %w", ring.Slots(), s.stride, err)
+		return nil, fmt.Errorf("cma sender: %w", err)
 	}
 	if s.conn, s.child, s.where, err = peer.Reach(ctx, "cma", o.Connect, o.Verify, helloWait); err != nil {
 		s.abort()
@@ -266,6 +271,9 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 {
 		return fail(errors.New("incomplete cma hello from the sender"))
 	}
+	if h.MaxFrame > peer.MaxFrameLen {
+		return fail(fmt.Errorf("the sender announced frames of %d bytes: want 1 … %d", h.MaxFrame, peer.MaxFrameLen))
+	}
 	ring, err := shmring.Open(m.Fds[0])
 	m.Fds = nil // the ring owns it, also when Open fails
 	if err != nil {
@@ -281,7 +289,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 			return fail(err)
 		}
 		st := stride(h.MaxFrame)
-		if r.slotsM, err = sys.MapAnon(ring.Slots() * st); err != nil {
+		if r.slotsM, err = sys.Alloc(ring.Slots()*st, fmt.Sprintf("the receive slots (%d × %d bytes)", ring.Slots(), st)); err != nil {
 			ring.Close()
 			return fail(err)
 		}
@@ -304,7 +312,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		return fail(fmt.Errorf("the sender's slot stride %d is not %d (a different wpg version?)", h.Len, stride(h.MaxFrame)))
 	}
 	r.perCall = max(1, min(copyBudget/h.MaxFrame, 1024))
-	if r.mem, err = sys.MapAnon(r.perCall * r.stride); err != nil {
+	if r.mem, err = sys.Alloc(r.perCall*r.stride, fmt.Sprintf("the receive buffers (%d × %d bytes)", r.perCall, r.stride)); err != nil {
 		ring.Close()
 		return fail(err)
 	}

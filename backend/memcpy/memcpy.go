@@ -11,9 +11,11 @@ package memcpy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 func init() {
@@ -36,6 +38,7 @@ type sender struct {
 	maxFrame int
 	perCall  int
 	src, dst []byte
+	mem      *sys.SharedMapping // src and dst, back to back
 	reserved int
 	frames   uint64
 	bytes    uint64
@@ -48,13 +51,17 @@ func newSender(_ context.Context, o backend.Options) (backend.Sender, error) {
 	}
 	s := &sender{maxFrame: o.MaxFrame}
 	s.perCall = max(1, min(budget/o.MaxFrame, max(o.Batch, 1)))
-	s.src = make([]byte, s.perCall*o.MaxFrame)
-	s.dst = make([]byte, s.perCall*o.MaxFrame)
-	// Touch every page now, so that the timed run copies into resident
-	// memory (as the C reference's warm iterations do).
-	for i := 0; i < len(s.dst); i += 4096 {
-		s.src[i], s.dst[i] = 1, 1
+	// Both buffers from one mapping, faulted in and written now, so that
+	// the timed run copies into resident memory (as the C reference's
+	// warm iterations do), and a size the system cannot give is a clear
+	// error rather than the runtime's fatal "out of memory".
+	half := s.perCall * o.MaxFrame
+	var err error
+	if s.mem, err = sys.Alloc(2*half, fmt.Sprintf("the memcpy source and destination buffers (2 × %d bytes)", half)); err != nil {
+		return nil, fmt.Errorf("memcpy: %w", err)
 	}
+	b := s.mem.Bytes()
+	s.src, s.dst = b[:half:half], b[half:]
 	return s, nil
 }
 
@@ -95,4 +102,7 @@ func (s *sender) Info() backend.Info {
 
 func (s *sender) Flush() error { return nil }
 
-func (s *sender) Close() error { s.src, s.dst = nil, nil; return nil }
+func (s *sender) Close() error {
+	s.src, s.dst = nil, nil
+	return s.mem.Close()
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,6 +34,7 @@ func init() {
 		NeedsPeer: true,
 		// One pipe carries one ordered stream of whole frames.
 		SingleWorker: true,
+		Flags:        []string{"fifo", "vmsplice", "pipe-size", "connect"},
 	})
 }
 
@@ -152,11 +154,10 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 		return nil, fmt.Errorf("pipe sender (%s): %w", s.where, err)
 	}
 	// Non-blocking writes, made with sys.WriteRaw/VmspliceRaw (see push).
-	if s.wasNonblock, err = sys.SetNonblock(s.fd, true); err != nil {
+	if err := s.setNonblock(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("pipe sender (%s): %w", s.where, err)
 	}
-	s.nonblock = true
 	if s.warn != "" {
 		fmt.Fprintf(os.Stderr, "wpg: warning: pipe (%s): %s\n", s.where, s.warn)
 	}
@@ -177,12 +178,35 @@ func newSender(ctx context.Context, o backend.Options, pipeSize int) (backend.Se
 		s.delay = (s.pipeSize/pageSize + pagesPerSlot - 1) / pagesPerSlot
 		s.slots = s.delay + 1
 	}
-	s.mem, err = sys.MapAnon(s.slots * s.stride)
+	s.mem, err = sys.Alloc(s.slots*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", s.slots, s.stride))
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("pipe sender staging (%d × %d bytes): %w", s.slots, s.stride, err)
+		return nil, fmt.Errorf("pipe sender: %w", err)
 	}
 	return s, nil
+}
+
+// setNonblock makes the sender's writes non-blocking. A pipe we did not
+// open (standard output) is shared with the rest of the pipeline through
+// one file description, whose O_NONBLOCK a SIGKILL would leave set for the
+// next writer: it is reopened through /proc/self/fd, a description of our
+// own, and only where that fails is the shared flag set (and put back on
+// Close).
+func (s *sender) setNonblock() error {
+	if !s.ownFd {
+		fd, err := sys.ReopenPipe(s.fd, true)
+		if err == nil {
+			s.fd, s.ownFd = fd, true
+		} else {
+			s.warn = strings.TrimPrefix(s.warn+"; ", "; ") + fmt.Sprintf("cannot get a private descriptor (%v): O_NONBLOCK set on the shared %s until exit", err, s.where)
+		}
+	}
+	var err error
+	if s.wasNonblock, err = sys.SetNonblock(s.fd, true); err != nil {
+		return err
+	}
+	s.nonblock = true
+	return nil
 }
 
 // slot returns staging slot i: one frame (write mode), or perSlot frames
@@ -468,10 +492,21 @@ func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.
 	} else {
 		r.pipeSize, _ = sys.PipeSize(r.fd)
 	}
-	fd := r.fd
 	// Non-blocking reads: a read that finds data (the common case while
 	// a sender is busy) costs one system call; only an empty pipe costs a
-	// poll as well. The flag is restored on Close.
+	// poll as well. Standard input is shared with the rest of the
+	// pipeline: it is reopened through /proc/self/fd so that the flag is
+	// set on a file description of our own (see the sender's
+	// setNonblock); where that fails the shared flag is set and restored
+	// on Close.
+	if !r.ownFd {
+		if fd, err := sys.ReopenPipe(r.fd, false); err == nil {
+			r.fd, r.ownFd = fd, true
+		} else {
+			r.warn = strings.TrimPrefix(r.warn+"; ", "; ") + fmt.Sprintf("cannot get a private descriptor (%v): O_NONBLOCK set on the shared %s until exit", err, r.where)
+		}
+	}
+	fd := r.fd
 	var err error
 	if r.wasNonblock, err = sys.SetNonblock(fd, true); err != nil {
 		r.Close()
@@ -486,8 +521,17 @@ func newReceiver(ctx context.Context, o backend.Options, pipeSize int) (backend.
 	})
 	r.sr.Avail = func() int { n, _ := sys.PipeBytes(fd); return n }
 	if o.MaxFrame > 0 {
-		// --size (the payload or the whole frame): room for either.
-		r.sr.Presize(o.MaxFrame + frame.PayloadHeaderLen)
+		// --size (the payload or the whole frame): room for either, and
+		// a header claiming more is a corrupted frame.
+		if o.MaxFrame > peer.MaxFrameLen {
+			r.Close()
+			return nil, fmt.Errorf("pipe receiver: --size %d: more than the largest frame (%d bytes: a %d-byte payload and its %d-byte header)", o.MaxFrame, peer.MaxFrameLen, frame.MaxPayload, frame.PayloadHeaderLen)
+		}
+		r.sr.Max = min(o.MaxFrame+frame.PayloadHeaderLen, peer.MaxFrameLen)
+		if err := r.sr.Presize(r.sr.Max); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("pipe receiver (%s): %w", r.where, err)
+		}
 	}
 	return r, nil
 }
@@ -524,6 +568,9 @@ func (r *receiver) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.sr != nil {
+		r.sr.Close()
+	}
 	if r.ownFd {
 		return sys.CloseFd(r.fd)
 	}

@@ -28,6 +28,14 @@ func init() {
 		NewReceiver: newReceiver,
 		Payload:     true,
 		NeedsPeer:   true,
+		Flags:       []string{"connect", "listen", "recv-mode", "busy-wait", "slots"},
+		Check: func(o backend.Options) error {
+			switch o.RecvMode {
+			case "", "inplace", "copy":
+				return nil
+			}
+			return fmt.Errorf("shm: --recv-mode %q: choose inplace (the default) or copy", o.RecvMode)
+		},
 	})
 }
 
@@ -83,6 +91,10 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	}
 	ring, err := shmring.Create(shmring.Config{Slots: slots, SlotSize: o.MaxFrame})
 	if err != nil {
+		var ae *sys.AllocError
+		if errors.As(err, &ae) {
+			return nil, fmt.Errorf("shm sender: %w", err) // says how to fix it
+		}
 		return nil, fmt.Errorf("shm sender: %w (lower --slots or --size)", err)
 	}
 	var args []string
@@ -252,7 +264,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	r := &receiver{ring: ring, conn: conn, copyOut: copyOut, busy: o.BusyWait, peerPID: h.PID}
 	if copyOut {
 		r.perCopy = max(1, copyBudget/ring.SlotSize())
-		r.bufs, err = sys.MapAnon(r.perCopy * ring.SlotSize())
+		r.bufs, err = sys.Alloc(r.perCopy*ring.SlotSize(), fmt.Sprintf("the copy buffers (%d × %d bytes)", r.perCopy, ring.SlotSize()))
 		if err != nil {
 			ring.Close()
 			return nil, m.Refuse(err)

@@ -26,6 +26,7 @@ func init() {
 		NewReceiver: newReceiver,
 		Payload:     true,
 		NeedsPeer:   true,
+		Flags:       []string{"connect", "listen"},
 	})
 }
 
@@ -96,7 +97,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	// At most half a socket buffer per Reserve, so that rendering
 	// overlaps with the receiver draining.
 	s.perCall = max(1, min(max(s.sndBuf, sockBuf)/4/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
-	if s.mem, err = sys.MapAnon(s.perCall * s.maxFrame); err != nil {
+	if s.mem, err = sys.Alloc(s.perCall*s.maxFrame, fmt.Sprintf("the staging buffer (%d × %d bytes)", s.perCall, s.maxFrame)); err != nil {
 		return fail(err)
 	}
 	return s, nil
@@ -275,6 +276,12 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		return nil, fmt.Errorf("unix receiver: %s", msg)
 	}
 	r.peerPID = h.PID
+	if h.MaxFrame <= 0 || h.MaxFrame > peer.MaxFrameLen {
+		msg := fmt.Sprintf("the sender announced frames of %d bytes: want 1 … %d", h.MaxFrame, peer.MaxFrameLen)
+		peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid(), Error: msg})
+		conn.Close()
+		return nil, fmt.Errorf("unix receiver: %s", msg)
+	}
 	if err := peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid()}); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("unix receiver: %w", err)
@@ -297,7 +304,13 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		}
 		return n, nil
 	})
-	r.sr.Presize(h.MaxFrame)
+	// A frame header claiming more than the sender announced is a
+	// corrupted frame.
+	r.sr.Max = h.MaxFrame
+	if err := r.sr.Presize(h.MaxFrame); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("unix receiver: %w", err)
+	}
 	return r, nil
 }
 
@@ -340,4 +353,11 @@ func (r *receiver) Info() backend.Info {
 	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d}
 }
 
-func (r *receiver) Close() error { return sys.CloseFd(r.fd) }
+func (r *receiver) Close() error {
+	if r.sr != nil {
+		r.sr.Close()
+	}
+	err := sys.CloseFd(r.fd)
+	r.fd = -1
+	return err
+}

@@ -26,6 +26,7 @@ func init() {
 		NewReceiver: newReceiver,
 		Payload:     true,
 		NeedsPeer:   true,
+		Flags:       []string{"connect", "listen", "slots"},
 	})
 }
 
@@ -241,7 +242,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		r.release()
 		return nil, err
 	}
-	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 {
+	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 || h.MaxFrame > peer.MaxFrameLen {
 		return fail(errors.New("incomplete xpmem hello from the sender"))
 	}
 	r.ring, err = shmring.Open(m.Fds[0])

@@ -13,8 +13,14 @@ import (
 	_ "github.com/wpg-dev/wpg/backend/all" // every backend registers itself
 )
 
+// stopSignals end every command cleanly: the run stops, files are
+// flushed and closed, the report is printed. SIGHUP (the terminal or the
+// SSH session went away, a supervisor's reload) stops like SIGTERM
+// instead of killing the process with its buffers unwritten.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

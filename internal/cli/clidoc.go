@@ -31,6 +31,40 @@ func WriteCLIReference(w io.Writer) {
 		}
 		writeCommand(w, c)
 	}
+	writeExitCodes(w)
+	writeUnits(w)
+}
+
+// writeUnits documents, once, how every command reads sizes, counts and
+// rates (package units, package pace).
+func writeUnits(w io.Writer) {
+	fmt.Fprint(w, `
+## Units
+
+Every size wpg reads (--size, --ring-bytes, --prerender-max-bytes, --pipe-size, membench --sizes and
+--min-bytes, sizes in wpg.toml) follows one rule:
+
+| written | means |
+| --- | --- |
+| 4096, 4096B | bytes |
+| 1KB, 1kB, 1MB, 1GB, 1TB, 1PB | powers of 1000: 1KB = 1000 bytes, 1MB = 1,000,000 |
+| 1KiB, 1MiB, 1GiB, 1TiB, 1PiB | powers of 1024: 1KiB = 1024 bytes, 1MiB = 1,048,576 |
+| 1K, 1M, 1G, 1T, 1P | powers of 1024, as dd(1) reads them (1K = 1KiB) |
+| 1.5MiB | a fraction is allowed when the result is a whole number of bytes |
+
+The unit may follow a space ("16 MiB" in wpg.toml); the prefix letter may be lower case. A value beyond
+what the setting takes is an error naming the largest (or smallest) value. Reports print sizes the same
+way (16 MiB, 1 MB, 1000032 B), so a printed size can be pasted back as a flag value.
+
+--size on a local or device path (pipe, shm, cma, unix, memcpy, xpmem) is the payload of each frame; the
+frame adds a 32-byte wpg header unless --raw, so --size 1MB moves frames of 1,000,032 bytes; the report
+shows both, the frame size on its frames line and the payload on its bytes line ("of payload"). On a
+network backend --size is the frame size of the default template.
+
+Rates and counts are decimal: --rate 1Mpps is 1,000,000 frames/s, 10Gbps is 10^10 bit/s, 250kpps is
+250,000 frames/s (docs/rate.md). Durations take Go's units (500ms, 10s, 1m30s; a bare number is not a
+duration: write 10s).
+`)
 }
 
 func writeCommand(w io.Writer, c *cobra.Command) {

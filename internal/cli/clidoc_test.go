@@ -3,8 +3,15 @@ package cli
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/memread"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/cli.md")
@@ -27,4 +34,57 @@ func TestCLIReference(t *testing.T) {
 	if !bytes.Equal(old, buf.Bytes()) {
 		t.Fatal("docs/cli.md is out of date: go test ./internal/cli -run TestCLIReference -update")
 	}
+}
+
+// TestCLIReferenceHostIndependent: the reference (and so every command's
+// help) is the same on a CPU without AVX-512 or AVX2 and in a build with
+// more backends. A child test process regenerates it with the CPU features
+// turned off (GODEBUG=cpu.avx512f=off,cpu.avx2=off, which x/sys/cpu
+// honours) and an extra backend registered; it must equal this process's.
+func TestCLIReferenceHostIndependent(t *testing.T) {
+	if out := os.Getenv("WPG_CLIDOC_CHILD"); out != "" {
+		backend.Register(backend.Registration{Name: "zz-extra-build-tag-backend", Kind: backend.KindNetwork, Summary: "registered by a test"})
+		var names []string
+		for _, im := range memread.Available() {
+			names = append(names, im.Name)
+		}
+		fmt.Fprintf(os.Stderr, "readers on this CPU: %s\n", strings.Join(names, ","))
+		var buf bytes.Buffer
+		WriteCLIReference(&buf)
+		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	var want bytes.Buffer
+	WriteCLIReference(&want)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCLIReferenceHostIndependent$")
+	out := filepath.Join(t.TempDir(), "cli.md")
+	cmd.Env = append(os.Environ(), "WPG_CLIDOC_CHILD="+out, "GODEBUG=cpu.avx512f=off,cpu.avx2=off")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	child, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "readers on this CPU: go\n") {
+		t.Fatalf("the child was to run with the pure-Go reader only; it said %q", stderr.String())
+	}
+	if string(child) != want.String() {
+		t.Fatalf("the CLI reference depends on the CPU or the build:\n%s", firstDiff(want.String(), string(child)))
+	}
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  here:  %s\n  child: %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
 }

@@ -27,6 +27,7 @@ the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packe
 			if err != nil {
 				return err
 			}
+			markStarted(cmd) // a bad file is a usage error; writing the table is not
 			out := cmd.OutOrStdout()
 			if asJSON {
 				type entry struct {

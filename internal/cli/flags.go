@@ -38,6 +38,7 @@ type runFlags struct {
 	// send only (bench has them too, with bench defaults)
 	rate                string
 	rateLayer           string
+	failUnder           float64
 	burst               int
 	rtPriority          int
 	wait                string
@@ -68,7 +69,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	if bench {
 		defBatch, defDuration = 256, 10*time.Second
 	}
-	fl.StringVar(&f.backend, "backend", "", "data path: "+strings.Join(backend.Names(), ", ")+" (default: afpacket with -i, else null)")
+	fl.StringVar(&f.backend, "backend", "", "data path: "+strings.Join(backend.Known, ", ")+" (default: afpacket with -i, else null; wpg sysinfo lists those this build has)")
 	fl.StringVarP(&f.iface, "interface", "i", "", "network interface (afpacket, afxdp)")
 	fl.IntVar(&f.batch, "batch", defBatch, "frames handed to the backend per call")
 	fl.IntVar(&f.ringDepth, "ring-depth", 4096, "TX ring slots (afpacket), capped by --ring-bytes")
@@ -76,8 +77,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.BoolVar(&f.noTxRing, "no-tx-ring", false, "afpacket: use sendmmsg instead of the TPACKET_V3 TX ring")
 	fl.BoolVar(&f.qdiscBypass, "qdisc-bypass", false, "afpacket: bypass the qdisc layer (PACKET_QDISC_BYPASS)")
 	fl.StringVar(&f.txCopy, "tx-copy", "auto", "afpacket TX ring: auto (fragments on NICs and for frames of 256 B+ on lo, linear on veth), linear (copy each frame into the skb head), frags (attach the ring pages, no copy)")
-	fl.IntVar(&f.workers, "workers", 1, "sender workers, each an OS thread with its own backend instance")
-	fl.IntVar(&f.pinCore, "pin-core", -1, "pin the (single) worker to this CPU")
+	fl.IntVar(&f.workers, "workers", 1, "sender workers, each an OS thread with its own backend instance (at most 256)")
+	fl.IntVar(&f.pinCore, "pin-core", -1, "pin the (single) worker to this CPU (-1: no pinning)")
 	fl.StringVar(&f.pinCores, "pin-cores", "", "pin worker i to the i-th CPU of this list (e.g. 2,3 or 2-5)")
 	fl.BoolVar(&f.autoPin, "auto-pin", false, "pin workers to allowed CPUs, the NIC's NUMA node first, CPU 0 last")
 	fl.IntVar(&f.queue, "queue", 0, "first NIC queue (afxdp, dpdk): worker i uses queue+i")
@@ -91,7 +92,8 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.format, "format", "", "pcapfile: pcap or pcapng (default: from the file name, else pcap)")
 
 	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us (default flat out)")
-	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
+	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates (--rate and the report's) count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
+	fl.Float64Var(&f.failUnder, "fail-under", 0, "with --rate: exit 3 when the achieved rate is under this share `RATIO` of the target (0 < RATIO <= 1, e.g. 0.95)")
 	fl.IntVar(&f.rtPriority, "rt-priority", 0, "run paced worker threads under SCHED_FIFO at this priority (1-99; needs CAP_SYS_NICE)")
 	fl.IntVar(&f.burst, "burst", 0, "frames per rate-control grant (0 = automatic)")
 	fl.StringVar(&f.wait, "wait", "hybrid", "how the sender waits for the next grant: spin, sleep, hybrid")
@@ -100,7 +102,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.prerenderMaxBytes, "prerender-max-bytes", "256MiB", "pre-render at most this many bytes (config tx.prerender_max_bytes)")
 	fl.Int64Var(&f.prerenderMaxPackets, "prerender-max-packets", 100_000_000, "pre-render at most this many frames (config tx.prerender_max_packets)")
 
-	fl.StringVar(&f.size, "size", "", "payload frame size for local and device paths (64 … 1GiB), or frame size of the default template")
+	fl.StringVar(&f.size, "size", "", "local and device paths: payload bytes per frame (64 … 1GiB; each frame adds a 32-byte header unless --raw); network backends: frame size of the default template; 1KB = 1000, 1KiB = 1024")
 	fl.BoolVar(&f.raw, "raw", false, "payload only, no wpg header (for feeding other programs, e.g. ffmpeg)")
 	fl.StringVar(&f.fill, "fill", "pattern", "payload content: pattern, random (seeded), file")
 	fl.StringVar(&f.payloadFile, "payload-file", "", "payload content from this file (implies --fill file)")
@@ -108,7 +110,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.verify, "verify", "on", "payload checksums: on, sample, off (pure bandwidth)")
 	fl.StringVar(&f.fifo, "fifo", "", "pipe: write into this FIFO instead of stdout")
 	fl.BoolVar(&f.vmsplice, "vmsplice", false, "pipe: vmsplice(2) pages instead of write(2)")
-	fl.StringVar(&f.connect, "connect", "", "local paths: meet an independently started `wpg recv --listen SOCK`")
+	fl.StringVar(&f.connect, "connect", "", "local paths: meet a receiver started independently with wpg recv --listen `SOCK`")
 	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default, the receiver pulls) or writev (the sender pushes)")
 	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
 	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0 = automatic)")

@@ -1,19 +1,25 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/template"
+	"github.com/wpg-dev/wpg/units"
 )
 
 // frameSet is how a run builds its frames: packet templates for network
 // paths, payload frames for local and device paths.
 type frameSet struct {
-	newSource func(worker, workers int) (engine.Source, error)
+	newSource func(ctx context.Context, worker, workers int) (engine.Source, error)
 	maxFrame  int
 	meanFrame float64
 	// Packet templates: the largest untagged frame and its stream.
@@ -34,7 +40,7 @@ func newFrames(f *runFlags, cfg *config.Config, reg backend.Registration, templa
 func payloadFrames(f *runFlags) (*frameSet, error) {
 	size := 64
 	if f.size != "" {
-		n, err := config.ParseSize(f.size)
+		n, err := units.ParseSizeIn(f.size, frame.MinPayload, frame.MaxPayload)
 		if err != nil {
 			return nil, fmt.Errorf("--size: %w", err)
 		}
@@ -55,7 +61,7 @@ func payloadFrames(f *runFlags) (*frameSet, error) {
 		return nil, err
 	}
 	return &frameSet{
-		newSource: func(w, n int) (engine.Source, error) { return frame.NewPayloadSource(pc, w, n) },
+		newSource: func(_ context.Context, w, n int) (engine.Source, error) { return frame.NewPayloadSource(pc, w, n) },
 		maxFrame:  probe.MaxFrame(),
 		meanFrame: probe.MeanFrame(),
 	}, nil
@@ -67,9 +73,10 @@ func packetFrames(f *runFlags, cfg *config.Config, templatePath string) (*frameS
 	if templatePath == "" {
 		spec = template.Default()
 		if f.size != "" {
-			n, err := config.ParseSize(f.size)
+			n, err := units.ParseSize(f.size)
 			if err != nil {
-				return nil, fmt.Errorf("--size: %w", err)
+				lo, hi := template.DefaultSizeRange()
+				return nil, fmt.Errorf("--size %s: %w; the embedded default template takes frame sizes %d..%d; payload frames up to 1 GiB are for the local paths: add --backend shm (or pipe, unix, cma, memcpy)", f.size, err, lo, hi)
 			}
 			if spec, err = template.DefaultWithSize(n); err != nil {
 				return nil, fmt.Errorf("--size %s: %w", f.size, err)
@@ -93,6 +100,8 @@ func packetFrames(f *runFlags, cfg *config.Config, templatePath string) (*frameS
 		PrerenderMaxBytes:   cfg.TX.PrerenderMaxBytes,
 		PrerenderMaxPackets: cfg.TX.PrerenderMaxPackets,
 		Workers:             f.workers,
+		Count:               f.count,
+		MemAvailable:        memAvailable(),
 	}
 	// Compile once up front (streaming: cheap, nothing pre-rendered) so
 	// template errors appear before any worker starts.
@@ -102,15 +111,45 @@ func packetFrames(f *runFlags, cfg *config.Config, templatePath string) (*frameS
 	if err != nil {
 		return nil, err
 	}
+	if opts.Plan == template.PlanPrerender {
+		// A plan that cannot work is an input error: say so before any
+		// worker starts (worker 0 has the largest share).
+		copts := opts
+		copts.Workers, copts.CheckOnly = max(f.workers, 1), true
+		if _, err := template.Compile(spec, copts); err != nil {
+			return nil, err
+		}
+	}
 	fs := &frameSet{
-		newSource: func(w, n int) (engine.Source, error) {
+		newSource: func(ctx context.Context, w, n int) (engine.Source, error) {
 			o := opts
 			o.Worker, o.Workers = w, n
-			return template.Compile(spec, o)
+			return template.CompileContext(ctx, spec, o)
 		},
 		maxFrame:  probe.MaxFrame(),
 		meanFrame: probe.MeanFrame(),
 	}
-	fs.maxUntagged, fs.untaggedStream = spec.MaxUntagged()
+	var name string
+	fs.maxUntagged, name = spec.MaxUntagged()
+	fs.untaggedStream = printable.Escape(name) // for the MTU error
 	return fs, nil
+}
+
+// memAvailable is MemAvailable of /proc/meminfo in bytes, 0 when it cannot
+// be read: prerendering plans within half of it (docs/templates.md).
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
 }

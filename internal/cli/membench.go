@@ -25,10 +25,10 @@ func newMembenchCmd() *cobra.Command {
 	for i, m := range membench.AllMethods {
 		names[i] = string(m)
 	}
-	readers := []string{"auto"}
-	for _, im := range memread.Available() {
-		readers = append(readers, im.Name)
-	}
+	// Every reader wpg has, not only those this CPU runs: the help (and
+	// docs/cli.md) must not depend on the machine. The report and wpg
+	// sysinfo say which this CPU can run.
+	readers := append([]string{"auto"}, memread.Names()...)
 	cmd := &cobra.Command{
 		Use:   "membench [flags]",
 		Short: "two-process bandwidth matrix: sizes × (memcpy, shm copy/in place, CMA, xpmem, pipe), cold and warm",
@@ -43,11 +43,12 @@ into a pipe enlarged to /proc/sys/fs/pipe-max-size, read out). wpg starts the ex
 (no privileges needed). Every run is verified: the importer's read or copy yields a checksum that must
 equal the exporter's, so nothing can be optimised away; a mismatch fails the command.`,
 		Example: `  wpg membench
-  wpg membench --sizes 4K,1M,64M --methods SHM-dir,CMA-cpy --iters 10
+  wpg membench --sizes 4KiB,1MiB,64MiB --methods SHM-dir,CMA-cpy --iters 10
   wpg membench --json > membench.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if peer {
+				markStarted(cmd)
 				return membench.ServePeer()
 			}
 			if iters < 1 {
@@ -69,13 +70,21 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 					return fmt.Errorf("--min-bytes: %w", err)
 				}
 			}
+			if err := memread.Use(reader); err != nil {
+				return fmt.Errorf("--reader: %w", err)
+			}
+			if err := memread.UseCopy(copyImpl); err != nil {
+				return fmt.Errorf("--copy: %w", err)
+			}
+			markStarted(cmd) // input checked: what fails from here is a runtime error
 			stderr := cmd.ErrOrStderr()
 			if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 				cfg.Progress = func(r membench.Result) {
-					fmt.Fprintf(stderr, "\r\033[K%-9s %5s  warm %7.2f GB/s  cold %7.2f GB/s", r.Method, membench.FormatSize(r.Size), r.WarmGBps, r.ColdGBps)
+					fmt.Fprintf(stderr, "\r\033[K%-9s %7s  warm %7.2f GB/s  cold %7.2f GB/s", r.Method, membench.FormatSize(r.Size), r.WarmGBps, r.ColdGBps)
 				}
 				defer fmt.Fprint(stderr, "\r\033[K")
 			}
+			markStarted(cmd) // the input is valid: what fails from here on is the run
 			rep, runErr := membench.Run(cmd.Context(), cfg)
 			if rep == nil {
 				return runErr
@@ -97,7 +106,7 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 			}
 			if runErr != nil {
 				if errors.Is(runErr, membench.ErrVerification) {
-					return &ExitError{Code: 1, Err: runErr}
+					return &ExitError{Code: ExitCheckFailed, Err: runErr}
 				}
 				return runErr
 			}
@@ -105,13 +114,13 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&sizes, "sizes", "4K,64K,1M,16M,64M,256M,512M,1G", "buffer sizes, comma-separated (K, M, G are powers of 1024)")
+	fl.StringVar(&sizes, "sizes", "4KiB,64KiB,1MiB,16MiB,64MiB,256MiB,512MiB,1GiB", "buffer sizes, comma-separated (KiB = K = 1024 bytes, KB = 1000: see Units)")
 	fl.StringVar(&methods, "methods", "all", "methods, comma-separated: "+strings.Join(names, ", "))
 	fl.IntVar(&iters, "iters", 5, "timed iterations per cell; the first is cold, the rest warm")
-	fl.StringVar(&minBytes, "min-bytes", "64M", "each warm iteration repeats the operation until this much has moved (0 = one operation per iteration, as the seed benchmark timed)")
+	fl.StringVar(&minBytes, "min-bytes", "64MiB", "each warm iteration repeats the operation until this much has moved (0 = one operation per iteration, as the seed benchmark timed)")
 	fl.BoolVar(&pin, "pin", false, "pin the importer and the exporter to different CPUs")
 	fl.BoolVar(&thp, "thp", false, "transparent huge pages (MADV_HUGEPAGE) for the private buffers: fewer page faults in the cold iteration")
-	fl.StringVar(&reader, "reader", "auto", "in-place reader: "+strings.Join(readers, ", "))
+	fl.StringVar(&reader, "reader", "auto", "in-place reader: "+strings.Join(readers, ", ")+" (auto: the best this CPU runs; wpg sysinfo and the report list them)")
 	fl.StringVar(&copyImpl, "copy", "auto", "copy of the -cpy methods: auto (AVX-512 assembly where the CPU has it) or go (the runtime's copy())")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON (schema "+membench.Schema+")")
 	fl.BoolVar(&peer, "peer", false, "internal: run as the exporting process started by membench")

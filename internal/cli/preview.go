@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/template"
 )
 
@@ -56,7 +57,7 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(map[string]any{"template": spec.File, "frames": frames})
 			}
-			fmt.Fprintf(out, "template %s: %d stream(s)\n", spec.File, len(spec.Streams))
+			fmt.Fprintf(out, "template %s: %d stream(s)\n", printable.Escape(spec.File), len(spec.Streams))
 			for i := range frames {
 				fmt.Fprintln(out)
 				if err := frames[i].WriteText(out); err != nil {

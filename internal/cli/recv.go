@@ -69,7 +69,7 @@ missing.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.backend, "backend", "", "data path to receive from (default: afpacket with -i)")
 	fl.StringVarP(&f.iface, "interface", "i", "", "network interface to capture on (afpacket)")
-	fl.Uint64Var(&f.expect, "expect", 0, "stop after this many signed frames")
+	fl.Uint64Var(&f.expect, "expect", 0, "stop after this many distinct intact signed frames (corrupted frames and duplicates do not count)")
 	fl.DurationVar(&f.duration, "duration", 0, "stop after this long (0: no limit)")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "stop when nothing arrived for this long after the first frame (0: never)")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
@@ -101,6 +101,9 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 	if reg.NewReceiver == nil {
 		return fmt.Errorf("recv: backend %s has no receiving side", reg.Name)
+	}
+	if err := checkRecvFlags(cmd, reg); err != nil {
+		return err
 	}
 	if reg.Kind == backend.KindNetwork && f.iface == "" {
 		return fmt.Errorf("recv: backend %s needs an interface: add -i IFACE", reg.Name)
@@ -139,6 +142,10 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 
 	ctx := cmd.Context()
+	if err := checkOptions(reg, o); err != nil {
+		return err
+	}
+	markStarted(cmd) // the input is valid: what fails from here on is the run
 	rx, err := reg.NewReceiver(ctx, o)
 	if err != nil {
 		return err

@@ -3,12 +3,15 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/pace"
@@ -31,8 +34,8 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if reg.NewSender == nil {
 		return fmt.Errorf("backend %s has no sending side", reg.Name)
 	}
-	if f.workers < 1 {
-		return fmt.Errorf("--workers %d: must be at least 1", f.workers)
+	if f.workers < 1 || f.workers > maxWorkers {
+		return fmt.Errorf("--workers %d: give 1 to %d (the documented limit; more threads than CPUs only take turns)", f.workers, maxWorkers)
 	}
 	if reg.SingleWorker && f.workers > 1 {
 		return fmt.Errorf("backend %s supports one worker only, got --workers %d: use --workers 1", reg.Name, f.workers)
@@ -42,6 +45,18 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	}
 	if f.ringDepth < 1 {
 		return fmt.Errorf("--ring-depth %d: must be at least 1", f.ringDepth)
+	}
+	if f.duration < 0 {
+		return fmt.Errorf("--duration %s: must not be negative; give 0 for no limit, or a duration such as 10s", f.duration)
+	}
+	if f.pinCore < -1 {
+		return fmt.Errorf("--pin-core %d: give a CPU number (0 or more), or leave it out for no pinning", f.pinCore)
+	}
+	if f.slots < 0 {
+		return fmt.Errorf("--slots %d: give a number of ring slots of 1 or more, or 0 for automatic", f.slots)
+	}
+	if changed(cmd, "fail-under") != nil && !(f.failUnder > 0 && f.failUnder <= 1) {
+		return fmt.Errorf("--fail-under %g: give the smallest acceptable share of the target rate, above 0 and at most 1 (e.g. 0.95)", f.failUnder)
 	}
 	if reg.Name == "pcapfile" && f.output == "" {
 		return fmt.Errorf("backend pcapfile needs an output file: add -o FILE.pcap")
@@ -54,6 +69,17 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	rate, err := pace.ParseRate(f.rate)
 	if err != nil {
 		return fmt.Errorf("--rate: %w", err)
+	}
+	if err := checkRunFlags(cmd, f, reg, templatePath, !rate.Unlimited()); err != nil {
+		return err
+	}
+	if command == "bench" && reg.NeedsPeer && f.connect == "" && f.fifo == "" && f.raw {
+		return fmt.Errorf("--raw frames carry no wpg header, so the receiver bench starts for %s cannot take them: drop --raw, or use wpg send --raw into your own reader", reg.Name)
+	}
+	if command == "send" && reg.Name == "pipe" && f.raw && f.connect == "" && f.fifo == "" && !sys.IsPipe(1) {
+		// Without a pipe on stdout the pipe sender starts a wpg receiver of
+		// its own, which cannot read headerless frames.
+		return fmt.Errorf("--raw: standard output is not a pipe, and wpg's own receiver cannot read frames without a wpg header: pipe stdout into the program that reads them (wpg send --backend pipe --raw … | ffmpeg …), or give --fifo PATH")
 	}
 	layer, err := pace.ParseLayer(f.rateLayer)
 	if err != nil {
@@ -88,7 +114,11 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	}
 
 	// Pinning.
-	cores, err := chooseCores(f)
+	allowedCPUs, err := sys.AllowedCPUs()
+	if err != nil {
+		return err
+	}
+	cores, err := chooseCores(f, allowedCPUs)
 	if err != nil {
 		return err
 	}
@@ -120,6 +150,9 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if opts.PipeSize, err = parsePipeSize(f.pipeSize); err != nil {
 		return err
 	}
+	if err := checkOptions(reg, opts); err != nil {
+		return err
+	}
 	if command == "bench" && reg.NeedsPeer && f.connect == "" && f.fifo == "" {
 		// bench is one command: the local path starts its own receiver.
 		opts.Connect = peer.AutoPeer
@@ -141,6 +174,9 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		if !(targetFPS > 0) {
 			return fmt.Errorf("--rate %s gives no frames per second", f.rate)
 		}
+		if err := rate.CheckRange(frames.meanFrame, layer, f.workers); err != nil {
+			return fmt.Errorf("--rate %s: %w", f.rate, err)
+		}
 		pc := rate.Config(frames.meanFrame, layer, f.workers) // the worker's share; IFG forces burst 1
 		pc.Burst, pc.Wait, pc.Clock, pc.Priority, pc.WakeBoost = f.burst, wait, clock, f.rtPriority, boost
 		ecfg.NewPacer = func(int) engine.Pacer { return pace.New(pc) }
@@ -152,6 +188,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		out = cmd.ErrOrStderr()
 	}
 
+	markStarted(cmd) // the input is valid: what fails from here on is the run
 	job, err := engine.Start(ctx, ecfg)
 	if err != nil {
 		return err
@@ -174,6 +211,17 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if reg.Payload {
 		rep.Verify = f.verify
 	}
+	if layer == pace.L1 {
+		countL1(rep)
+	}
+	rep.Notes = append(rep.Notes, rep.Backend.Adjusted...)
+	if n := len(allowedCPUs); f.workers > n && n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("--workers %d on %d CPUs this process may use: workers take turns on a CPU, which lowers rates and adds jitter; use --workers %d or fewer", f.workers, n, n))
+	}
+	checkErr := checkOutcome(f, rep)
+	if checkErr != nil {
+		rep.Notes = append(rep.Notes, checkErr.Error())
+	}
 	if f.json {
 		if err := rep.WriteJSON(out); err != nil {
 			return err
@@ -187,6 +235,61 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 			return &ExitError{Code: 1, Err: err}
 		}
 		return &ExitError{Code: 1, Err: fmt.Errorf("run stopped by an error after %d frames: %w", res.Frames, err)}
+	}
+	if checkErr != nil {
+		return &ExitError{Code: ExitCheckFailed, Err: checkErr}
+	}
+	return nil
+}
+
+// maxWorkers is the documented limit of --workers (docs/cli.md); the frame
+// signature gives the worker 8 bits.
+const maxWorkers = 256
+
+// countL1 turns the report's bit rate into the L1 rate that --rate-layer l1
+// asks for: every frame also takes pace.L1Overhead bytes on the wire.
+func countL1(rep *report.Report) {
+	rep.BPSLayer = pace.L1.String()
+	if rep.Seconds > 0 {
+		rep.BPS = float64(rep.Bytes+rep.Frames*pace.L1Overhead) * 8 / rep.Seconds
+	}
+}
+
+// checkOutcome returns the failed check of a finished run (ExitCheckFailed):
+// the run's own receivers saw frames lost, duplicated, corrupted or
+// missing, or the achieved rate fell under --fail-under.
+func checkOutcome(f *runFlags, rep *report.Report) error {
+	if len(rep.Verification) > 0 {
+		var v struct {
+			Frames                               *uint64
+			Lost, Duplicated, Corrupted, Missing uint64
+		}
+		if err := json.Unmarshal(rep.Verification, &v); err != nil {
+			return fmt.Errorf("verification failed: the receiver's report is unreadable: %w", err)
+		}
+		var bad []string
+		for _, c := range []struct {
+			n    uint64
+			what string
+		}{{v.Lost, "lost"}, {v.Duplicated, "duplicated"}, {v.Corrupted, "corrupted"}, {v.Missing, "missing"}} {
+			if c.n > 0 {
+				bad = append(bad, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		// Frames lost at the very end leave no gap to count: what the
+		// sender sent and the receiver neither saw nor counted lost.
+		if v.Frames != nil {
+			seen := int64(*v.Frames) - int64(v.Duplicated) + int64(v.Lost)
+			if tail := int64(rep.Frames) - seen; tail > 0 && v.Missing == 0 {
+				bad = append(bad, fmt.Sprintf("%d of %d sent frames never arrived", tail, rep.Frames))
+			}
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("verification failed: the receiver reports %s", strings.Join(bad, ", "))
+		}
+	}
+	if f.failUnder > 0 && rep.TargetPPS > 0 && rep.AchievedRatio < f.failUnder {
+		return fmt.Errorf("rate check failed: achieved %.2f %% of the target %s, under --fail-under %g (%.2f %%)", rep.AchievedRatio*100, rep.Rate, f.failUnder, f.failUnder*100)
 	}
 	return nil
 }
@@ -214,6 +317,19 @@ func buildReport(command, templatePath string, f *runFlags, res *engine.Result, 
 	if res.Seconds > 0 {
 		rep.PPS = float64(res.Frames) / res.Seconds
 		rep.BPS = float64(res.Bytes) * 8 / res.Seconds
+	}
+	if reg, err := backend.Lookup(f.backendName()); err == nil && reg.Payload {
+		// Local and device paths: bytes per second of payload, what
+		// their users read, rather than a network bit rate.
+		header := uint64(frame.PayloadHeaderLen)
+		if f.raw {
+			header = 0
+		}
+		rep.Payload = true
+		rep.PayloadBytes = res.Bytes - min(res.Bytes, res.Frames*header)
+		if res.Seconds > 0 {
+			rep.PayloadBytesPerSecond = float64(rep.PayloadBytes) / res.Seconds
+		}
 	}
 	if len(res.Workers) > 0 {
 		rep.Backend = res.Workers[0].Info
@@ -303,16 +419,25 @@ func whereTimeWent(res *engine.Result) string {
 
 // chooseCores turns --pin-core / --pin-cores / --auto-pin into one CPU per
 // worker, or nil for no pinning.
-func chooseCores(f *runFlags) ([]int, error) {
-	allowed, err := sys.AllowedCPUs()
-	if err != nil {
-		return nil, err
-	}
+func chooseCores(f *runFlags, allowed []int) ([]int, error) {
 	switch {
 	case f.pinCores != "":
-		list, err := sysinfo.ParseCPUList(f.pinCores)
+		// Bounded by the allowed CPUs before a range is expanded, so that
+		// 0-99999999 fails at once instead of filling memory.
+		list, err := sysinfo.ParseCPUListMax(f.pinCores, slices.Max(append([]int{0}, allowed...)))
 		if err != nil || len(list) == 0 {
-			return nil, fmt.Errorf("--pin-cores %q: write a list of CPUs such as 2,3 or 2-5", f.pinCores)
+			why := "write a list of CPUs such as 2,3 or 2-5"
+			if err != nil {
+				why = err.Error() + "; " + why
+			}
+			return nil, fmt.Errorf("--pin-cores %q: %s, from the CPUs this process may use (%s)", f.pinCores, why, formatCPUList(allowed))
+		}
+		seen := map[int]bool{}
+		for _, c := range list {
+			if seen[c] {
+				return nil, fmt.Errorf("--pin-cores %s names CPU %d twice: give each worker its own CPU (allowed: %s)", f.pinCores, c, formatCPUList(allowed))
+			}
+			seen[c] = true
 		}
 		if len(list) < f.workers {
 			return nil, fmt.Errorf("--pin-cores %s names %d CPUs for %d workers: name one per worker", f.pinCores, len(list), f.workers)
@@ -332,4 +457,27 @@ func chooseCores(f *runFlags) ([]int, error) {
 		return engine.AutoCores(allowed, nodeCPUs, f.workers)
 	}
 	return nil, nil
+}
+
+// formatCPUList writes CPUs in the kernel's list format: "0-3,8".
+func formatCPUList(cpus []int) string {
+	c := slices.Clone(cpus)
+	slices.Sort(c)
+	var b strings.Builder
+	for i := 0; i < len(c); {
+		j := i
+		for j+1 < len(c) && c[j+1] == c[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", c[i], c[j])
+		} else {
+			fmt.Fprintf(&b, "%d", c[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }

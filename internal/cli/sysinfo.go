@@ -3,11 +3,16 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/memread"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -27,7 +32,9 @@ online and allowed CPUs, physical cores, NUMA nodes, cpufreq governor, kernel, t
 With -i IFACE it adds the interface's driver, link speed, MTU, queue counts, NUMA node, and XPS and RPS maps.
 Then the kernel features the backends probe (each on a throw-away socket or file, once), with the first
 Linux release that has them; without the privilege a probe needs, it says "inconclusive" and why.
-The environment part reads /proc and /sys only and needs no privileges.
+It also lists the backends this build has and the in-place readers (membench --reader) this CPU can
+run: help text lists every one wpg knows, whatever the machine. The environment part reads /proc and
+/sys only and needs no privileges.
 
 --stalls D also spins for D on each allowed CPU in turn and reports what was taken away from the
 spinning thread: gaps of at least --stall-min between two clock reads (interrupts, other tasks, a
@@ -37,6 +44,16 @@ leaves after it (docs/rate.md).`,
 		Example: "  wpg sysinfo\n  wpg sysinfo -i lo --json\n  wpg sysinfo --stalls 2s",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if stallDur < 0 {
+				return fmt.Errorf("--stalls %s: must not be negative; give how long to spin on each CPU, e.g. --stalls 2s (0: no stall probe)", stallDur)
+			}
+			if stallMin <= 0 {
+				return fmt.Errorf("--stall-min %s: give the shortest gap counted as a stall, more than 0, e.g. --stall-min 2us", stallMin)
+			}
+			if changed(cmd, "stall-min") != nil && stallDur == 0 {
+				return fmt.Errorf("--stall-min applies to the stall probe: add --stalls D (e.g. --stalls 2s), or drop --stall-min")
+			}
+			markStarted(cmd)
 			e, err := sysinfo.Host.Environment(iface)
 			if err != nil {
 				return err
@@ -58,11 +75,13 @@ leaves after it (docs/rate.md).`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(struct {
 					sysinfo.Env
+					Build    buildInfo           `json:"build"`
 					Features []sysinfo.Feature   `json:"features"`
 					Stalls   []sysinfo.CPUStalls `json:"stalls,omitempty"`
-				}{e, feats, stalls})
+				}{e, thisBuild(), feats, stalls})
 			}
 			e.WriteTable(out)
+			thisBuild().writeTable(out)
 			if len(stalls) > 0 {
 				fmt.Fprintln(out)
 				sysinfo.WriteStalls(out, stalls)
@@ -88,4 +107,48 @@ leaves after it (docs/rate.md).`,
 	cmd.Flags().DurationVar(&stallDur, "stalls", 0, "also spin this long on each allowed CPU and report the stalls a spinning thread sees (e.g. 2s)")
 	cmd.Flags().DurationVar(&stallMin, "stall-min", 2*time.Microsecond, "shortest gap between two clock reads counted as a stall")
 	return cmd
+}
+
+// buildInfo is what this binary and this CPU can run: the help text lists
+// every backend and reader wpg knows, the same on every machine; sysinfo
+// says which of them are here.
+type buildInfo struct {
+	Backends        []string `json:"backends"`
+	MissingBackends []string `json:"backends_not_in_build,omitempty"`
+	Readers         []string `json:"readers"`
+	MissingReaders  []string `json:"readers_not_on_cpu,omitempty"`
+}
+
+func thisBuild() buildInfo {
+	var b buildInfo
+	b.Backends = backend.Names()
+	for _, k := range backend.Known {
+		if !slices.Contains(b.Backends, k) {
+			b.MissingBackends = append(b.MissingBackends, k)
+		}
+	}
+	for _, im := range memread.All() {
+		if im.Sum != nil {
+			b.Readers = append(b.Readers, im.Name)
+		} else {
+			b.MissingReaders = append(b.MissingReaders, im.Name+" (needs "+im.Needs+")")
+		}
+	}
+	return b
+}
+
+func (b buildInfo) writeTable(w io.Writer) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	line := strings.Join(b.Backends, ", ") + " (--backend)"
+	if len(b.MissingBackends) > 0 {
+		line += "; not in this build: " + strings.Join(b.MissingBackends, ", ")
+	}
+	fmt.Fprintf(tw, "backends\t%s\n", line)
+	line = strings.Join(b.Readers, ", ") + " (membench --reader)"
+	if len(b.MissingReaders) > 0 {
+		line += "; not on this CPU: " + strings.Join(b.MissingReaders, ", ")
+	}
+	fmt.Fprintf(tw, "in-place readers\t%s\n", line)
+	_ = tw.Flush()
 }

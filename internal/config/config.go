@@ -7,14 +7,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/wpg-dev/wpg/units"
 )
 
 // Config holds every configuration value of wpg.
@@ -182,6 +185,9 @@ func (c *Config) Parse(path string, data []byte) error {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
+			if strings.Contains(de.Error(), "too large to fit") {
+				return fmt.Errorf("%s:%d:%d: %s: the largest number a key takes is %d; sizes can be written with a unit, e.g. \"16MiB\"", path, row, col, de.Error(), int64(math.MaxInt64))
+			}
 			return fmt.Errorf("%s:%d:%d: %s: fix the TOML syntax (key = value, [section])", path, row, col, de.Error())
 		}
 		return fmt.Errorf("%s: %w", path, err)
@@ -202,7 +208,7 @@ func (c *Config) Parse(path string, data []byte) error {
 		}
 		line, col := locate(data, k.Name)
 		where := fmt.Sprintf("%s:%d:%d", path, line, col)
-		n, err := toInt(v, k.Size)
+		n, err := toInt(v, k)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %v", where, k.Name, err)
 		}
@@ -224,20 +230,42 @@ func keyNames() []string {
 	return out
 }
 
-func toInt(v any, size bool) (int64, error) {
+// toInt converts a decoded TOML value of key k to an integer. A wrong type
+// is an error that says what the value is, what the key wants, and an
+// example.
+func toInt(v any, k Key) (int64, error) {
+	name := k.Name[strings.LastIndex(k.Name, ".")+1:]
+	want := fmt.Sprintf("want a whole number, e.g. %s = %d", name, k.Default)
+	if k.Size {
+		want = fmt.Sprintf("want a byte size: a whole number of bytes or a quoted size with a unit, e.g. %s = %d or %s = %q", name, k.Default, name, units.FormatSizeShort(k.Default))
+	}
+	var what string
 	switch x := v.(type) {
 	case int64:
 		return x, nil
 	case string:
-		if size {
-			return ParseSize(x)
+		if k.Size {
+			n, err := units.ParseSize(x)
+			if err != nil {
+				return 0, err
+			}
+			return n, nil
 		}
-		return 0, fmt.Errorf("%q is a string: write a whole number without quotes", x)
+		return 0, fmt.Errorf("%q is a string: write a whole number without quotes, e.g. %s = %d", x, name, k.Default)
 	case float64:
-		return 0, fmt.Errorf("%v is not a whole number", x)
+		return 0, fmt.Errorf("%v is not a whole number: %s", x, want)
+	case bool:
+		what = fmt.Sprintf("%v is a boolean", x)
+	case []any:
+		what = "the value is an array"
+	case map[string]any:
+		what = "the value is a table"
+	case toml.LocalDate, toml.LocalDateTime, toml.LocalTime, time.Time:
+		what = fmt.Sprintf("%v is a date or time", x)
 	default:
-		return 0, fmt.Errorf("%v (%T) is not a number", x, x)
+		what = fmt.Sprintf("%v is a %T", x, x)
 	}
+	return 0, fmt.Errorf("%s: %s", what, want)
 }
 
 // locate finds the line and column of key's value in a TOML document (1-based;
@@ -264,56 +292,10 @@ func locate(data []byte, dotted string) (int, int) {
 	return 1, 1
 }
 
-var sizeRe = regexp.MustCompile(`^\s*([0-9]+)\s*([KMGT]i?B?|B)?\s*$`)
+// ParseSize parses a byte size with the units every wpg command uses
+// (package units: KB = 1000, KiB = K = 1024).
+func ParseSize(s string) (int64, error) { return units.ParseSize(s) }
 
-// ParseSize parses a byte size: a whole number of bytes, or a number with a
-// unit (K/KiB = 1024, M/MiB, G/GiB, T/TiB; KB, MB, GB are decimal).
-func ParseSize(s string) (int64, error) {
-	m := sizeRe.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("%q is not a size: write bytes or a number with a unit, e.g. 16MiB, 256M, 4096", s)
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q: %v", s, err)
-	}
-	mult := int64(1)
-	switch m[2] {
-	case "", "B":
-	case "K", "Ki", "KiB":
-		mult = 1 << 10
-	case "M", "Mi", "MiB":
-		mult = 1 << 20
-	case "G", "Gi", "GiB":
-		mult = 1 << 30
-	case "T", "Ti", "TiB":
-		mult = 1 << 40
-	case "KB":
-		mult = 1e3
-	case "MB":
-		mult = 1e6
-	case "GB":
-		mult = 1e9
-	case "TB":
-		mult = 1e12
-	default:
-		return 0, fmt.Errorf("%q: unknown unit %q: use KiB, MiB, GiB (or K, M, G)", s, m[2])
-	}
-	if n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	return n * mult, nil
-}
-
-// FormatSize formats a byte count with a binary unit when it is exact.
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		div  int64
-		name string
-	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.div && n%u.div == 0 {
-			return fmt.Sprintf("%d %s", n/u.div, u.name)
-		}
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// FormatSize formats a byte count exactly, with its unit ("16 MiB",
+// "1 MB", "1000032 B").
+func FormatSize(n int64) string { return units.FormatSize(n) }

@@ -41,6 +41,15 @@ func TestParseErrorsCarryLocation(t *testing.T) {
 		{"[server]\njob_history = \"ten\"\n", "wpg.toml:2:15: server.job_history: \"ten\" is a string"},
 		{"[tx\nring_bytes = 1\n", "wpg.toml:1:"},
 		{"[tx]\nprerender_max_packets = 1.5\n", "is not a whole number"},
+		// a value of the wrong type says what it is, what the key wants, and an example (issue #17 item 32)
+		{"[tx]\nring_bytes = true\n", `wpg.toml:2:14: tx.ring_bytes: true is a boolean: want a byte size: a whole number of bytes or a quoted size with a unit, e.g. ring_bytes = 16777216 or ring_bytes = "16MiB"`},
+		{"tx.ring_bytes = false\n", `wpg.toml:1:17: tx.ring_bytes: false is a boolean: want a byte size`},
+		{"[tx]\nring_bytes = [1]\n", "wpg.toml:2:14: tx.ring_bytes: the value is an array: want a byte size"},
+		{"[tx]\nring_bytes = {a = 1}\n", "wpg.toml:2:14: tx.ring_bytes: the value is a table: want a byte size"},
+		{"[tx]\nring_bytes = 1979-05-27\n", "wpg.toml:2:14: tx.ring_bytes: 1979-05-27 is a date or time: want a byte size"},
+		{"[server]\npreview_max = true\n", "wpg.toml:2:15: server.preview_max: true is a boolean: want a whole number, e.g. preview_max = 256"},
+		{"[tx]\nring_bytes = 99999999999999999999\n", "wpg.toml:2:14: toml: decimal number is too large to fit in a 64-bit signed integer: the largest number a key takes is 9223372036854775807"},
+		{"[tx]\nring_bytes = \"99999999999999999999\"\n", "wpg.toml:2:14: tx.ring_bytes: size \"99999999999999999999\" is too large: the largest is 9223372036854775807 bytes"},
 	}
 	for _, tc := range cases {
 		err := Default().Parse("wpg.toml", []byte(tc.doc))
@@ -83,12 +92,13 @@ func TestFindPrecedence(t *testing.T) {
 }
 
 func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"4096": 4096, "16MiB": 16 << 20, "256M": 256 << 20, "1GiB": 1 << 30, "10KB": 10000, "2 KiB": 2048} {
+	// the units package's rule: KB = 1000, KiB = K = 1024
+	for in, want := range map[string]int64{"4096": 4096, "16MiB": 16 << 20, "256M": 256 << 20, "1GiB": 1 << 30, "10KB": 10000, "2 KiB": 2048, "1.5MiB": 3 << 19} {
 		if got, err := ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "abc", "-5", "5XB", "1.5MiB"} {
+	for _, bad := range []string{"", "abc", "-5", "5XB", "0.5"} {
 		if _, err := ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) must fail", bad)
 		}

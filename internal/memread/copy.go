@@ -1,5 +1,7 @@
 package memread
 
+import "github.com/wpg-dev/wpg/units"
+
 // CopyImpl names a copy strategy for reports.
 type CopyImpl struct {
 	Name string
@@ -75,26 +77,4 @@ func CopyHow() string {
 	return "Go copy() (runtime.memmove)"
 }
 
-func sizeString(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return itoa(n>>20) + " MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return itoa(n>>10) + " KiB"
-	}
-	return itoa(n) + " B"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
-}
+func sizeString(n int) string { return units.FormatSize(int64(n)) }

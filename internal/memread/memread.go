@@ -17,18 +17,46 @@ type Impl struct {
 	Name string
 	// How describes the loads, for reports.
 	How string
+	// Needs names what the CPU must have to run it ("AVX-512F on amd64"),
+	// "" for the portable reader.
+	Needs string
 	// Sum is the implementation; all of them return Sum64Generic's result.
+	// It is nil in All's entries this CPU cannot run.
 	Sum func(b []byte) uint64
 }
 
+// readers is every reader wpg has, best first, with its implementation
+// where this CPU can run it: the list is the same on every machine (help
+// text and docs list it), what this CPU can run is decided at run time.
+var readers = []Impl{
+	{Name: "avx512", How: "avx512 64B loads ×4 unrolled (256 B/iteration, 4 accumulators)", Needs: "AVX-512F on amd64"},
+	{Name: "avx2", How: "avx2 32B loads ×8 unrolled (256 B/iteration, 8 accumulators)", Needs: "AVX2 on amd64"},
+	{Name: "go", How: "go 8B loads ×8 unrolled (64 B/iteration, 4 accumulators)", Sum: Sum64Generic},
+}
+
 var (
-	impls  []Impl // available on this CPU, best first; filled by the arch file
+	impls  []Impl // available on this CPU, best first
 	active Impl
 )
 
 func init() {
-	impls = append(archImpls(), Impl{Name: "go", How: "go 8B loads ×8 unrolled (64 B/iteration, 4 accumulators)", Sum: Sum64Generic})
+	impls = available(archSums())
 	active = impls[0]
+}
+
+// available returns the readers that have an implementation in sums (by
+// name; "go" always has one), best first.
+func available(sums map[string]func([]byte) uint64) []Impl {
+	var out []Impl
+	for _, r := range readers {
+		if f := sums[r.Name]; f != nil {
+			r.Sum = f
+		}
+		if r.Sum != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Sum64 returns the sum (mod 2^64) of b read as little-endian uint64 words;
@@ -38,6 +66,29 @@ func Sum64(b []byte) uint64 { return active.Sum(b) }
 
 // Active returns the implementation Sum64 uses.
 func Active() Impl { return active }
+
+// All lists every reader wpg has, best first, whether or not this CPU can
+// run it (Sum is nil where it cannot): the same list on every machine.
+func All() []Impl {
+	out := append([]Impl(nil), readers...)
+	for i := range out {
+		for _, im := range impls {
+			if im.Name == out[i].Name {
+				out[i].Sum = im.Sum
+			}
+		}
+	}
+	return out
+}
+
+// Names lists the names of All, best first.
+func Names() []string {
+	out := make([]string, len(readers))
+	for i, r := range readers {
+		out[i] = r.Name
+	}
+	return out
+}
 
 // Available lists the implementations this CPU can run, best first.
 func Available() []Impl { return append([]Impl(nil), impls...) }
@@ -57,7 +108,12 @@ func Use(name string) error {
 		}
 		names = append(names, im.Name)
 	}
-	return fmt.Errorf("memread: reader %q is not available on this CPU: choose auto or one of %s", name, strings.Join(names, ", "))
+	for _, r := range readers {
+		if r.Name == name {
+			return fmt.Errorf("memread: reader %q needs %s, which this CPU does not have: choose auto or one of %s", name, r.Needs, strings.Join(names, ", "))
+		}
+	}
+	return fmt.Errorf("memread: reader %q unknown: choose auto or one of %s (this CPU runs %s)", name, strings.Join(Names(), ", "), strings.Join(names, ", "))
 }
 
 // Sum64Generic is the portable implementation of Sum64.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +103,50 @@ func ExampleSum64() {
 	b := []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3}
 	fmt.Println(Sum64(b))
 	// Output: 6
+}
+
+// The list of readers is the same on every CPU; what this CPU runs is
+// decided separately (issue #17 item 1: help text listed only the readers
+// of the machine it was generated on).
+func TestReaderListIsHostIndependent(t *testing.T) {
+	want := []string{"avx512", "avx2", "go"}
+	if got := Names(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+	all := All()
+	if len(all) != len(want) {
+		t.Fatalf("All() = %v", all)
+	}
+	for i, im := range all {
+		if im.Name != want[i] || im.How == "" {
+			t.Errorf("All()[%d] = %+v", i, im)
+		}
+		runs := false
+		for _, a := range Available() {
+			runs = runs || a.Name == im.Name
+		}
+		if runs != (im.Sum != nil) {
+			t.Errorf("%s: in Available %v, Sum set %v", im.Name, runs, im.Sum != nil)
+		}
+	}
+	// A CPU with no assembly reader: only go.
+	if got := available(nil); len(got) != 1 || got[0].Name != "go" {
+		t.Errorf("available(no assembly) = %v", got)
+	}
+	// A CPU with AVX2 only.
+	if got := available(map[string]func([]byte) uint64{"avx2": Sum64Generic}); len(got) != 2 || got[0].Name != "avx2" {
+		t.Errorf("available(avx2) = %v", got)
+	}
+}
+
+func TestUseUnavailableReaderSaysWhy(t *testing.T) {
+	defer func(old []Impl) { impls = old; _ = Use("auto") }(impls)
+	impls = available(nil)
+	err := Use("avx512")
+	if err == nil || !strings.Contains(err.Error(), "needs AVX-512F") || !strings.Contains(err.Error(), "one of go") {
+		t.Errorf("Use(avx512) on a CPU without it: %v", err)
+	}
+	if err := Use("sse9"); err == nil || !strings.Contains(err.Error(), "unknown: choose auto or one of avx512, avx2, go") {
+		t.Errorf("Use(sse9): %v", err)
+	}
 }

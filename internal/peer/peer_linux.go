@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,11 +52,9 @@ type Process struct {
 	cmd    *exec.Cmd
 	out    bytes.Buffer
 	errBuf tailBuffer
-	dir    string
-	Sock   string // rendezvous socket path ("" for a pipe child)
+	Sock   string // rendezvous socket: an abstract name ("@…"; "" for a pipe child)
 	done   chan struct{}
 	werr   error
-	once   sync.Once
 }
 
 // VerifyArgs returns the receiver flags that carry the sender's --verify
@@ -68,24 +66,20 @@ func VerifyArgs(verify string) []string {
 	return []string{"--verify", verify}
 }
 
-// Start starts a receiver child for backend. With listen it creates a
-// private directory and passes `--listen DIR/peer.sock`; stdin, when not
-// nil, becomes the child's standard input (the pipe's read end). The
+// Start starts a receiver child for backend. With listen it passes
+// `--listen @wpg-BACKEND-PID-RANDOM`, a socket in the abstract namespace:
+// nothing on disk, so a sender killed with SIGKILL leaves nothing behind
+// (Accept takes only a peer of our own user on such a socket). stdin, when
+// not nil, becomes the child's standard input (the pipe's read end). The
 // child's stderr is passed through to ours (and its tail kept for errors).
 func Start(backend string, listen bool, stdin *os.File, args ...string) (*Process, error) {
 	p := &Process{done: make(chan struct{})}
 	if listen {
-		dir, err := os.MkdirTemp("", "wpg-"+backend+"-")
-		if err != nil {
-			return nil, fmt.Errorf("start receiver: %w", err)
-		}
-		p.dir = dir
-		p.Sock = filepath.Join(dir, "peer.sock")
+		p.Sock = fmt.Sprintf("@wpg-%s-%d-%016x", backend, os.Getpid(), rand.Uint64())
 		args = append([]string{"--listen", p.Sock}, args...)
 	}
 	cmd, err := Command(backend, args)
 	if err != nil {
-		p.cleanup()
 		return nil, err
 	}
 	cmd.Stdout = &p.out
@@ -93,10 +87,12 @@ func Start(backend string, listen bool, stdin *os.File, args ...string) (*Proces
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
-	// The child dies with us if we are killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// The child dies with us if we are killed, and lives in a process group
+	// of its own: Ctrl-C on the terminal signals our group, and we stop the
+	// run and then the child in order (it would otherwise die mid-run and
+	// the stopped run would end in "the receiver has gone").
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		p.cleanup()
 		return nil, fmt.Errorf("start receiver %s: %w", strings.Join(cmd.Args, " "), err)
 	}
 	p.cmd = cmd
@@ -147,7 +143,6 @@ func (p *Process) Wait(timeout time.Duration) ([]byte, error) {
 		}
 		err = fmt.Errorf("receiver process %d did not finish within %v after the sender closed", p.cmd.Process.Pid, timeout)
 	}
-	p.cleanup()
 	if err == nil && p.werr != nil {
 		var ee *exec.ExitError
 		// A receiver that found loss or corruption exits non-zero but
@@ -165,15 +160,6 @@ func (p *Process) Kill() {
 		p.cmd.Process.Kill()
 		<-p.done
 	}
-	p.cleanup()
-}
-
-func (p *Process) cleanup() {
-	p.once.Do(func() {
-		if p.dir != "" {
-			os.RemoveAll(p.dir)
-		}
-	})
 }
 
 // tailBuffer passes writes through to os.Stderr and keeps the last 4 KiB.
@@ -227,8 +213,25 @@ func Dial(ctx context.Context, path string, timeout time.Duration, alive func() 
 }
 
 // Accept listens on path, accepts one sender and removes the socket file.
-// It honours ctx while waiting.
+// It honours ctx while waiting. A path starting with "@" is a name in the
+// abstract namespace (no file; what Start uses): anyone in the network
+// namespace may connect to it, so only a peer of our own user is taken.
 func Accept(ctx context.Context, path string) (*net.UnixConn, error) {
+	c, err := accept(ctx, path)
+	if err != nil || !strings.HasPrefix(path, "@") {
+		return c, err
+	}
+	if uid, err := sys.PeerUID(c); err != nil || uid != os.Getuid() {
+		c.Close()
+		if err == nil {
+			err = fmt.Errorf("user %d connected, not %d", uid, os.Getuid())
+		}
+		return nil, fmt.Errorf("accept on %s: refused a sender of another user: %w", path, err)
+	}
+	return c, nil
+}
+
+func accept(ctx context.Context, path string) (*net.UnixConn, error) {
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (remove a stale socket file or choose another --listen path)", path, err)

@@ -20,9 +20,15 @@ type ReadFunc func(b []byte) (int, error)
 type StreamReader struct {
 	read  ReadFunc
 	buf   []byte
+	mem   *sys.SharedMapping // buf, once it has grown past the first 1 MiB
 	r, w  int
 	last  int // length of the last frame seen (frames of a run share it)
 	Chunk int // read size for small frames (default 256 KiB)
+	// Max is the largest frame, header included, that the stream may
+	// carry (what the sender announced; 0: MaxFrameLen). A header claiming
+	// more is corruption: nothing is allocated for it, the bytes buffered
+	// are handed over as one corrupted frame and Next then fails.
+	Max int
 	// Avail, when set, returns the bytes ready to read (FIONREAD); the
 	// first read then takes what is there, so that a stream of whole
 	// frames is read one or more frames per call from the start.
@@ -30,8 +36,14 @@ type StreamReader struct {
 	// Reads counts read calls that returned data; Frames counts frames.
 	Reads, Frames uint64
 	eof           bool
-	bad           bool // bytes that are not a payload frame arrived
+	bad           bool   // bytes that are not a payload frame arrived
+	badErr        error  // what Next fails with after bad (ErrNotPayload when nil)
+	consumed      uint64 // stream bytes cut into frames so far
 }
+
+// MaxFrameLen is the largest payload frame: frame.MaxPayload bytes of
+// payload and the header.
+const MaxFrameLen = frame.PayloadHeaderLen + frame.MaxPayload
 
 // NewStreamReader returns a reader calling read.
 func NewStreamReader(read ReadFunc) *StreamReader {
@@ -42,12 +54,51 @@ func NewStreamReader(read ReadFunc) *StreamReader {
 // (at set-up) rather than when the first such frame arrives: the buffer's
 // pages are written once here, and on a virtual machine the first write to
 // a page costs ~18 µs (64 MiB: 0.3 s), which a timed run should not see.
-func (s *StreamReader) Presize(n int) {
+// n is capped at Max. The error is the *sys.AllocError of a buffer the
+// system would not give.
+func (s *StreamReader) Presize(n int) error {
+	n = min(n, s.max())
 	if n > len(s.buf) {
-		nb := newBuf(n)
-		copy(nb, s.buf[s.r:s.w])
-		s.buf, s.w, s.r = nb, s.w-s.r, 0
+		if s.r > 0 {
+			copy(s.buf, s.buf[s.r:s.w])
+			s.w, s.r = s.w-s.r, 0
+		}
+		return s.grow(n)
 	}
+	return nil
+}
+
+// max is the largest frame length accepted.
+func (s *StreamReader) max() int {
+	if s.Max > 0 {
+		return s.Max
+	}
+	return MaxFrameLen
+}
+
+// grow replaces the buffer by one of n bytes holding the same s.buf[:s.w]:
+// mapped memory (sys.Alloc), so that a size the system cannot give is an
+// error, not the runtime's fatal out of memory.
+func (s *StreamReader) grow(n int) error {
+	m, err := sys.Alloc(n, "the receive buffer")
+	if err != nil {
+		return err
+	}
+	copy(m.Bytes(), s.buf[:s.w])
+	if s.mem != nil {
+		s.mem.Close()
+	}
+	s.mem, s.buf = m, m.Bytes()
+	return nil
+}
+
+// Close releases the buffer; the reader is unusable afterwards.
+func (s *StreamReader) Close() {
+	if s.mem != nil {
+		s.mem.Close()
+		s.mem = nil
+	}
+	s.buf, s.r, s.w = nil, 0, 0
 }
 
 // newBuf returns a zeroed buffer of n bytes whose pages have been written.
@@ -72,6 +123,9 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 		return n, nil
 	}
 	if s.bad {
+		if s.badErr != nil {
+			return 0, s.badErr
+		}
 		return 0, ErrNotPayload
 	}
 	if s.eof {
@@ -88,9 +142,9 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 		s.r = 0
 	}
 	if need > len(s.buf) {
-		nb := newBuf(need)
-		copy(nb, s.buf[:s.w])
-		s.buf = nb
+		if err := s.grow(need); err != nil {
+			return 0, err
+		}
 	}
 	want := need - s.w
 	if s.last > 0 && s.last < s.Chunk {
@@ -103,10 +157,11 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 				first = a
 			}
 		}
+		first = min(first, s.max())
 		if first > len(s.buf) {
-			nb := newBuf(first)
-			copy(nb, s.buf[:s.w])
-			s.buf = nb
+			if err := s.grow(first); err != nil {
+				return 0, err
+			}
 		}
 		want = max(want, first-s.w)
 	}
@@ -143,13 +198,13 @@ func (s *StreamReader) HasFrame() bool {
 		return false
 	}
 	l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w])
-	return !ok || s.w-s.r >= l
+	return !ok || l > s.max() || s.w-s.r >= l
 }
 
 // frameNeed returns the bytes the buffer must hold for the current frame.
 func (s *StreamReader) frameNeed() int {
 	if s.w-s.r >= frame.PayloadHeaderLen {
-		if l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w]); ok {
+		if l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w]); ok && l <= s.max() {
 			return l
 		}
 	}
@@ -175,11 +230,28 @@ func (s *StreamReader) cut(views [][]byte) int {
 			}
 			return n
 		}
+		if l > s.max() {
+			// A length no frame of this stream can have: the header is
+			// damaged, and the frames after it cannot be found. Count
+			// what is buffered as one corrupted frame (its length does
+			// not match its header), allocate nothing, then fail.
+			if n == 0 {
+				views[0] = s.buf[s.r:s.w]
+				s.badErr = fmt.Errorf("corrupted stream: the frame header at byte %d claims %d bytes, more than the largest frame of this stream (%d bytes); the frames after it cannot be found", s.consumed, l, s.max())
+				s.consumed += uint64(s.w - s.r)
+				s.r = s.w
+				s.eof = true
+				s.bad = true
+				return 1
+			}
+			return n
+		}
 		if s.w-s.r < l {
 			break
 		}
 		views[n] = s.buf[s.r : s.r+l : s.r+l]
 		s.r += l
+		s.consumed += uint64(l)
 		s.last = l
 		s.Frames++
 		n++

@@ -297,9 +297,11 @@ func BenchWriteFull(f *os.File, b []byte) error {
 }
 
 // BenchPeerAttr returns process attributes for a benchmark peer: it is
-// killed when the parent thread dies, so no orphan keeps gigabytes mapped.
+// killed when the parent thread dies, so no orphan keeps gigabytes mapped,
+// and in a process group of its own, so Ctrl-C reaches only the parent,
+// which ends the run in order.
 func BenchPeerAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 }
 
 // BenchUname returns the kernel release and the host name.

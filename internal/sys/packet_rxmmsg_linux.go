@@ -24,7 +24,7 @@ type PacketMmsgRx struct {
 	iov       []unix.Iovec
 	msgs      []mmsghdr
 	names     []unix.RawSockaddrLinklayer
-	ctl       []byte // per message: one SCM_TIMESTAMPNS
+	ctl       []byte // per message: SCM_TIMESTAMPNS and PACKET_AUXDATA
 	ctlLen    int
 	filterOut bool
 	outgoing  uint64
@@ -61,16 +61,23 @@ func (m *PacketMmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 	if err := unix.SetsockoptInt(m.p.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return fmt.Errorf("setsockopt(SO_TIMESTAMPNS): %w", os.NewSyscallError("setsockopt", err))
 	}
-	m.slab = make([]byte, batch*snap)
+	// The VLAN tag the kernel takes out of a frame comes back in the
+	// auxiliary data; Next puts it back into the frame.
+	if err := m.p.setInt(unix.PACKET_AUXDATA, 1, "PACKET_AUXDATA"); err != nil {
+		return err
+	}
+	// Each buffer keeps vlanLen bytes in front of the frame for the tag.
+	stride := snap + vlanLen
+	m.slab = make([]byte, batch*stride)
 	m.bufs = make([][]byte, batch)
 	m.iov = make([]unix.Iovec, batch)
 	m.msgs = make([]mmsghdr, batch)
 	m.names = make([]unix.RawSockaddrLinklayer, batch)
-	m.ctlLen = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
+	m.ctlLen = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))) + unix.CmsgSpace(sizeofAuxdata)
 	m.ctl = make([]byte, batch*m.ctlLen)
 	for i := range batch {
-		m.bufs[i] = m.slab[i*snap : (i+1)*snap : (i+1)*snap]
-		m.iov[i] = unix.Iovec{Base: &m.bufs[i][0], Len: uint64(snap)}
+		m.bufs[i] = m.slab[i*stride : (i+1)*stride : (i+1)*stride]
+		m.iov[i] = unix.Iovec{Base: &m.bufs[i][vlanLen], Len: uint64(snap)}
 		h := &m.msgs[i].hdr
 		h.Iov, h.Iovlen = &m.iov[i], 1
 		h.Name = (*byte)(unsafe.Pointer(&m.names[i]))
@@ -119,28 +126,48 @@ func (m *PacketMmsgRx) views(r int, views [][]byte, ts []int64) int {
 			m.outgoing++
 			continue
 		}
-		l := int(m.msgs[i].len)
-		views[n] = m.bufs[i][:l:l]
+		l := vlanLen + int(m.msgs[i].len)
+		stamp, aux := m.control(i)
+		start := vlanLen
+		if aux != nil && aux.Status&unix.TP_STATUS_VLAN_VALID != 0 && l >= vlanLen+12 {
+			start = restoreVlan(m.bufs[i], vlanLen, vlanTPID(aux.Status, aux.Vlan_tpid), aux.Vlan_tci)
+		}
+		views[n] = m.bufs[i][start:l:l]
 		if ts != nil {
-			ts[n] = m.stamp(i)
+			ts[n] = stamp
 		}
 		n++
 	}
 	return n
 }
 
-// stamp returns message i's SCM_TIMESTAMPNS (CLOCK_REALTIME ns), or 0.
-func (m *PacketMmsgRx) stamp(i int) int64 {
+// vlanLen is the size of an 802.1Q tag.
+const vlanLen = 4
+
+// sizeofAuxdata is the size of struct tpacket_auxdata.
+const sizeofAuxdata = int(unsafe.Sizeof(unix.TpacketAuxdata{}))
+
+// control returns message i's SCM_TIMESTAMPNS (CLOCK_REALTIME ns, or 0) and
+// its PACKET_AUXDATA (nil when absent).
+func (m *PacketMmsgRx) control(i int) (stamp int64, aux *unix.TpacketAuxdata) {
 	c := m.ctl[i*m.ctlLen : (i+1)*m.ctlLen]
-	if int(m.msgs[i].hdr.Controllen) < unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
-		return 0
+	c = c[:min(len(c), int(m.msgs[i].hdr.Controllen))]
+	for len(c) >= unix.CmsgLen(0) {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&c[0]))
+		hl := int(h.Len)
+		if hl < unix.CmsgLen(0) || hl > len(c) {
+			break
+		}
+		data := c[unix.CmsgLen(0):hl]
+		switch {
+		case h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && len(data) >= int(unsafe.Sizeof(unix.Timespec{})):
+			stamp = (*unix.Timespec)(unsafe.Pointer(&data[0])).Nano()
+		case h.Level == unix.SOL_PACKET && h.Type == unix.PACKET_AUXDATA && len(data) >= sizeofAuxdata:
+			aux = (*unix.TpacketAuxdata)(unsafe.Pointer(&data[0]))
+		}
+		c = c[min(len(c), unix.CmsgSpace(hl-unix.CmsgLen(0))):]
 	}
-	h := (*unix.Cmsghdr)(unsafe.Pointer(&c[0]))
-	if h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_TIMESTAMPNS {
-		return 0
-	}
-	t := (*unix.Timespec)(unsafe.Pointer(&c[unix.CmsgLen(0)]))
-	return t.Nano()
+	return stamp, aux
 }
 
 // Stats returns and resets the kernel's counters: packets seen and

@@ -190,3 +190,36 @@ func SetNonblock(fd int, on bool) (was bool, err error) {
 
 // IsEAGAIN reports whether err says a non-blocking call would block.
 func IsEAGAIN(err error) bool { return errors.Is(err, unix.EAGAIN) }
+
+// ReopenPipe opens the pipe or FIFO behind fd again through
+// /proc/self/fd/N, non-blocking, for writing or reading, and returns the
+// new descriptor. It is a file description of its own: O_NONBLOCK set on
+// it does not change the flags of fd's description, which the processes
+// of a shell pipeline share (a process killed with SIGKILL cannot put
+// those back, and the next writer would get EAGAIN).
+func ReopenPipe(fd int, write bool) (int, error) {
+	flags := unix.O_RDONLY
+	if write {
+		flags = unix.O_WRONLY
+	}
+	path := "/proc/self/fd/" + strconv.Itoa(fd)
+	for {
+		nfd, err := unix.Open(path, flags|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return -1, fmt.Errorf("reopen %s: %w", path, err)
+		}
+		return nfd, nil
+	}
+}
+
+// Nonblocking reports whether O_NONBLOCK is set on fd's file description.
+func Nonblocking(fd int) (bool, error) {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return false, fmt.Errorf("fcntl(F_GETFL): %w", err)
+	}
+	return fl&unix.O_NONBLOCK != 0, nil
+}

@@ -56,21 +56,30 @@ func RecvFds(c *net.UnixConn, buf []byte) (int, []int, error) {
 // PeerPID returns the process id of the peer of a connected unix socket
 // (SO_PEERCRED).
 func PeerPID(c *net.UnixConn) (int, error) {
-	rc, err := c.SyscallConn()
+	cred, err := peerCred(c)
 	if err != nil {
 		return 0, err
+	}
+	return int(cred.Pid), nil
+}
+
+// peerCred reads SO_PEERCRED of a connected unix socket.
+func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
 	}
 	var cred *unix.Ucred
 	var serr error
 	if err := rc.Control(func(fd uintptr) {
 		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if serr != nil {
-		return 0, fmt.Errorf("getsockopt(SO_PEERCRED): %w", serr)
+		return nil, fmt.Errorf("getsockopt(SO_PEERCRED): %w", serr)
 	}
-	return int(cred.Pid), nil
+	return cred, nil
 }
 
 // SetSocketBuffers sets SO_SNDBUF and SO_RCVBUF of c to bytes, using the
@@ -108,4 +117,14 @@ func SetSocketBuffers(c syscall.Conn, bytes int) (snd, rcv int, err error) {
 func ProcessAlive(pid int) bool {
 	err := unix.Kill(pid, 0)
 	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// PeerUID returns the user id of the peer of a connected unix socket
+// (SO_PEERCRED).
+func PeerUID(c *net.UnixConn) (int, error) {
+	cred, err := peerCred(c)
+	if err != nil {
+		return 0, err
+	}
+	return int(cred.Uid), nil
 }

@@ -77,3 +77,15 @@ func Wpg(t testing.TB) string {
 	}
 	return buildPath
 }
+
+// RemoveBuilds deletes the binaries that Wpg and WpgShared built for this
+// test process; a package's TestMain calls it after m.Run, so no
+// /tmp/wpg-bin-* or /tmp/wpg-shared-* directory outlives the tests.
+func RemoveBuilds() {
+	if buildPath != "" {
+		os.RemoveAll(filepath.Dir(buildPath))
+	}
+	if sharedPath != "" {
+		os.RemoveAll(filepath.Dir(sharedPath))
+	}
+}

@@ -79,7 +79,7 @@ func child(name string, args []string) int {
 			o.BusyWait = true
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if path := os.Getenv("WPG_PEERTEST_CPUPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil {

@@ -1,0 +1,30 @@
+//go:build !linux
+
+package sys
+
+// SharedMapping is memory from Alloc; Close releases it and is idempotent.
+type SharedMapping struct {
+	b []byte
+}
+
+// Bytes returns the memory (nil after Close).
+func (m *SharedMapping) Bytes() []byte { return m.b }
+
+// Close releases the memory.
+func (m *SharedMapping) Close() error {
+	if m != nil {
+		m.b = nil
+	}
+	return nil
+}
+
+// Alloc returns size bytes of zeroed memory for what (from the Go heap
+// here: wpg's data paths need Linux).
+func Alloc(size int, what string) (*SharedMapping, error) {
+	if size <= 0 {
+		return nil, &AllocError{Bytes: int64(size), What: what, Err: ErrNotSupported}
+	}
+	b := make([]byte, size)
+	TouchWrite(b)
+	return &SharedMapping{b: b}, nil
+}
