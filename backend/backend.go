@@ -2,7 +2,8 @@
 // and the registry that maps backend names (null, pcapfile, afpacket, pipe, shm,
 // …) to their constructors.
 //
-// A backend instance belongs to exactly one engine worker. Sending is
+// A backend is opened once per job (Registration.Open gives an Instance),
+// and the instance hands out one Sender per engine worker. Sending is
 // zero-copy where the path allows it: the engine asks the backend for writable
 // frame buffers with Reserve (slots of a TX ring, of an shm ring, of a DMA
 // buffer, or the backend's own staging buffers where the kernel API takes the
@@ -15,6 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -79,47 +83,193 @@ type Info struct {
 	Adjusted []string `json:"adjusted,omitempty"`
 }
 
-// Options configure a backend instance. Fields a backend does not use are
-// ignored by it; fields it needs but cannot satisfy give an error from Open.
+// Options configure a backend instance for one job. The fields every path
+// reads come first; each family of backends reads its own typed group
+// (Net, File, Pipe, Mem) and ignores the others. Fields a backend needs but
+// cannot satisfy give an error from Open.
 type Options struct {
-	Worker   int // index of the worker owning the instance
-	Workers  int // total number of workers
-	MaxFrame int // largest frame the engine will commit
+	Workers  int // total number of workers of the job
+	MaxFrame int // largest frame the engine will commit (Worker.MaxFrame may raise it per worker)
 	// MaxUntagged is the largest frame without a VLAN tag (packet
 	// templates; 0 = not known), from stream UntaggedStream: network paths
 	// check it against the MTU at open.
 	MaxUntagged    int
 	UntaggedStream string
+	Batch          int // frames per Reserve the engine asks for
 
-	// Network paths.
+	// Verify is the receiver's verification ("on", "sample", "off") for a
+	// receiver the sender starts itself (Peer.Mode PeerOwn; local paths).
+	Verify string
+	// Peer says where a local path's receiver is: started by the sender,
+	// listening on a socket, or at the other end of a stream.
+	Peer Peer
+	// Listen is the receiving side's rendezvous socket (local paths).
+	Listen string
+	// Env is what the backend may use of the process: streams, the
+	// launcher of receiver processes.
+	Env Env
+
+	Net  NetOptions  // afpacket (and, later, afxdp)
+	File FileOptions // pcapfile
+	Pipe PipeOptions // pipe
+	Mem  MemOptions  // shm, cma, xpmem
+}
+
+// NetOptions configure the network paths.
+type NetOptions struct {
 	Interface   string
-	Batch       int
 	RingDepth   int
 	RingBytes   int64
 	NoTxRing    bool
-	NoRxRing    bool // afpacket receiver: recvmmsg instead of the RX ring
+	NoRxRing    bool // receiver: recvmmsg instead of the RX ring
 	QdiscBypass bool
-	TxCopy      string // afpacket TX ring: TxCopyAuto, TxCopyLinear or TxCopyFrags ("" = auto)
+	TxCopy      string // TX ring: TxCopyAuto, TxCopyLinear or TxCopyFrags ("" = auto)
 	Queue       int
 	XDPMode     string
 	BusyPoll    bool
-
-	// Files.
-	Output string // pcapfile: output path
-	Format string // pcapfile: "pcap" or "pcapng"
-
-	// Local paths.
-	FIFO     string // pipe: FIFO path ("" = stdout/stdin)
-	Vmsplice bool   // pipe: vmsplice instead of write
-	Connect  string // shm, unix, cma, xpmem: rendezvous socket to connect to
-	Listen   string // receiver side: rendezvous socket to listen on
-	RecvMode string // shm: "inplace" or "copy"
-	BusyWait bool   // shm: poll instead of sleeping when idle
-	Device   string // udmabuf: device path
-	Slots    int    // shm: ring slots
-	Verify   string // local paths: the receiver's verification ("on", "sample", "off"), passed to a receiver the sender starts
-	PipeSize int    // pipe: capacity to ask for (0 = /proc/sys/fs/pipe-max-size)
 }
+
+// FileOptions configure the capture-file path.
+type FileOptions struct {
+	Output string // output path
+	Format string // "pcap" or "pcapng" ("" = from the file name)
+}
+
+// PipeOptions configure the pipe path.
+type PipeOptions struct {
+	FIFO     string // FIFO path ("" = Env.Stdout / Env.Stdin, or a pipe to a receiver the sender starts)
+	Vmsplice bool   // vmsplice instead of write
+	Size     int    // capacity to ask for (0 = /proc/sys/fs/pipe-max-size)
+}
+
+// MemOptions configure the shared-memory paths (shm, cma, xpmem).
+type MemOptions struct {
+	RecvMode string // shm: "inplace" or "copy"; cma: "readv" or "writev"
+	BusyWait bool   // shm: poll instead of sleeping when idle
+	Slots    int    // ring or staging slots (0 = sized from MaxFrame)
+}
+
+// PeerMode is how a local path's sender reaches its receiver.
+type PeerMode int
+
+// Peer modes.
+const (
+	// PeerOwn: the sender starts its own receiver process (`wpg recv`
+	// through Env.Launcher) and collects its report; the zero value.
+	PeerOwn PeerMode = iota
+	// PeerConnect: the sender connects to a receiver listening on
+	// Peer.Sock (`wpg recv --listen SOCK`).
+	PeerConnect
+	// PeerStream: no rendezvous; the pipe path writes to Env.Stdout and
+	// whoever reads the other end is the receiver. Socket paths refuse it.
+	PeerStream
+)
+
+// Peer is the explicit choice of a local path's receiver (Options.Peer).
+type Peer struct {
+	Mode PeerMode
+	Sock string // PeerConnect: the receiver's rendezvous socket
+}
+
+// String names the choice as the flags spell it.
+func (p Peer) String() string {
+	switch p.Mode {
+	case PeerConnect:
+		return "--connect " + p.Sock
+	case PeerStream:
+		return "standard output"
+	}
+	return "own receiver"
+}
+
+// Launcher builds the command of a receiver process for backend with the
+// given `wpg recv` flags (Env.Launcher); nil runs this executable's `recv`.
+type Launcher func(backend string, args []string) (*exec.Cmd, error)
+
+// Env is what a backend may use of its process, given by the caller
+// instead of taken from fds 0, 1 and 2.
+type Env struct {
+	Stdin  *os.File  // the pipe receiver's input when no FIFO is named
+	Stdout *os.File  // the pipe sender's output with PeerStream
+	Stderr io.Writer // where a receiver child's standard error goes (nil = kept for errors only)
+	// Launcher starts receiver processes (nil = this executable's `recv`).
+	Launcher Launcher
+}
+
+// Worker is what the engine tells an instance about one worker's sender.
+type Worker struct {
+	Index int // 0 … Options.Workers-1
+	// MaxFrame is the largest frame this worker's source renders: at
+	// least Options.MaxFrame when that is set.
+	MaxFrame int
+}
+
+// Instance is a backend opened for one job: it owns what exists once per
+// interface or per process (a peer process, a file, an XDP program, a DPDK
+// port, a shared UMEM) and hands out one sender per worker and the
+// receiving side. The engine calls NewSender on each worker's pinned
+// thread, so memory a sender allocates is first touched there.
+type Instance interface {
+	// NewSender opens worker w's sender.
+	NewSender(w Worker) (Sender, error)
+	// NewReceiver opens the receiving side (Registration.Receives).
+	NewReceiver() (Receiver, error)
+	// Close releases what the instance owns, after its senders and
+	// receivers are closed; it is idempotent.
+	Close() error
+}
+
+// OpenFunc opens a backend instance. ctx is cancelled when the run stops
+// (duration, signal, another worker's error): a sender waiting on a peer
+// that takes nothing (alive, but stalled) gives up some seconds after that
+// instead of holding the run open, and says so in its error.
+type OpenFunc func(ctx context.Context, o Options) (Instance, error)
+
+// SenderFactory opens one worker's sender from the job's options, o.MaxFrame
+// already raised to the worker's (see Worker); ctx is the instance's.
+type SenderFactory func(ctx context.Context, o Options) (Sender, error)
+
+// ReceiverFactory opens a receiver from the job's options.
+type ReceiverFactory func(ctx context.Context, o Options) (Receiver, error)
+
+// Factories is the instance of a backend that holds nothing per job: each
+// sender and the receiver are opened from the options alone.
+// Factories{…}.Open is a Registration's Open.
+type Factories struct {
+	Sender   SenderFactory
+	Receiver ReceiverFactory // nil: no receiving side
+}
+
+// Open returns an instance over f for o.
+func (f Factories) Open(ctx context.Context, o Options) (Instance, error) {
+	return &factoryInstance{ctx: ctx, o: o, f: f}, nil
+}
+
+type factoryInstance struct {
+	ctx context.Context
+	o   Options
+	f   Factories
+}
+
+func (fi *factoryInstance) NewSender(w Worker) (Sender, error) {
+	if fi.f.Sender == nil {
+		return nil, fmt.Errorf("this backend has no sending side: %w", errors.ErrUnsupported)
+	}
+	o := fi.o
+	if w.MaxFrame > o.MaxFrame {
+		o.MaxFrame = w.MaxFrame
+	}
+	return fi.f.Sender(fi.ctx, o)
+}
+
+func (fi *factoryInstance) NewReceiver() (Receiver, error) {
+	if fi.f.Receiver == nil {
+		return nil, fmt.Errorf("this backend has no receiving side: %w", errors.ErrUnsupported)
+	}
+	return fi.f.Receiver(fi.ctx, fi.o)
+}
+
+func (fi *factoryInstance) Close() error { return nil }
 
 // How an afpacket TX ring hands its frames to the kernel (Options.TxCopy).
 const (
@@ -145,16 +295,8 @@ func CheckTxCopy(s string) error {
 	return fmt.Errorf("--tx-copy %q: use auto, linear or frags", s)
 }
 
-// SenderFactory opens a sender. ctx is cancelled when the run stops
-// (duration, signal, another worker's error): a sender waiting on a peer
-// that takes nothing (alive, but stalled) gives up some seconds after that
-// instead of holding the run open, and says so in its error.
-type SenderFactory func(ctx context.Context, o Options) (Sender, error)
-
-// ReceiverFactory opens a receiver.
-type ReceiverFactory func(ctx context.Context, o Options) (Receiver, error)
-
-// Kind groups backends as PRODUCT.md does.
+// Kind groups backends by what they reach: nothing (reference), a network
+// interface, another local process, a device.
 type Kind string
 
 // Backend kinds.
@@ -167,11 +309,15 @@ const (
 
 // Registration describes one backend.
 type Registration struct {
-	Name        string
-	Kind        Kind
-	Summary     string
-	NewSender   SenderFactory
-	NewReceiver ReceiverFactory // nil when the path has no receiving side
+	Name    string
+	Kind    Kind
+	Summary string
+	// Open opens the backend for one job (see Instance); every backend
+	// has a sending side.
+	Open OpenFunc
+	// Receives is true when the instance has a receiving side
+	// (Instance.NewReceiver; `wpg recv --backend NAME`).
+	Receives bool
 	// Payload is true for paths that carry payload frames (local, device)
 	// rather than network packets.
 	Payload bool

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/wpg-dev/wpg/internal/syncbuf"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
@@ -133,7 +133,7 @@ func TestRateOnTheWire(t *testing.T) {
 				defer cancel()
 				capt := v.Command(ctx, "tcpdump", "-i", v.Inner, "-w", pcap, "--time-stamp-precision=nano",
 					"-B", "65536", "-U", "udp")
-				var capErr lockedBuf
+				var capErr syncbuf.Buffer
 				capt.Stderr = &capErr
 				if err := capt.Start(); err != nil {
 					t.Fatalf("tcpdump: %v", err)
@@ -223,25 +223,6 @@ func readTimestamps(t *testing.T, path string) []int64 {
 	}
 	slices.Sort(ts)
 	return ts
-}
-
-// lockedBuf is a bytes.Buffer safe for the writing process and a polling
-// reader.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestWakeBoost checks that a paced sender run as root takes the wake

@@ -73,7 +73,7 @@ func TestRecvVlanBytes(t *testing.T) {
 func TestExpectIgnoresForeignGarbage(t *testing.T) {
 	v := testbed.NewVeth(t)
 	r := startRecv(t, v, "--expect", "500", "--idle-timeout", "3s")
-	snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: v.Outer, MaxFrame: 64, NoTxRing: true})
+	snd, err := afpacket.NewSender(context.Background(), backend.Options{MaxFrame: 64, Net: backend.NetOptions{Interface: v.Outer, NoTxRing: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

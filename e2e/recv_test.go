@@ -194,7 +194,7 @@ func TestRecvInterruptPrintsReport(t *testing.T) {
 		t.Fatalf("send: exit %d: %s %s", code, out, errs)
 	}
 	// Frames that are not wpg's: three Ethernet frames without a signature.
-	snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: v.Outer, MaxFrame: 60, NoTxRing: true})
+	snd, err := afpacket.NewSender(context.Background(), backend.Options{MaxFrame: 60, Net: backend.NetOptions{Interface: v.Outer, NoTxRing: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

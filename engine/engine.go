@@ -26,7 +26,10 @@ type Pacer interface {
 // Config describes one run.
 type Config struct {
 	Backend backend.Registration
-	Options backend.Options // Worker and Workers are filled in per worker
+	// Options open the backend's instance, once per job (Workers and a
+	// zero Batch are filled in from this Config); each worker then asks it
+	// for its sender.
+	Options backend.Options
 	// NewSource builds worker i's frame source (called on the worker's
 	// pinned thread). ctx is done when the run is stopped (a signal, or
 	// another worker failed) before it starts: a long build (prerendering)
@@ -128,6 +131,7 @@ type Job struct {
 	// halt cancels the context the backends were opened with, so that one
 	// blocked on a peer that takes nothing notices the stop.
 	halt context.CancelFunc
+	inst backend.Instance // the backend opened for this job
 }
 
 // Start validates cfg and launches the workers. Cancelling ctx stops them
@@ -192,6 +196,11 @@ func (j *Job) run(ctx context.Context) {
 	defer close(j.done)
 	defer j.halt()
 	cfg := j.cfg
+	if err := j.open(ctx); err != nil {
+		j.result.Workers[0].Err = err
+		j.result.Stop = StopError
+		return
+	}
 	var (
 		ready   sync.WaitGroup // every worker opened its backend (or failed)
 		finish  sync.WaitGroup
@@ -234,6 +243,9 @@ func (j *Job) run(ctx context.Context) {
 	}
 	<-finished
 	elapsed := time.Since(t0).Seconds()
+	if err := j.inst.Close(); err != nil && j.result.Err() == nil {
+		j.result.Workers[0].Err = fmt.Errorf("backend %s: close: %w", cfg.Backend.Name, err)
+	}
 
 	r := &j.result
 	r.Seconds = elapsed
@@ -251,6 +263,25 @@ func (j *Job) run(ctx context.Context) {
 	} else {
 		r.Stop = StopSource
 	}
+}
+
+// open opens the job's backend instance.
+func (j *Job) open(ctx context.Context) error {
+	cfg := j.cfg
+	if cfg.Backend.Open == nil {
+		return fmt.Errorf("backend %s: %w", cfg.Backend.Name, &backend.UnsupportedError{Backend: cfg.Backend.Name, What: "sending", Reason: "the registration has no Open"})
+	}
+	opts := cfg.Options
+	opts.Workers = cfg.Workers
+	if opts.Batch <= 0 {
+		opts.Batch = cfg.Batch
+	}
+	inst, err := cfg.Backend.Open(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("backend %s: %w", cfg.Backend.Name, err)
+	}
+	j.inst = inst
+	return nil
 }
 
 // share returns worker i's part of total (k ≡ i mod w).
@@ -299,15 +330,7 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		fail(err)
 		return
 	}
-	opts := cfg.Options
-	opts.Worker, opts.Workers = i, cfg.Workers
-	if opts.MaxFrame < src.MaxFrame() {
-		opts.MaxFrame = src.MaxFrame()
-	}
-	if opts.Batch <= 0 {
-		opts.Batch = cfg.Batch
-	}
-	snd, err := cfg.Backend.NewSender(ctx, opts)
+	snd, err := j.inst.NewSender(backend.Worker{Index: i, MaxFrame: max(cfg.Options.MaxFrame, src.MaxFrame())})
 	if err != nil {
 		fail(err)
 		return

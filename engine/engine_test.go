@@ -55,13 +55,13 @@ func (r *recorder) Flush() error       { return nil }
 func (r *recorder) Close() error       { return nil }
 
 func newRecorder(seen map[uint64]int, mu *sync.Mutex) backend.Registration {
-	return backend.Registration{Name: "recorder", NewSender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
+	return backend.Registration{Name: "recorder", Open: backend.Factories{Sender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
 		r := &recorder{mu: mu, seen: seen, bufs: make([][]byte, o.Batch)}
 		for i := range r.bufs {
 			r.bufs[i] = make([]byte, o.MaxFrame)
 		}
 		return r, nil
-	}}
+	}}.Open}
 }
 
 // mustRun runs cfg to its end and fails tb on an error.
@@ -261,13 +261,13 @@ func TestTimedSenderGetsATimePerFrame(t *testing.T) {
 	for _, paced := range []bool{true, false} {
 		var stamps []int64
 		var mu sync.Mutex
-		reg := backend.Registration{Name: "timed", NewSender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
+		reg := backend.Registration{Name: "timed", Open: backend.Factories{Sender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
 			r := recorder{mu: &mu, seen: map[uint64]int{}, bufs: make([][]byte, o.Batch)}
 			for i := range r.bufs {
 				r.bufs[i] = make([]byte, o.MaxFrame)
 			}
 			return &timed{recorder: r, stamps: &stamps}, nil
-		}}
+		}}.Open}
 		var clock atomic.Int64
 		cfg := engine.Config{
 			Backend:   reg,

@@ -39,7 +39,7 @@ func TestKeepFramesOnlyWithABufferKeeper(t *testing.T) {
 	} {
 		var mu sync.Mutex
 		seen := map[uint64]int{}
-		reg := backend.Registration{Name: "keeper", NewSender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
+		reg := backend.Registration{Name: "keeper", Open: backend.Factories{Sender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
 			r := recorder{mu: &mu, seen: seen, bufs: make([][]byte, o.Batch)}
 			for i := range r.bufs {
 				r.bufs[i] = make([]byte, o.MaxFrame)
@@ -48,7 +48,7 @@ func TestKeepFramesOnlyWithABufferKeeper(t *testing.T) {
 				return &keeper{recorder: r, keeps: tc.keeps}, nil
 			}
 			return &r, nil
-		}}
+		}}.Open}
 		src := &keepSource{seqSource: seqSource{step: 1, limit: 100}}
 		res := mustRun(t, engine.Config{
 			Backend:   reg,

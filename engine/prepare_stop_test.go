@@ -11,7 +11,7 @@ import (
 // TestStopWhileBuildingSources: a stop (SIGTERM: the run's context
 // cancelled) while the workers still build their sources (a long
 // prerender) ends the run with stop "signal", no error and no frame, as
-// soon as NewSource returns the context's error (issue #17 item 6).
+// soon as NewSource returns the context's error.
 func TestStopWhileBuildingSources(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

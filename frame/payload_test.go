@@ -252,6 +252,29 @@ func TestPayloadDecoderSample(t *testing.T) {
 	}
 }
 
+// The sampled decoder reads the unchecked frames with the reader its
+// caller chose for the run, not with a process-wide one.
+func TestPayloadDecoderWithReader(t *testing.T) {
+	s, _ := NewPayloadSource(PayloadConfig{Size: 8192}, 0, 1)
+	f := renderOne(t, s)
+	reads := 0
+	dec := PayloadDecoderWith(VerifySample, func(b []byte) uint64 {
+		reads++
+		if len(b) != 8192 {
+			t.Errorf("reader got %d bytes, want the 8192-byte payload", len(b))
+		}
+		return 0
+	})
+	for range SampleEvery {
+		if _, ok, corrupt := dec(f); !ok || corrupt {
+			t.Fatal("a good frame failed the sampled check")
+		}
+	}
+	if reads != SampleEvery-1 {
+		t.Fatalf("reader called %d times for %d frames, want %d (all but the fully checked one)", reads, SampleEvery, SampleEvery-1)
+	}
+}
+
 // Re-rendering into a buffer that carries the base image only rewrites
 // header and stamps, and the result is identical to a full render.
 func TestPayloadPrimedBufferMatchesFullRender(t *testing.T) {

@@ -4,7 +4,7 @@ import "testing"
 
 // TestSignatureWorkers: the signature carries the sender's worker count
 // in the byte above a 56-bit sequence number; one worker is the old
-// signature bit for bit (issue #17 item 18).
+// signature bit for bit.
 func TestSignatureWorkers(t *testing.T) {
 	b := make([]byte, 64)
 	for _, c := range []struct {

@@ -108,7 +108,7 @@ func ParseMethods(s string) ([]Method, error) {
 	return out, nil
 }
 
-// DefaultSizes are the sizes of the seed benchmark: 4K … 1G.
+// DefaultSizes are the sizes measured by default: 4K … 1G.
 var DefaultSizes = []int64{4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 512 << 20, 1 << 30}
 
 // MaxSize is the largest buffer size accepted (16 GiB).
@@ -156,7 +156,7 @@ type Config struct {
 	// MinBytes makes each warm iteration repeat the operation until at
 	// least this many bytes have moved, so small sizes are timed over
 	// many operations (default 64 MiB; negative = one operation per
-	// iteration, as the seed benchmark timed).
+	// iteration).
 	MinBytes int64
 	// Pin binds the importer to the last CPU this process may use and the
 	// exporter to the first. The calling goroutine then stays locked to
@@ -174,7 +174,10 @@ type Config struct {
 	// must call ServePeer. Default: this executable with
 	// "membench --peer" (what the wpg binary understands).
 	PeerArgs []string
-	// PeerEnv is added to the peer's environment.
+	// PeerEnv, when not nil, is the peer's whole environment (as
+	// exec.Cmd.Env: the caller appends to os.Environ() what it adds);
+	// nil gives the peer this process's environment. Run itself never
+	// reads the environment.
 	PeerEnv []string
 	// Progress, when set, is called after every finished cell.
 	Progress func(r Result)

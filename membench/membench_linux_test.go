@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/wpg-dev/wpg/internal/memread"
 )
 
 const peerEnv = "WPG_MEMBENCH_TEST_PEER"
@@ -33,7 +36,7 @@ func testConfig(sizes []int64, methods []Method, iters int) Config {
 		Iters:    iters,
 		MinBytes: 4 << 20,
 		PeerArgs: []string{os.Args[0], "-test.run=^$"},
-		PeerEnv:  []string{peerEnv + "=1"},
+		PeerEnv:  append(os.Environ(), peerEnv+"=1"),
 	}
 }
 
@@ -148,6 +151,51 @@ func TestJSONSchemaFields(t *testing.T) {
 		xp := meths[1].(map[string]any)
 		if xp["available"] != false || !strings.Contains(xp["reason"].(string), "xpmem module not loaded") {
 			t.Errorf("XPMEM-cpy without /dev/xpmem: %v", xp)
+		}
+	}
+}
+
+// Two runs in one process each use the reader and copy they were given:
+// the choice is per run, not a process-wide switch (run it with -race).
+func TestConcurrentRunsKeepTheirReaderAndCopy(t *testing.T) {
+	cfgs := []Config{
+		testConfig([]int64{64 << 10}, []Method{LocalCopy}, 2),
+		testConfig([]int64{64 << 10}, []Method{LocalCopy}, 2),
+	}
+	cfgs[0].Reader, cfgs[0].Copy = "go", "go"
+	cfgs[1].Reader, cfgs[1].Copy = "auto", "auto"
+	want := make([]string, len(cfgs))
+	for i, c := range cfgs {
+		r, err := memread.Lookup(c.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := memread.LookupCopy(c.Copy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = r.How + " | " + cp.How()
+	}
+	reps := make([]*Report, len(cfgs))
+	errs := make([]error, len(cfgs))
+	var wg sync.WaitGroup
+	for i := range cfgs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = Run(context.Background(), cfgs[i])
+		}()
+	}
+	wg.Wait()
+	for i := range cfgs {
+		if errs[i] != nil {
+			t.Fatalf("run %d: %v", i, errs[i])
+		}
+		if got := reps[i].Reader + " | " + reps[i].Copy; got != want[i] {
+			t.Errorf("run %d (reader %s, copy %s) reported %q, want %q", i, cfgs[i].Reader, cfgs[i].Copy, got, want[i])
+		}
+		if !reps[i].Verified {
+			t.Errorf("run %d: not verified", i)
 		}
 	}
 }

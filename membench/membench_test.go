@@ -8,8 +8,7 @@ import (
 )
 
 func TestParseSizes(t *testing.T) {
-	// KB = 1000, KiB = K = 1024, as every other wpg command reads sizes
-	// (issue #17 item 29: 16MB used to be 16 MiB here)
+	// KB = 1000, KiB = K = 1024, as every other wpg command reads sizes.
 	got, err := ParseSizes("4K, 64KiB,1M,16MB,460800,1G,4KB")
 	if err != nil {
 		t.Fatal(err)

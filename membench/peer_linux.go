@@ -38,7 +38,7 @@ func ServePeer() error {
 	runtime.LockOSThread()
 	buf := make([]byte, maxMsg)
 	for {
-		n, _, err := sys.BenchRecvMsg(ctl, buf)
+		n, _, err := sys.RecvMsgFile(ctl, buf)
 		if err != nil {
 			if errors.Is(err, os.ErrClosed) {
 				return nil // the importer went away
@@ -61,8 +61,8 @@ func ServePeer() error {
 
 type peer struct {
 	ctl, pipeW *os.File
-	region     *sys.BenchRegion
-	memfd      *sys.BenchMemfd
+	region     *sys.Mapping
+	memfd      *os.File
 	xp         *sys.XPMEM
 	segid      sys.XPMEMSegid
 	size       int
@@ -73,7 +73,7 @@ func (p *peer) send(r reply, f *os.File) error {
 	if err != nil {
 		return err
 	}
-	return sys.BenchSendMsg(p.ctl, b, f)
+	return sys.SendMsgFile(p.ctl, b, f)
 }
 
 func fail(err error) (reply, *os.File) { return reply{Err: err.Error()}, nil }
@@ -96,7 +96,7 @@ func (p *peer) handle(req request) (reply, *os.File) {
 		}
 		b := p.region.Bytes()[:p.size]
 		for i := int64(0); i < req.Ops; i++ {
-			if err := sys.BenchWriteFull(p.pipeW, b); err != nil {
+			if err := sys.WriteFull(p.pipeW, b); err != nil {
 				return fail(err)
 			}
 		}
@@ -115,10 +115,10 @@ func (p *peer) alloc(req request) (reply, *os.File) {
 	var err error
 	switch req.Method {
 	case SHMCopy, SHMDirect:
-		if p.memfd, err = sys.BenchMemfdCreate("wpg-membench", mapLen); err != nil {
+		if p.memfd, err = sys.MemfdFile("wpg-membench", mapLen); err != nil {
 			return fail(err)
 		}
-		if p.region, err = p.memfd.Map(mapLen, true, false); err != nil {
+		if p.region, err = sys.MapFile(int(p.memfd.Fd()), mapLen, true, false, p.memfd.Name()); err != nil {
 			return fail(err)
 		}
 	case XPMEMCopy, XPMEMDirect:
@@ -129,7 +129,7 @@ func (p *peer) alloc(req request) (reply, *os.File) {
 		}
 		fallthrough
 	default:
-		if p.region, err = sys.BenchMapAnon(mapLen, req.THP); err != nil {
+		if p.region, err = sys.MapAnonLazy(mapLen, req.THP); err != nil {
 			return fail(err)
 		}
 	}
@@ -138,7 +138,7 @@ func (p *peer) alloc(req request) (reply, *os.File) {
 	r := reply{OK: true, Sum: memread.Sum64Generic(b), Addr: uint64(p.region.Addr())}
 	switch req.Method {
 	case SHMCopy, SHMDirect:
-		return r, p.memfd.File()
+		return r, p.memfd
 	case XPMEMCopy, XPMEMDirect:
 		seg, err := p.xp.Make(p.region.Addr(), uint64(mapLen), 0o600)
 		if err != nil {

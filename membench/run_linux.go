@@ -3,7 +3,6 @@
 package membench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,10 +12,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/wpg-dev/wpg/backend/pipe"
 	"github.com/wpg-dev/wpg/internal/memread"
+	"github.com/wpg-dev/wpg/internal/syncbuf"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -31,10 +31,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if err := memread.Use(cfg.Reader); err != nil {
+	reader, err := memread.Lookup(cfg.Reader)
+	if err != nil {
 		return nil, err
 	}
-	if err := memread.UseCopy(cfg.Copy); err != nil {
+	copier, err := memread.LookupCopy(cfg.Copy)
+	if err != nil {
 		return nil, err
 	}
 	runtime.LockOSThread()
@@ -48,8 +50,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		MinOps: max(cfg.MinBytes, 0),
 		Pinned: cfg.Pin,
 		THP:    cfg.HugePages,
-		Reader: memread.Active().How,
-		Copy:   memread.CopyHow(),
+		Reader: reader.How,
+		Copy:   copier.How(),
 	}
 	for _, im := range memread.Available() {
 		rep.Readers = append(rep.Readers, im.Name)
@@ -115,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				return rep, err
 			}
 			seed++
-			c := &cell{cfg: cfg, ctx: ctx, peer: pr, size: size, seed: seed, method: mi.Name}
+			c := &cell{cfg: cfg, ctx: ctx, peer: pr, size: size, seed: seed, method: mi.Name, sum: reader.Sum, copier: copier}
 			if mi.Name == XPMEMCopy || mi.Name == XPMEMDirect {
 				if xp == nil {
 					var err error
@@ -178,29 +180,9 @@ type peerProc struct {
 	pipeR   *os.File
 	pipeCap int
 	pid     int
-	stderr  *lockedBuf
+	stderr  *syncbuf.Buffer
 	waitErr chan error
 	buf     []byte
-}
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() < 64<<10 {
-		l.b.Write(p)
-	}
-	return len(p), nil
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.TrimSpace(l.b.String())
 }
 
 func startPeer(cfg Config, cpu int) (*peerProc, error) {
@@ -212,21 +194,22 @@ func startPeer(cfg Config, cpu int) (*peerProc, error) {
 		}
 		args = []string{exe, "membench", "--peer"}
 	}
-	ctlMine, ctlPeer, err := sys.BenchSocketpair()
+	ctlMine, ctlPeer, err := sys.SeqpacketPair()
 	if err != nil {
 		return nil, err
 	}
-	pipeR, pipeW, pcap, err := sys.BenchPipe(pipeMaxSize())
+	// The pipe backend's sizing policy, so that both measure the same pipe.
+	pipeR, pipeW, pcap, _, err := pipe.NewSized(pipeMaxSize())
 	if err != nil {
 		ctlMine.Close()
 		ctlPeer.Close()
 		return nil, err
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), cfg.PeerEnv...)
+	cmd.Env = cfg.PeerEnv
 	cmd.ExtraFiles = []*os.File{ctlPeer, pipeW} // fds 3 and 4
-	cmd.SysProcAttr = sys.BenchPeerAttr()
-	eb := &lockedBuf{}
+	cmd.SysProcAttr = sys.ChildAttr()
+	eb := &syncbuf.Buffer{Max: 64 << 10}
 	cmd.Stderr = eb
 	err = cmd.Start()
 	// The child has its copies now; ours must go so that its exit shows
@@ -255,10 +238,10 @@ func startPeer(cfg Config, cpu int) (*peerProc, error) {
 // call sends one request and waits for its reply.
 func (p *peerProc) call(req request, fileOut **os.File) (reply, error) {
 	b, _ := json.Marshal(req)
-	if err := sys.BenchSendMsg(p.ctl, b, nil); err != nil {
+	if err := sys.SendMsgFile(p.ctl, b, nil); err != nil {
 		return reply{}, p.gone(err)
 	}
-	n, f, err := sys.BenchRecvMsg(p.ctl, p.buf)
+	n, f, err := sys.RecvMsgFile(p.ctl, p.buf)
 	if err != nil {
 		return reply{}, p.gone(err)
 	}
@@ -286,7 +269,7 @@ func (p *peerProc) gone(err error) error {
 		if werr != nil {
 			msg += ": " + werr.Error()
 		}
-		if s := p.stderr.String(); s != "" {
+		if s := strings.TrimSpace(p.stderr.String()); s != "" {
 			msg += ": " + s
 		}
 		return errors.New(msg)
@@ -333,6 +316,8 @@ type cell struct {
 	method Method
 	size   int64
 	seed   uint64
+	sum    func([]byte) uint64 // the run's in-place reader
+	copier memread.Copier      // the run's copy of the -cpy methods
 }
 
 type cellResult struct {
@@ -363,7 +348,7 @@ func (c *cell) run() (out cellResult) {
 	var src []byte // in this process's address space (local, shm, xpmem)
 	var remoteAddr uintptr
 	if c.method == LocalCopy {
-		r, err := sys.BenchMapAnon(mapLen, c.cfg.HugePages)
+		r, err := sys.MapAnonLazy(mapLen, c.cfg.HugePages)
 		if err != nil {
 			return failf(err)
 		}
@@ -393,9 +378,8 @@ func (c *cell) run() (out cellResult) {
 			if f == nil {
 				return failf(errors.New("exporter sent no memfd"))
 			}
-			mfd := sys.BenchMemfdFromFile(f)
-			closers = append(closers, func() { _ = mfd.Close() })
-			r, err := mfd.Map(mapLen, false, false)
+			closers = append(closers, func() { _ = f.Close() })
+			r, err := sys.MapFile(int(f.Fd()), mapLen, false, false, f.Name())
 			if err != nil {
 				return failf(err)
 			}
@@ -420,7 +404,7 @@ func (c *cell) run() (out cellResult) {
 	// Destination for the copying methods: fresh, untouched memory.
 	var dst []byte
 	if !c.method.inPlace() {
-		r, err := sys.BenchMapAnon(mapLen, c.cfg.HugePages)
+		r, err := sys.MapAnonLazy(mapLen, c.cfg.HugePages)
 		if err != nil {
 			return failf(err)
 		}
@@ -446,11 +430,11 @@ func (c *cell) run() (out cellResult) {
 		case LocalCopy, SHMCopy, XPMEMCopy:
 			t0 := nowNs()
 			for k := int64(0); k < ops; k++ {
-				memread.Copy(dst, src)
+				c.copier.Copy(dst, src)
 			}
 			ns = nowNs() - t0
 		case SHMDirect, XPMEMDirect:
-			sum := memread.Active().Sum
+			sum := c.sum
 			t0 := nowNs()
 			for k := int64(0); k < ops; k++ {
 				if sum(src) != want {
@@ -463,7 +447,7 @@ func (c *cell) run() (out cellResult) {
 			t0 := nowNs()
 			for k := int64(0); k < ops && err == nil; k++ {
 				var n int
-				n, err = sys.BenchReadv(c.peer.pid, dst, remoteAddr)
+				n, err = sys.ReadRemote(c.peer.pid, dst, remoteAddr)
 				calls += int64(n)
 			}
 			ns = nowNs() - t0
@@ -509,18 +493,18 @@ func gbps(bytes, ns int64) float64 {
 func (c *cell) pipeIteration(dst []byte, ops int64, calls *int64) (int64, error) {
 	b, _ := json.Marshal(request{Op: "pipe", Ops: ops})
 	t0 := nowNs()
-	if err := sys.BenchSendMsg(c.peer.ctl, b, nil); err != nil {
+	if err := sys.SendMsgFile(c.peer.ctl, b, nil); err != nil {
 		return 0, c.peer.gone(err)
 	}
 	for k := int64(0); k < ops; k++ {
-		n, err := sys.BenchReadFull(c.peer.pipeR, dst)
+		n, err := sys.ReadFull(c.peer.pipeR, dst)
 		*calls += int64(n)
 		if err != nil {
 			return 0, c.peer.gone(err)
 		}
 	}
 	ns := nowNs() - t0
-	n, _, err := sys.BenchRecvMsg(c.peer.ctl, c.peer.buf)
+	n, _, err := sys.RecvMsgFile(c.peer.ctl, c.peer.buf)
 	if err != nil {
 		return 0, c.peer.gone(err)
 	}

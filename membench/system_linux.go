@@ -15,7 +15,7 @@ import (
 
 // systemInfo gathers the header: date, host, kernel, CPU, cores, memory.
 func systemInfo() System {
-	rel, host := sys.BenchUname()
+	rel, host := sys.Uname()
 	s := System{
 		Date:      time.Now().Format("Mon Jan _2 15:04:05 MST 2006"),
 		Host:      host,

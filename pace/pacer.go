@@ -7,8 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/wpg-dev/wpg/internal/hist"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -187,7 +186,7 @@ type Pacer struct {
 	// stats
 	grants, frames, forgiven, behind int64
 	latSum, latMax, lagMax           int64
-	hist                             *hdrhistogram.Histogram
+	hist                             *hist.Hist
 }
 
 // New returns a pacer for cfg. The schedule starts at the first Grant.
@@ -245,7 +244,7 @@ func New(cfg Config) *Pacer {
 	return p
 }
 
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, histMax.Nanoseconds(), 3) }
+func newHist() *hist.Hist { return hist.New(1, histMax.Nanoseconds()) }
 
 // Setup prepares the calling thread (the worker's own locked, pinned
 // thread) before the loop: for the sleeping wait modes it sets the timer
@@ -294,7 +293,7 @@ func (p *Pacer) setupBoost() error {
 	}
 	if err := p.setRealtime(true); err != nil {
 		if p.boost == BoostOn {
-			return fmt.Errorf("pacer: --wake-boost on: %w: SCHED_FIFO needs CAP_SYS_NICE (run as root or setcap cap_sys_nice+ep on wpg) or RLIMIT_RTPRIO ≥ 1 (ulimit -r, LimitRTPRIO=); or use --wake-boost auto", err)
+			return &fixedError{fmt.Errorf("pacer: --wake-boost on: %w: SCHED_FIFO needs CAP_SYS_NICE (run as root or setcap cap_sys_nice+ep on wpg) or RLIMIT_RTPRIO ≥ 1 (ulimit -r, LimitRTPRIO=); or use --wake-boost auto", err), "grant CAP_SYS_NICE or RLIMIT_RTPRIO"}
 		}
 		p.boostWhy = "off: SCHED_FIFO not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO ≥ 1)"
 		return nil
@@ -405,7 +404,7 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	if late > histMax.Nanoseconds() {
 		late = histMax.Nanoseconds()
 	}
-	_ = p.hist.RecordValue(late)
+	p.hist.Record(late)
 
 	lag := now - p.next
 	if lag > p.lagMax {
@@ -559,3 +558,15 @@ func max64(a, b int64) int64 {
 	}
 	return b
 }
+
+// fixedError is an error whose text names its own fix (backend.Fixer).
+type fixedError struct {
+	err error
+	fix string
+}
+
+func (e *fixedError) Error() string { return e.err.Error() }
+func (e *fixedError) Unwrap() error { return e.err }
+
+// Fix is the remedy the text names.
+func (e *fixedError) Fix() string { return e.fix }

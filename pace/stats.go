@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/wpg-dev/wpg/internal/hist"
 )
 
 // Stats describes how well a pacer kept its schedule. Lateness is how late
@@ -42,14 +42,13 @@ type Stats struct {
 	P99JitterNs    int64
 
 	latSum int64
-	hist   *hdrhistogram.Histogram
+	hist   *hist.Hist
 }
 
 // Stats returns a snapshot of the pacer's statistics. Call it from the
 // goroutine that calls Grant or after that goroutine stopped.
 func (p *Pacer) Stats() Stats {
-	h := newHist()
-	h.Merge(p.hist)
+	h := p.hist.Clone()
 	return finish(Stats{
 		FPS: p.fps, Grants: p.grants, Frames: p.frames, Behind: p.behind, Forgiven: p.forgiven,
 		LagMaxNs: p.lagMax, LatenessMaxNs: p.latMax, latSum: p.latSum, hist: h,
@@ -60,19 +59,14 @@ func finish(s Stats) Stats {
 	if s.Grants > 0 {
 		s.LatenessMeanNs = s.latSum / s.Grants
 	}
-	if s.hist != nil && s.hist.TotalCount() > 0 {
-		s.P50JitterNs = s.hist.ValueAtQuantile(50)
-		s.P99JitterNs = s.hist.ValueAtQuantile(99)
-	}
+	s.P50JitterNs = s.hist.Quantile(50)
+	s.P99JitterNs = s.hist.Quantile(99)
 	return s
 }
 
 // Quantile returns the lateness (ns) at quantile q in [0, 100].
 func (s Stats) Quantile(q float64) int64 {
-	if s.hist == nil {
-		return 0
-	}
-	return s.hist.ValueAtQuantile(q)
+	return s.hist.Quantile(q)
 }
 
 // MergeStats merges per-worker statistics: counts and target rates add,
@@ -89,9 +83,7 @@ func MergeStats(s ...Stats) Stats {
 		m.latSum += x.latSum
 		m.LatenessMaxNs = max(m.LatenessMaxNs, x.LatenessMaxNs)
 		m.LagMaxNs = max(m.LagMaxNs, x.LagMaxNs)
-		if x.hist != nil {
-			m.hist.Merge(x.hist)
-		}
+		m.hist.Merge(x.hist)
 	}
 	return finish(m)
 }

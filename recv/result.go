@@ -138,14 +138,14 @@ func (t *Tracker) Result() Result {
 		r.PPS = float64(r.Frames) / r.Seconds
 		r.BPS = float64(r.Bytes) * 8 / r.Seconds
 	}
-	if n := t.latency.TotalCount(); n > 0 {
+	if n := t.latency.Count(); n > 0 {
 		r.Latency = &Latency{
 			Samples: uint64(n),
 			MinNs:   t.latency.Min(),
 			MeanNs:  t.latency.Mean(),
-			P50Ns:   t.latency.ValueAtQuantile(50),
-			P99Ns:   t.latency.ValueAtQuantile(99),
-			P999Ns:  t.latency.ValueAtQuantile(99.9),
+			P50Ns:   t.latency.Quantile(50),
+			P99Ns:   t.latency.Quantile(99),
+			P999Ns:  t.latency.Quantile(99.9),
 			MaxNs:   t.latency.Max(),
 		}
 	}

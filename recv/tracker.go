@@ -3,7 +3,7 @@ package recv
 import (
 	"math"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/wpg-dev/wpg/internal/hist"
 
 	"github.com/wpg-dev/wpg/frame"
 )
@@ -20,11 +20,11 @@ const WindowSize = 16384
 
 const windowWords = WindowSize / 64
 
-// Latency histogram range: 1 ns .. 100 s, 3 significant digits.
+// Latency histogram range: 1 ns .. 100 s (package hist: 3 significant
+// digits; a value outside counts at the nearer bound).
 const (
 	latencyMinNs = 1
 	latencyMaxNs = 100_000_000_000
-	latencySig   = 3
 )
 
 // stream is the state of one stream.
@@ -64,7 +64,7 @@ type Tracker struct {
 
 	received        uint64 // sum of the streams' received
 	firstRx, lastRx int64
-	latency         *hdrhistogram.Histogram
+	latency         *hist.Hist
 	negLatency      uint64
 	negLatencyMax   int64 // largest |rx - tx| of the negative ones
 }
@@ -72,7 +72,7 @@ type Tracker struct {
 // NewTracker returns an empty Tracker.
 func NewTracker() *Tracker {
 	return &Tracker{
-		latency: hdrhistogram.New(latencyMinNs, latencyMaxNs, latencySig),
+		latency: hist.New(latencyMinNs, latencyMaxNs),
 	}
 }
 
@@ -169,7 +169,7 @@ func (t *Tracker) observe(id uint16, seq uint64, workers int, txNs, rxNs int64, 
 			t.negLatencyMax = max(t.negLatencyMax, -d)
 			return
 		}
-		_ = t.latency.RecordValue(max(d, latencyMinNs))
+		t.latency.Record(d)
 		s.latN++
 		s.latSum += float64(d)
 		s.latMin = min(s.latMin, d)

@@ -89,7 +89,33 @@ type Report struct {
 	Environment any `json:"environment,omitempty"`
 	// Notes are plain-language remarks (fallbacks, a path that could not keep up).
 	Notes []string `json:"notes,omitempty"`
+
+	// Failed is the check the run asked for that failed (the receiver's
+	// verification, the fail-under rate check), nil when every check
+	// passed. Its message is also the last note; it is not part of the
+	// JSON document.
+	Failed *CheckFailure `json:"-"`
 }
+
+// Checks a run can fail (CheckFailure.Check).
+const (
+	// CheckVerification: the run's receivers saw frames lost, duplicated,
+	// corrupted or missing.
+	CheckVerification = "verification"
+	// CheckRate: the achieved rate fell under the fail-under share of the
+	// target.
+	CheckRate = "rate"
+)
+
+// CheckFailure is a failed check of a finished run: the CLI's exit code 3.
+type CheckFailure struct {
+	// Check is CheckVerification or CheckRate.
+	Check string
+	// Message says what failed, in plain words.
+	Message string
+}
+
+func (c *CheckFailure) Error() string { return c.Message }
 
 // Worker is one worker's share of the run.
 type Worker struct {

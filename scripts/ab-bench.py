@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Before/after sitting: two wpg binaries, alternated run by run, on the
-generator bound (null, both plans) and on AF_PACKET over a veth pair, 64 B.
+generator bound (null, both plans), on AF_PACKET over a veth pair (64 B) and
+on shared memory with its own receiver (1 MiB frames, verified).
 
 Each configuration runs REPS times per binary, A then B then A ..., every
 run pinned to the same CPU; the script prints the median pps of each and
-the ratio B/A. The veth pair lives in two network namespaces the script
+the ratio B/A (frames per second; for shm multiply by the frame size for
+bytes). The veth pair lives in two network namespaces the script
 creates and deletes (nothing is created in the root namespace).
 
   scripts/ab-bench.py --a /tmp/wpg-base --b ./wpg --reps 5 --duration 5
@@ -40,11 +42,14 @@ CONFIGS = {
     "null stream": lambda d: ["bench", "--backend", "null", "--plan", "stream", "--duration", f"{d}s"],
     "null prerender": lambda d: ["bench", "--backend", "null", "--plan", "prerender", "--duration", f"{d}s"],
     "afpacket veth 64B": lambda d: ["bench", "--backend", "afpacket", "-i", OUTER, "--duration", f"{d}s"],
+    "shm 1MiB": lambda d: ["bench", "--backend", "shm", "--size", "1MiB", "--duration", f"{d}s"],
 }
 
 
 def run(binary, name, dur, cpu):
-    args = ["taskset", "-c", str(cpu)]
+    # The shm bench starts its receiver as a child, which would inherit the
+    # pinning: it runs unpinned, the sender and the receiver on a CPU each.
+    args = [] if name.startswith("shm") else ["taskset", "-c", str(cpu)]
     if "veth" in name:
         args = ["ip", "netns", "exec", NS_TX] + args
     out = sh(*args, binary, *CONFIGS[name](dur), "--json").stdout

@@ -10,7 +10,7 @@ import (
 
 // TestLayoutTakesTheLargestPayloadFrame: a slot holds wpg's documented
 // largest frame, a 1 GiB payload and its header, and nothing larger
-// (issue #17 item 25). Layout allocates nothing.
+// Layout allocates nothing.
 func TestLayoutTakesTheLargestPayloadFrame(t *testing.T) {
 	largest := frame.MaxPayload + frame.PayloadHeaderLen
 	if MaxSlotSize != largest {

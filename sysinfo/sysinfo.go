@@ -67,8 +67,9 @@ type FS struct {
 	Root string
 }
 
-// Host is the FS of the running machine.
-var Host = FS{Root: "/"}
+// HostFS returns the FS of the running machine (Root "/"). Callers that
+// read the machine take an FS, so tests pass one rooted at a fixture.
+func HostFS() FS { return FS{Root: "/"} }
 
 func (f FS) path(p string) string { return filepath.Join(f.Root, p) }
 
@@ -84,7 +85,7 @@ func (f FS) read(p string) (string, error) {
 // iface described when it is not empty. What cannot be read is listed in
 // Env.Warnings rather than failing.
 func Environment(iface string) Env {
-	e, err := Host.Environment(iface)
+	e, err := HostFS().Environment(iface)
 	if err != nil {
 		e.Warnings = append(e.Warnings, err.Error())
 	}
@@ -186,7 +187,7 @@ func (f FS) Interface(name string) (Iface, error) {
 	}
 	if _, err := os.Stat(f.path(dir + "/device")); err != nil {
 		ifc.Virtual = true
-		if f.Root == "/" && liveDriver != nil {
+		if f.Root == "/" && haveLiveDriver {
 			// Virtual devices have no device/driver link; ask the
 			// kernel (ethtool) on the running machine.
 			ifc.Driver, _ = liveDriver(name)

@@ -7,8 +7,7 @@ import (
 )
 
 // sameBut reports whether f, rendered by one of workers workers, is the
-// one-worker frame one but for what the worker count changes (issue #17
-// item 18): the signature's workers byte, workers-1 in f, and the two
+// one-worker frame one but for what the worker count changes: the signature's workers byte, workers-1 in f, and the two
 // bytes of the L4 checksum that covers it. Both frames' checksums are
 // checked on their own by checkFrame. Frames without a signature must be
 // equal.

@@ -10,9 +10,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -41,7 +43,7 @@ func lookupInterface(name string) (iface, error) {
 		return iface{}, fmt.Errorf("afpacket: interface %s is down: bring it up with `ip link set %s up`", name, name)
 	}
 	r := iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: -1, loopback: ifc.Flags&net.FlagLoopback != 0, rps: true}
-	if d, err := sysinfo.Host.Interface(name); err == nil {
+	if d, err := sysinfo.HostFS().Interface(name); err == nil {
 		r.numa, r.virtual, r.rps = d.NUMANode, d.Virtual, len(d.RPS) > 0
 	}
 	return r, nil
@@ -63,17 +65,17 @@ func interfaceNames() []string {
 func openError(ifname string, err error) error {
 	switch {
 	case errors.Is(err, sys.ErrMemlock):
-		return fmt.Errorf("afpacket on %s: %w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth", ifname, err)
+		return backend.WithFix(fmt.Errorf("afpacket on %s: %w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth", ifname, err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
 	case sys.IsPermission(err):
-		return fmt.Errorf("afpacket on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", ifname, err)
+		return backend.WithFix(fmt.Errorf("afpacket on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", ifname, err), "grant CAP_NET_RAW")
 	}
 	return fmt.Errorf("afpacket on %s: %w", ifname, err)
 }
 
 // Sender sends frames on one interface through a TX ring or sendmmsg.
 type Sender struct {
-	ring     *sys.PacketTxRing
-	mm       *sys.PacketMmsg
+	ring     *tpacket.TxRing
+	mm       *tpacket.Mmsg
 	info     backend.Info
 	maxFrame int
 	// wire is the largest untagged frame the device takes (MTU + 14);
@@ -84,14 +86,21 @@ type Sender struct {
 	closed   bool
 }
 
-// NewSender opens a sender on o.Interface for frames of up to o.MaxFrame
+// NewSender opens a sender on o.Net.Interface for frames of up to o.MaxFrame
 // bytes. Everything is validated before the first system call; on error
 // no socket or mapping is left open.
 func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
-	ifc, err := lookupInterface(o.Interface)
+	ifc, err := lookupInterface(o.Net.Interface)
 	if err != nil {
 		return nil, err
 	}
+	return newSenderOn(ifc, loopbackFrags(ifc), o)
+}
+
+// newSenderOn opens a sender on the validated interface ifc; loFrags is
+// loopbackFrags(ifc).
+func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
+	var err error
 	if o.MaxFrame <= 0 {
 		return nil, fmt.Errorf("afpacket: frame size %d must be positive", o.MaxFrame)
 	}
@@ -108,33 +117,33 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	if batch <= 0 {
 		batch = 64
 	}
-	if err := backend.CheckTxCopy(o.TxCopy); err != nil {
+	if err := backend.CheckTxCopy(o.Net.TxCopy); err != nil {
 		return nil, fmt.Errorf("afpacket: %w", err)
 	}
 	var g Geometry
 	// On veth and other virtual devices the forwarding path copies
 	// ring-page fragments into new pages (skb_copy_ubufs); copying the
 	// frame into the skb head at send time is cheaper (see
-	// sys.TxRingConfig.Linear). lo hands fragments to its receive path
+	// tpacket.TxConfig.Linear). lo hands fragments to its receive path
 	// uncopied, which reads them within the same send call (see
 	// loopbackFrags): there frames from loFragMin bytes go out as
 	// fragments, smaller ones (cheaper to copy than to pin) linear.
-	linear, fragMin, loFrags := ifc.virtual, 0, loopbackFrags(ifc)
+	linear, fragMin := ifc.virtual, 0
 	if loFrags {
 		fragMin = loFragMin
 	}
-	switch o.TxCopy {
+	switch o.Net.TxCopy {
 	case backend.TxCopyLinear:
 		linear, fragMin = true, 0
 	case backend.TxCopyFrags:
 		linear, fragMin = false, 0
 	}
-	if !o.NoTxRing {
+	if !o.Net.NoTxRing {
 		room := o.MaxFrame
 		if linear {
-			room += sys.VnetHdrLen
+			room += tpacket.VnetHdrLen
 		}
-		if g, err = TxGeometry(room, o.RingDepth, o.RingBytes, os.Getpagesize()); err != nil {
+		if g, err = TxGeometry(room, o.Net.RingDepth, o.Net.RingBytes, os.Getpagesize()); err != nil {
 			return nil, fmt.Errorf("afpacket: %w", err)
 		}
 	}
@@ -147,15 +156,15 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			Backend: "afpacket", Interface: ifc.name, NUMANode: ifc.numa,
 			Details: map[string]string{
 				"mtu":          strconv.Itoa(ifc.mtu),
-				"qdisc_bypass": strconv.FormatBool(o.QdiscBypass),
+				"qdisc_bypass": strconv.FormatBool(o.Net.QdiscBypass),
 				"batch":        strconv.Itoa(batch),
 			},
 		},
 	}
-	if !o.NoTxRing {
-		ring, err := sys.NewPacketTxRing(sys.TxRingConfig{
+	if !o.Net.NoTxRing {
+		ring, err := tpacket.NewTxRing(tpacket.TxConfig{
 			Ifindex: ifc.index, Slot: g.Slot, BlockSize: g.BlockSize, Blocks: g.Blocks,
-			QdiscBypass: o.QdiscBypass, Lock: true, Linear: linear, FragMin: fragMin,
+			QdiscBypass: o.Net.QdiscBypass, Lock: true, Linear: linear, FragMin: fragMin,
 		})
 		switch {
 		case err == nil:
@@ -164,9 +173,9 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 			s.info.RingDepth = ring.Depth()
 			s.info.Details["slot_bytes"] = strconv.Itoa(g.Slot)
 			s.info.Details["ring_bytes"] = strconv.Itoa(ring.Bytes())
-			s.info.Details["tx_copy"] = txCopyNote(ring, o.TxCopy, ifc, loFrags)
+			s.info.Details["tx_copy"] = txCopyNote(ring, o.Net.TxCopy, ifc, loFrags)
 			s.info.Hint = ringHint(ring, o.MaxFrame)
-			if why := g.Adjustment(o.RingDepth, o.RingBytes); why != "" {
+			if why := g.Adjustment(o.Net.RingDepth, o.Net.RingBytes); why != "" {
 				s.info.Adjusted = append(s.info.Adjusted, why)
 			}
 			return s, nil
@@ -178,7 +187,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	} else {
 		s.info.Reason = "--no-tx-ring"
 	}
-	mm, err := sys.NewPacketMmsg(ifc.index, batch, o.MaxFrame, o.QdiscBypass)
+	mm, err := tpacket.NewMmsg(ifc.index, batch, o.MaxFrame, o.Net.QdiscBypass)
 	if err != nil {
 		return nil, openError(ifc.name, err)
 	}
@@ -257,7 +266,7 @@ const loFragMin = 256
 // Rings whose frames the kernel copies out (linear) and that are larger
 // than a core's cache cost the copy a cache miss per line: at 1500 B the
 // 8 MiB default ring measured 0.6-0.8x the rate of a 512 KiB one on veth
-// (docs/perf.md, AF_PACKET baseline, session 3).
+// (docs/perf.md, AF_PACKET baseline).
 const (
 	hintFrameMin = 1024
 	hintRingMax  = 1 << 20   // rings above this get the hint
@@ -266,7 +275,7 @@ const (
 
 // ringHint advises a shallower ring when frames are copied out of a ring
 // too large to stay in the cache.
-func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
+func ringHint(ring *tpacket.TxRing, maxFrame int) string {
 	if !ring.Linear() || ring.FragMin() > 0 || maxFrame < hintFrameMin || ring.Bytes() <= hintRingMax {
 		return ""
 	}
@@ -282,12 +291,12 @@ func ringHint(ring *sys.PacketTxRing, maxFrame int) string {
 // send path re-enables bottom halves, before the kick returns and before
 // wpg can rewrite the slot a ring lap later: a receiver reading 2 s late
 // from a 16-slot ring rewritten thousands of times over saw every frame
-// intact (docs/perf.md, AF_PACKET, session 3). With RPS the frame is
+// intact (docs/perf.md, AF_PACKET). With RPS the frame is
 // queued to another CPU and read there later, and where kernel threads
 // process the backlog (PREEMPT_RT, thread_backlog_napi on the command
 // line, Linux 6.10+) it is read later too: then frames stay linear.
 //
-// Measured on lo (session 3, pairs of 2-4 s runs): 64 B frames linear
+// Measured on lo (pairs of 2-4 s runs): 64 B frames linear
 // 1.04-1.09x the rate of fragments, 256 B 1.03-1.05x slower, 512 B and up
 // 1.15-1.4x slower; loFragMin sits at the crossover.
 func loopbackFrags(ifc iface) bool {
@@ -306,7 +315,7 @@ func backlogThreaded() bool {
 
 // txCopyNote says how the ring hands frames to the kernel, and why;
 // loFrags is loopbackFrags(ifc).
-func txCopyNote(ring *sys.PacketTxRing, asked string, ifc iface, loFrags bool) string {
+func txCopyNote(ring *tpacket.TxRing, asked string, ifc iface, loFrags bool) string {
 	linear := ring.Linear()
 	switch {
 	case linear && ring.FragMin() > 0:
@@ -394,13 +403,52 @@ func (s *Sender) Close() error {
 	return nil
 }
 
-func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
-	return NewSender(ctx, o)
+// instance is afpacket opened for one job: the interface is validated and
+// probed once (MTU, NUMA node, virtual or not, the lo fragment rule) for
+// all workers, and each worker gets a TX ring (or sendmmsg socket) of its
+// own.
+type instance struct {
+	ctx     context.Context
+	o       backend.Options
+	once    sync.Once
+	ifc     iface
+	loFrags bool
+	err     error
 }
 
-func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	return NewReceiver(ctx, o)
+func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
+	return &instance{ctx: ctx, o: o}, nil
 }
+
+// NewSender opens worker w's sender; the first call looks the interface
+// up for every worker.
+func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
+	in.once.Do(func() {
+		if in.ifc, in.err = lookupInterface(in.o.Net.Interface); in.err == nil {
+			in.loFrags = loopbackFrags(in.ifc)
+		}
+	})
+	if in.err != nil {
+		return nil, in.err
+	}
+	o := in.o
+	o.MaxFrame = max(o.MaxFrame, w.MaxFrame)
+	s, err := newSenderOn(in.ifc, in.loFrags, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (in *instance) NewReceiver() (backend.Receiver, error) {
+	r, err := NewReceiver(in.ctx, in.o)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (in *instance) Close() error { return nil }
 
 // KeepsBuffers reports that a reserved buffer still holds what was last
 // rendered into it (engine.BufferKeeper): the kernel only reads TX-ring

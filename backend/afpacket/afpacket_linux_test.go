@@ -101,7 +101,7 @@ func startReceiver(t *testing.T, v *testbed.Veth, count int) <-chan recv.Result 
 	t.Helper()
 	var rx *afpacket.Receiver
 	if err := v.Do(func() (err error) {
-		rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Interface: v.Inner})
+		rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Net: backend.NetOptions{Interface: v.Inner}})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -126,18 +126,18 @@ func TestSendReceiveVeth(t *testing.T) {
 		mode string
 	}{
 		{"ring", backend.Options{}, afpacket.ModeTxRing},
-		{"ring-bypass", backend.Options{QdiscBypass: true}, afpacket.ModeTxRing},
-		{"ring-small", backend.Options{RingDepth: 64}, afpacket.ModeTxRing},
-		{"sendmmsg", backend.Options{NoTxRing: true}, afpacket.ModeSendmmsg},
+		{"ring-bypass", backend.Options{Net: backend.NetOptions{QdiscBypass: true}}, afpacket.ModeTxRing},
+		{"ring-small", backend.Options{Net: backend.NetOptions{RingDepth: 64}}, afpacket.ModeTxRing},
+		{"sendmmsg", backend.Options{Net: backend.NetOptions{NoTxRing: true}}, afpacket.ModeSendmmsg},
 		// veth defaults to linear skbs; frags attaches the ring pages.
-		{"ring-frags", backend.Options{TxCopy: backend.TxCopyFrags}, afpacket.ModeTxRing},
-		{"ring-linear", backend.Options{TxCopy: backend.TxCopyLinear}, afpacket.ModeTxRing},
+		{"ring-frags", backend.Options{Net: backend.NetOptions{TxCopy: backend.TxCopyFrags}}, afpacket.ModeTxRing},
+		{"ring-linear", backend.Options{Net: backend.NetOptions{TxCopy: backend.TxCopyLinear}}, afpacket.ModeTxRing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const count, size = 20000, 128
 			done := startReceiver(t, v, count)
 			o := tc.o
-			o.Interface, o.MaxFrame, o.Batch = v.Outer, size, 64
+			o.Net.Interface, o.MaxFrame, o.Batch = v.Outer, size, 64
 			snd, err := afpacket.NewSender(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
@@ -147,12 +147,12 @@ func TestSendReceiveVeth(t *testing.T) {
 			if info.Mode != tc.mode || info.Interface != v.Outer {
 				t.Fatalf("info %+v", info)
 			}
-			if tc.o.RingDepth == 64 && info.RingDepth != 64 {
+			if tc.o.Net.RingDepth == 64 && info.RingDepth != 64 {
 				t.Fatalf("ring depth %d, want 64", info.RingDepth)
 			}
-			if copyMode := info.Details["tx_copy"]; tc.o.TxCopy == backend.TxCopyFrags && !strings.HasPrefix(copyMode, "zero-copy") ||
-				tc.mode == afpacket.ModeTxRing && tc.o.TxCopy != backend.TxCopyFrags && !strings.HasPrefix(copyMode, "linear") {
-				t.Fatalf("tx_copy %q with --tx-copy %q on veth", copyMode, tc.o.TxCopy)
+			if copyMode := info.Details["tx_copy"]; tc.o.Net.TxCopy == backend.TxCopyFrags && !strings.HasPrefix(copyMode, "zero-copy") ||
+				tc.mode == afpacket.ModeTxRing && tc.o.Net.TxCopy != backend.TxCopyFrags && !strings.HasPrefix(copyMode, "linear") {
+				t.Fatalf("tx_copy %q with --tx-copy %q on veth", copyMode, tc.o.Net.TxCopy)
 			}
 			send(t, snd, count, size, 64)
 			r := <-done
@@ -174,28 +174,28 @@ func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	before := openFDs(t)
 
-	_, err := afpacket.NewSender(ctx, backend.Options{Interface: "wpg-nonesuch", MaxFrame: 64})
+	_, err := afpacket.NewSender(ctx, backend.Options{MaxFrame: 64, Net: backend.NetOptions{Interface: "wpg-nonesuch"}})
 	if !errors.Is(err, sysinfo.ErrNoInterface) || !strings.Contains(err.Error(), v.Outer) {
 		t.Errorf("unknown interface: %v", err)
 	}
 	// A template whose untagged stream has 1518-byte frames is refused at
 	// open, naming the stream, not after its first such frame.
-	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1518, MaxUntagged: 1518, UntaggedStream: "big"})
+	_, err = afpacket.NewSender(ctx, backend.Options{MaxFrame: 1518, MaxUntagged: 1518, UntaggedStream: "big", Net: backend.NetOptions{Interface: v.Outer}})
 	if err == nil || !strings.Contains(err.Error(), `"big"`) || !strings.Contains(err.Error(), "mtu 1504") {
 		t.Errorf("untagged stream over the MTU: %v", err)
 	}
-	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64, TxCopy: "zero"})
+	_, err = afpacket.NewSender(ctx, backend.Options{MaxFrame: 64, Net: backend.NetOptions{Interface: v.Outer, TxCopy: "zero"}})
 	if err == nil || !strings.Contains(err.Error(), "--tx-copy") || !strings.Contains(err.Error(), "frags") {
 		t.Errorf("bad --tx-copy: %v", err)
 	}
-	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1519})
+	_, err = afpacket.NewSender(ctx, backend.Options{MaxFrame: 1519, Net: backend.NetOptions{Interface: v.Outer}})
 	if err == nil || !strings.Contains(err.Error(), "MTU") {
 		t.Errorf("frame over MTU: %v", err)
 	}
 	for _, noRing := range []bool{false, true} {
 		// 1518 bytes pass the open check (a VLAN-tagged frame may be that
 		// long) but an untagged one is refused by Commit.
-		snd, err := afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 1518, NoTxRing: noRing})
+		snd, err := afpacket.NewSender(ctx, backend.Options{MaxFrame: 1518, Net: backend.NetOptions{Interface: v.Outer, NoTxRing: noRing}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,11 +212,11 @@ func TestBadInput(t *testing.T) {
 	if err := ip("link", "set", v.Outer, "down"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64})
+	_, err = afpacket.NewSender(ctx, backend.Options{MaxFrame: 64, Net: backend.NetOptions{Interface: v.Outer}})
 	if err == nil || !strings.Contains(err.Error(), "down") || !strings.Contains(err.Error(), "ip link set") {
 		t.Errorf("interface down: %v", err)
 	}
-	_, err = afpacket.NewSender(ctx, backend.Options{Interface: v.Outer, MaxFrame: 64, RingBytes: 64})
+	_, err = afpacket.NewSender(ctx, backend.Options{MaxFrame: 64, Net: backend.NetOptions{Interface: v.Outer, RingBytes: 64}})
 	if err == nil {
 		t.Error("ring smaller than a slot accepted")
 	}
@@ -233,10 +233,10 @@ func BenchmarkSender(b *testing.B) {
 	for _, mode := range []struct {
 		name string
 		o    backend.Options
-	}{{"ring", backend.Options{QdiscBypass: true}}, {"sendmmsg", backend.Options{NoTxRing: true, QdiscBypass: true}}} {
+	}{{"ring", backend.Options{Net: backend.NetOptions{QdiscBypass: true}}}, {"sendmmsg", backend.Options{Net: backend.NetOptions{NoTxRing: true, QdiscBypass: true}}}} {
 		b.Run(mode.name, func(b *testing.B) {
 			o := mode.o
-			o.Interface, o.MaxFrame, o.Batch = v.Outer, 64, 256
+			o.Net.Interface, o.MaxFrame, o.Batch = v.Outer, 64, 256
 			snd, err := afpacket.NewSender(context.Background(), o)
 			if err != nil {
 				b.Fatal(err)
@@ -270,7 +270,7 @@ func BenchmarkSender(b *testing.B) {
 // an error instead of spinning.
 func TestReceiverInterfaceDown(t *testing.T) {
 	v := testbed.NewVeth(t)
-	rx, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: v.Outer})
+	rx, err := afpacket.NewReceiver(context.Background(), backend.Options{Net: backend.NetOptions{Interface: v.Outer}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,17 +316,17 @@ func TestMemlockNoPartialState(t *testing.T) {
 func memlockChild(t *testing.T) {
 	ifname := os.Getenv("WPG_MEMLOCK_CHILD")
 	// Warm up: the runtime's poller (epoll, eventfd) is created lazily.
-	_, _ = afpacket.NewSender(context.Background(), backend.Options{Interface: ifname, MaxFrame: 1500})
+	_, _ = afpacket.NewSender(context.Background(), backend.Options{MaxFrame: 1500, Net: backend.NetOptions{Interface: ifname}})
 	before, maps := openFDs(t), packetMaps(t)
 	for _, o := range []backend.Options{
-		{Interface: ifname, MaxFrame: 1500}, // 8 MiB TX ring
+		{MaxFrame: 1500, Net: backend.NetOptions{Interface: ifname}}, // 8 MiB TX ring
 	} {
 		_, err := afpacket.NewSender(context.Background(), o)
 		if !errors.Is(err, sys.ErrMemlock) || !strings.Contains(err.Error(), "ulimit -l") {
 			t.Fatalf("sender: %v", err)
 		}
 	}
-	_, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: ifname}) // 16 MiB RX ring
+	_, err := afpacket.NewReceiver(context.Background(), backend.Options{Net: backend.NetOptions{Interface: ifname}}) // 16 MiB RX ring
 	if !errors.Is(err, sys.ErrMemlock) || !strings.Contains(err.Error(), "--no-rx-ring") {
 		t.Fatalf("receiver: %v", err)
 	}
@@ -337,13 +337,13 @@ func memlockChild(t *testing.T) {
 		t.Errorf("%d packet socket mappings before, %d after", maps, after)
 	}
 	// Without a ring the receiver needs no locked memory.
-	rx, err := afpacket.NewReceiver(context.Background(), backend.Options{Interface: ifname, NoRxRing: true})
+	rx, err := afpacket.NewReceiver(context.Background(), backend.Options{Net: backend.NetOptions{Interface: ifname, NoRxRing: true}})
 	if err != nil || rx.Info().Mode != afpacket.ModeRecvmmsg {
 		t.Fatalf("receiver without a ring under a 1 MiB limit: %v", err)
 	}
 	rx.Close()
 	// A ring within the limit still works.
-	snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: ifname, MaxFrame: 64, RingDepth: 1024})
+	snd, err := afpacket.NewSender(context.Background(), backend.Options{MaxFrame: 64, Net: backend.NetOptions{Interface: ifname, RingDepth: 1024}})
 	if err != nil {
 		t.Fatalf("128 KiB ring under a 1 MiB limit: %v", err)
 	}
@@ -369,12 +369,12 @@ func TestRingHint(t *testing.T) {
 		want string
 	}{
 		{backend.Options{MaxFrame: 1500}, "--ring-depth 256"},
-		{backend.Options{MaxFrame: 1500, RingDepth: 256}, ""},
+		{backend.Options{MaxFrame: 1500, Net: backend.NetOptions{RingDepth: 256}}, ""},
 		{backend.Options{MaxFrame: 128}, ""},
-		{backend.Options{MaxFrame: 1500, TxCopy: backend.TxCopyFrags}, ""},
+		{backend.Options{MaxFrame: 1500, Net: backend.NetOptions{TxCopy: backend.TxCopyFrags}}, ""},
 	} {
 		o := tc.o
-		o.Interface = v.Outer
+		o.Net.Interface = v.Outer
 		snd, err := afpacket.NewSender(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
@@ -399,10 +399,10 @@ func TestLoopbackFrags(t *testing.T) {
 		snd *afpacket.Sender
 	)
 	if err := v.Do(func() (err error) {
-		if rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Interface: "lo"}); err != nil {
+		if rx, err = afpacket.NewReceiver(context.Background(), backend.Options{Net: backend.NetOptions{Interface: "lo"}}); err != nil {
 			return err
 		}
-		snd, err = afpacket.NewSender(context.Background(), backend.Options{Interface: "lo", MaxFrame: size, RingDepth: 16, Batch: 16, QdiscBypass: true})
+		snd, err = afpacket.NewSender(context.Background(), backend.Options{MaxFrame: size, Batch: 16, Net: backend.NetOptions{Interface: "lo", RingDepth: 16, QdiscBypass: true}})
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -13,10 +13,6 @@ import (
 // ErrNotSupported is returned on systems without AF_PACKET.
 var ErrNotSupported = errors.New("afpacket: AF_PACKET is Linux only, not supported on " + runtime.GOOS)
 
-func newSender(context.Context, backend.Options) (backend.Sender, error) {
-	return nil, ErrNotSupported
-}
-
-func newReceiver(context.Context, backend.Options) (backend.Receiver, error) {
+func open(context.Context, backend.Options) (backend.Instance, error) {
 	return nil, ErrNotSupported
 }

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 )
 
-// Defaults of the flags of seeds/002.
+// Defaults of the TX ring flags (--ring-depth, --ring-bytes, --batch).
 const (
 	DefaultRingDepth = 4096
 	DefaultRingBytes = 16 << 20

@@ -10,7 +10,7 @@ func TestTxGeometry(t *testing.T) {
 	}{
 		{64, 0, 0, Geometry{Slot: 128, BlockSize: 64 << 10, Blocks: 8, Depth: 4096}},
 		{1514, 4096, 16 << 20, Geometry{Slot: 2048, BlockSize: 64 << 10, Blocks: 128, Depth: 4096}},
-		// 16 KiB slots under the 16 MiB cap: 1024 slots (seeds/002).
+		// 16 KiB slots under the 16 MiB cap: 1024 slots.
 		{9000, 4096, 16 << 20, Geometry{Slot: 16384, BlockSize: 64 << 10, Blocks: 256, Depth: 1024}},
 		{60, 10, 0, Geometry{Slot: 128, BlockSize: 4096, Blocks: 1, Depth: 32}},
 		{65550, 4096, 16 << 20, Geometry{Slot: 131072, BlockSize: 131072, Blocks: 128, Depth: 128}},

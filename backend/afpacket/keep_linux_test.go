@@ -41,7 +41,7 @@ func TestKeptSlotsOnTheWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			snd, err := afpacket.NewSender(context.Background(), backend.Options{Interface: v.Outer, MaxFrame: src.MaxFrame(), Batch: batch, RingDepth: tc.depth})
+			snd, err := afpacket.NewSender(context.Background(), backend.Options{MaxFrame: src.MaxFrame(), Batch: batch, Net: backend.NetOptions{Interface: v.Outer, RingDepth: tc.depth}})
 			if err != nil {
 				t.Fatal(err)
 			}

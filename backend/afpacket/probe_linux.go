@@ -3,6 +3,7 @@
 package afpacket
 
 import (
+	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -10,16 +11,16 @@ import (
 func init() {
 	for _, p := range []struct {
 		name, min string
-		f         sys.PacketFeature
+		f         tpacket.Feature
 	}{
-		{"afpacket: TPACKET_V3 TX ring", "4.11", sys.PacketTxRingV3},
-		{"afpacket: PACKET_QDISC_BYPASS", "3.14", sys.PacketQdiscBypass},
-		{"afpacket: PACKET_IGNORE_OUTGOING (receiver)", "4.20", sys.PacketIgnoreOutgoing},
-		{"afpacket: PACKET_VNET_HDR (linear TX on virtual devices)", "4.11", sys.PacketVnetHdr}, // with the TX ring (tpacket_snd vnet support)
+		{"afpacket: TPACKET_V3 TX ring", "4.11", tpacket.FeatureTxRingV3},
+		{"afpacket: PACKET_QDISC_BYPASS", "3.14", tpacket.FeatureQdiscBypass},
+		{"afpacket: PACKET_IGNORE_OUTGOING (receiver)", "4.20", tpacket.FeatureIgnoreOutgoing},
+		{"afpacket: PACKET_VNET_HDR (linear TX on virtual devices)", "4.11", tpacket.FeatureVnetHdr}, // with the TX ring (tpacket_snd vnet support)
 	} {
 		f := p.f
 		sysinfo.RegisterProbe(sysinfo.Probe{Name: p.name, MinKernel: p.min, Run: func() (sysinfo.Status, string) {
-			err := sys.ProbePacket(f)
+			err := tpacket.Probe(f)
 			switch {
 			case err == nil:
 				return sysinfo.Available, ""

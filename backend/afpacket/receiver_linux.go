@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
-// Receiver geometry: blocks of rxBlock bytes, as many as o.RingBytes
+// Receiver geometry: blocks of rxBlock bytes, as many as o.Net.RingBytes
 // (default DefaultRingBytes) holds; a block is handed over when full or
 // after rxRetire, so at low rates the ring holds blocks × rxRetire of
 // traffic (1 s with the defaults) while the receiver is descheduled.
@@ -51,14 +52,14 @@ type Receiver struct {
 	packets, drops, outgoing uint64
 }
 
-// NewReceiver opens a receiver on o.Interface. On error nothing is left
+// NewReceiver opens a receiver on o.Net.Interface. On error nothing is left
 // open.
 func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
-	ifc, err := lookupInterface(o.Interface)
+	ifc, err := lookupInterface(o.Net.Interface)
 	if err != nil {
 		return nil, err
 	}
-	ringBytes := o.RingBytes
+	ringBytes := o.Net.RingBytes
 	if ringBytes <= 0 {
 		ringBytes = DefaultRingBytes
 	}
@@ -71,8 +72,8 @@ func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
 		Backend: "afpacket", Interface: ifc.name, NUMANode: ifc.numa,
 		Details: map[string]string{"snap_bytes": strconv.Itoa(snap), "mtu": strconv.Itoa(ifc.mtu)},
 	}}
-	if !o.NoRxRing {
-		ring, err := sys.NewPacketRxRing(sys.RxRingConfig{
+	if !o.Net.NoRxRing {
+		ring, err := tpacket.NewRxRing(tpacket.RxConfig{
 			Ifindex: ifc.index, BlockSize: rxBlock, Blocks: blocks, FrameSize: snap,
 			RetireTimeout: rxRetire, Lock: true,
 		})
@@ -92,7 +93,7 @@ func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
 	} else {
 		r.info.Reason = "--no-rx-ring"
 	}
-	mm, err := sys.NewPacketMmsgRx(ifc.index, rxMmsgBatch, snap, rxMmsgBuf)
+	mm, err := tpacket.NewMmsgRx(ifc.index, rxMmsgBatch, snap, rxMmsgBuf)
 	if err != nil {
 		return nil, openError(ifc.name, err)
 	}

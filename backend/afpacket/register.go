@@ -6,12 +6,12 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:        "afpacket",
-		Kind:        backend.KindNetwork,
-		Summary:     "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
-		NewSender:   newSender,
-		NewReceiver: newReceiver,
-		Flags:       []string{"interface", "ring-depth", "ring-bytes", "no-tx-ring", "no-rx-ring", "tx-copy", "qdisc-bypass"},
+		Name:     "afpacket",
+		Kind:     backend.KindNetwork,
+		Summary:  "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
+		Open:     open,
+		Receives: true,
+		Flags:    []string{"interface", "ring-depth", "ring-bytes", "no-tx-ring", "no-rx-ring", "tx-copy", "qdisc-bypass"},
 	})
 }
 

@@ -22,16 +22,16 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:        "cma",
-		Kind:        backend.KindLocal,
-		Summary:     "process_vm_readv between two processes (stock kernel's cross-process copy)",
-		NewSender:   newSender,
-		NewReceiver: newReceiver,
-		Payload:     true,
-		NeedsPeer:   true,
-		Flags:       []string{"connect", "listen", "recv-mode", "slots"},
+		Name:      "cma",
+		Kind:      backend.KindLocal,
+		Summary:   "process_vm_readv between two processes (stock kernel's cross-process copy)",
+		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
+		Receives:  true,
+		Payload:   true,
+		NeedsPeer: true,
+		Flags:     []string{"connect", "listen", "recv-mode", "slots"},
 		Check: func(o backend.Options) error {
-			_, err := modeOf(o.RecvMode)
+			_, err := modeOf(o.Mem.RecvMode)
 			return err
 		},
 	})
@@ -55,6 +55,7 @@ func slotsFor(maxFrame, want int) int {
 }
 
 type sender struct {
+	peer.Session
 	ctx      context.Context // cancelled when the run stops
 	ring     *shmring.Ring
 	prod     *shmring.Producer
@@ -62,13 +63,7 @@ type sender struct {
 	stride   int
 	maxFrame int
 	slots    peer.Slots
-	conn     *net.UnixConn
-	gone     <-chan struct{}
-	child    *peer.Process
-	peerPID  int
-	where    string
 	frames   uint64
-	report   []byte
 	closed   bool
 	// writev mode: the sender pushes each frame into the receiver's slot.
 	writev     bool
@@ -94,14 +89,14 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if o.MaxFrame <= 0 {
 		return nil, errors.New("cma: MaxFrame not set")
 	}
-	writev, err := modeOf(o.RecvMode)
+	writev, err := modeOf(o.Mem.RecvMode)
 	if err != nil {
 		return nil, err
 	}
 	if err := sys.AllowAnyPtracer(); err != nil {
 		return nil, fmt.Errorf("cma sender: let the receiver read our memory: %w", err)
 	}
-	ring, err := shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Slots), SlotSize: 8})
+	ring, err := shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Mem.Slots), SlotSize: 8})
 	if err != nil {
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
@@ -111,29 +106,24 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		ring.Close()
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	if s.conn, s.child, s.where, err = peer.Reach(ctx, "cma", o.Connect, o.Verify, helloWait); err != nil {
-		s.abort()
-		return nil, fmt.Errorf("cma sender: %w", err)
+	if err := s.Reach(ctx, "cma", o, helloWait); err != nil {
+		s.release()
+		return nil, err
 	}
-	h := peer.Hello{Backend: "cma", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots(),
-		Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
+	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: ring.Slots(), Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
 	if writev {
 		h.Mode = "writev"
 	}
-	if err := peer.Send(s.conn, h, ring.Fd()); err != nil {
-		s.abort()
-		return nil, fmt.Errorf("cma sender: %w", err)
-	}
-	rh, _, err := peer.Recv(s.conn, helloWait)
+	rh, err := s.Exchange(h, helloWait, ring.Fd())
 	if err != nil {
-		s.abort()
-		return nil, fmt.Errorf("cma sender (%s): %w", s.where, err)
+		s.release()
+		return nil, err
 	}
-	s.peerPID = rh.PID
 	if writev {
 		if rh.Addr == 0 || rh.Len < s.maxFrame {
-			s.abort()
-			return nil, fmt.Errorf("cma sender (%s): the receiver did not announce its buffers (an older wpg?)", s.where)
+			s.Abort()
+			s.release()
+			return nil, fmt.Errorf("cma sender (%s): the receiver did not announce its buffers (an older wpg?)", s.Where)
 		}
 		s.remoteBase, s.remoteStr = uintptr(rh.Addr), rh.Len
 		s.pvm = sys.NewPVMBatch(1024)
@@ -141,27 +131,20 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		s.remotes = make([]uintptr, 1024)
 	}
 	s.prod = ring.Producer()
-	s.gone = peer.Watch(s.conn)
+	s.Watch()
 	s.slots = peer.Slots{Name: "cma", Ring: ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
 		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
 	return s, nil
 }
 
-func (s *sender) abort() {
-	if s.conn != nil {
-		s.conn.Close()
-	}
-	if s.child != nil {
-		s.child.Kill()
-	}
+// release frees the sender's own memory (the session is the caller's).
+func (s *sender) release() {
 	s.staging.Close()
 	s.ring.Close()
 	s.closed = true
 }
 
-func (s *sender) peerGone() error {
-	return peer.GoneError("cma", s.peerPID, s.gone, s.prod, s.frames, "were taken")
-}
+func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were taken") }
 
 // Reserve hands out the staging slots the receiver will read.
 func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.slots.Reserve(bufs) }
@@ -178,10 +161,10 @@ func (s *sender) Commit(lens []int) (int, error) {
 				s.locals[i] = mem[off : off+lens[done+i]]
 				s.remotes[i] = s.remoteBase + uintptr(s.slots.Slot(done+i)*s.remoteStr)
 			}
-			if err := s.pvm.Transfer(s.peerPID, true, s.locals[:k], s.remotes[:k]); err != nil {
+			if err := s.pvm.Transfer(s.PeerPID, true, s.locals[:k], s.remotes[:k]); err != nil {
 				if g := s.peerGone(); g != nil || sys.IsESRCH(err) {
 					if g == nil {
-						g = fmt.Errorf("cma: the receiver (pid %d) has gone: %w", s.peerPID, err)
+						g = fmt.Errorf("cma: the receiver (pid %d) has gone: %w", s.PeerPID, err)
 					}
 					return 0, g
 				}
@@ -198,14 +181,12 @@ func (s *sender) Commit(lens []int) (int, error) {
 func (s *sender) MaxFrame() int { return s.maxFrame }
 
 func (s *sender) Info() backend.Info {
-	d := map[string]string{
-		"peer":          s.where,
+	d := s.Details(map[string]string{
 		"staging_slots": strconv.Itoa(s.ring.Slots()),
 		"slot_stride":   strconv.Itoa(s.stride),
 		"frames":        strconv.FormatUint(s.frames, 10),
-		"peer_pid":      strconv.Itoa(s.peerPID),
 		"transfer":      "receiver pulls with process_vm_readv; descriptors through a memfd ring",
-	}
+	})
 	if scope, ok := sys.YamaPtraceScope(); ok {
 		d["yama_ptrace_scope"] = strconv.Itoa(scope)
 	} else {
@@ -229,14 +210,11 @@ func (s *sender) Close() error {
 		return nil
 	}
 	s.closed = true
-	var err error
-	s.report, err = peer.Hangup(s.prod, s.child, s.conn)
+	err := s.Hangup(s.prod)
 	s.ring.Close()
 	s.staging.Close()
 	return err
 }
-
-func (s *sender) PeerReport() []byte { return s.report }
 
 type receiver struct {
 	ring     *shmring.Ring

@@ -16,7 +16,7 @@ func TestFramesIntact(t *testing.T) {
 }
 
 func TestFramesIntactTwoSlots(t *testing.T) {
-	peertest.Matrix(t, "cma", backend.Options{Slots: 2}, peertest.Sizes[:3])
+	peertest.Matrix(t, "cma", backend.Options{Mem: backend.MemOptions{Slots: 2}}, peertest.Sizes[:3])
 }
 
 func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "cma", backend.Options{}) }
@@ -24,11 +24,11 @@ func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "cma", backen
 func TestSenderKilled(t *testing.T) { peertest.KilledSender(t, "cma") }
 
 func TestFramesIntactWritev(t *testing.T) {
-	peertest.Matrix(t, "cma", backend.Options{RecvMode: "writev"}, peertest.Sizes)
+	peertest.Matrix(t, "cma", backend.Options{Mem: backend.MemOptions{RecvMode: "writev"}}, peertest.Sizes)
 }
 
 func TestReceiverKilledWritev(t *testing.T) {
-	peertest.KilledReceiver(t, "cma", backend.Options{RecvMode: "writev"})
+	peertest.KilledReceiver(t, "cma", backend.Options{Mem: backend.MemOptions{RecvMode: "writev"}})
 }
 
 func TestBadMode(t *testing.T) {

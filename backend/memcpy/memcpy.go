@@ -20,11 +20,11 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:      "memcpy",
-		Kind:      backend.KindReference,
-		Summary:   "copy into a local buffer: the memory-bandwidth reference for the local paths",
-		NewSender: newSender,
-		Payload:   true,
+		Name:    "memcpy",
+		Kind:    backend.KindReference,
+		Summary: "copy into a local buffer: the memory-bandwidth reference for the local paths",
+		Open:    backend.Factories{Sender: newSender}.Open,
+		Payload: true,
 	})
 }
 

@@ -15,7 +15,12 @@ func TestCopiesRenderedFrames(t *testing.T) {
 		t.Fatalf("registration: %+v, %v", reg, err)
 	}
 	src, _ := frame.NewPayloadSource(frame.PayloadConfig{Size: 4096}, 0, 1)
-	s, err := reg.NewSender(context.Background(), backend.Options{MaxFrame: src.MaxFrame(), Batch: 8})
+	inst, err := reg.Open(context.Background(), backend.Options{MaxFrame: src.MaxFrame(), Batch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	s, err := inst.NewSender(backend.Worker{MaxFrame: src.MaxFrame()})
 	if err != nil {
 		t.Fatal(err)
 	}

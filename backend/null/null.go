@@ -12,10 +12,10 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:      "null",
-		Kind:      backend.KindReference,
-		Summary:   "generation only: frames are rendered and dropped (the generator's upper bound)",
-		NewSender: New,
+		Name:    "null",
+		Kind:    backend.KindReference,
+		Summary: "generation only: frames are rendered and dropped (the generator's upper bound)",
+		Open:    backend.Factories{Sender: New}.Open,
 	})
 }
 

@@ -40,11 +40,11 @@ func init() {
 		Name:         "pcapfile",
 		Kind:         backend.KindNetwork,
 		Summary:      "write a pcap or pcapng file (-o FILE)",
-		NewSender:    New,
+		Open:         backend.Factories{Sender: New}.Open,
 		SingleWorker: true,
 		Flags:        []string{"output", "format"},
 		Check: func(o backend.Options) error {
-			_, err := Format(o.Output, o.Format)
+			_, err := Format(o.File.Output, o.File.Format)
 			return err
 		},
 	})
@@ -104,9 +104,9 @@ func Format(path, explicit string) (string, error) {
 	return "", fmt.Errorf("--format %q: choose pcap or pcapng", explicit)
 }
 
-// New creates (or truncates) o.Output and writes the file header.
+// New creates (or truncates) o.File.Output and writes the file header.
 func New(_ context.Context, o backend.Options) (backend.Sender, error) {
-	if o.Output == "" {
+	if o.File.Output == "" {
 		return nil, errors.New("pcapfile: no output file: add -o FILE.pcap")
 	}
 	if o.Workers > 1 {
@@ -115,7 +115,7 @@ func New(_ context.Context, o backend.Options) (backend.Sender, error) {
 	if o.MaxFrame <= 0 || o.MaxFrame > Snaplen {
 		return nil, fmt.Errorf("pcapfile: frame size %d is outside 1…%d", o.MaxFrame, Snaplen)
 	}
-	format, err := Format(o.Output, o.Format)
+	format, err := Format(o.File.Output, o.File.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -131,19 +131,19 @@ func New(_ context.Context, o backend.Options) (backend.Sender, error) {
 	} else if err := pcapgo.NewWriterNanos(&hdr).WriteFileHeader(Snaplen, layers.LinkTypeEthernet); err != nil {
 		return nil, fmt.Errorf("pcapfile: pcap header: %w", err)
 	}
-	f, err := os.Create(o.Output)
+	f, err := os.Create(o.File.Output)
 	if err != nil {
-		return nil, createError(o.Output, err)
+		return nil, createError(o.File.Output, err)
 	}
 	if _, err := f.Write(hdr.Bytes()); err != nil {
 		if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
-			os.Remove(o.Output) // a header-less file (never a device such as /dev/full)
+			os.Remove(o.File.Output) // a header-less file (never a device such as /dev/full)
 		}
 		f.Close()
-		return nil, fmt.Errorf("-o %s: write the file header: %w%s", o.Output, err, spaceFix(err))
+		return nil, fmt.Errorf("-o %s: write the file header: %w%s", o.File.Output, err, spaceFix(err))
 	}
 	now := sys.MonotonicNs()
-	s := &Sender{path: o.Output, format: format, ng: format == "pcapng", f: f, maxFrame: o.MaxFrame,
+	s := &Sender{path: o.File.Output, format: format, ng: format == "pcapng", f: f, maxFrame: o.MaxFrame,
 		buf: make([]byte, 0, bufBytes), fileEnd: int64(hdr.Len()), lastWrite: now,
 		wallOffset: time.Now().UnixNano() - now}
 	batch := max(o.Batch, 1)

@@ -58,7 +58,7 @@ func readAll(t *testing.T, path string) []gopacket.CaptureInfo {
 
 func open(t *testing.T, path string, batch, size int) *pcapfile.Sender {
 	t.Helper()
-	s, err := pcapfile.New(context.Background(), backend.Options{Output: path, MaxFrame: size, Batch: batch, Workers: 1})
+	s, err := pcapfile.New(context.Background(), backend.Options{MaxFrame: size, Batch: batch, Workers: 1, File: backend.FileOptions{Output: path}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestDevFullIsAnErrorAtOpen(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		testbed.Skip(t, "needs /dev/full: %v", err)
 	}
-	_, err := pcapfile.New(context.Background(), backend.Options{Output: "/dev/full", MaxFrame: 64, Batch: 8, Workers: 1})
+	_, err := pcapfile.New(context.Background(), backend.Options{MaxFrame: 64, Batch: 8, Workers: 1, File: backend.FileOptions{Output: "/dev/full"}})
 	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "-o /dev/full") {
 		t.Fatalf("error %v, want ENOSPC naming -o /dev/full", err)
 	}
@@ -173,7 +173,7 @@ func TestCreateErrorsSayWhereAndHow(t *testing.T) {
 		"/proc/forbidden":  "kernel file system",
 		"/proc/x/y/z.pcap": "does not exist",
 	} {
-		_, err := pcapfile.New(context.Background(), backend.Options{Output: path, MaxFrame: 64, Batch: 8, Workers: 1})
+		_, err := pcapfile.New(context.Background(), backend.Options{MaxFrame: 64, Batch: 8, Workers: 1, File: backend.FileOptions{Output: path}})
 		if err == nil || !strings.Contains(err.Error(), "-o "+path) || !strings.Contains(err.Error(), want) {
 			t.Errorf("-o %s: error %v, want the flag, the path and %q", path, err, want)
 		}

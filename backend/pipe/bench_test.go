@@ -14,5 +14,5 @@ func BenchmarkPipe(b *testing.B) {
 }
 
 func BenchmarkPipeVmsplice(b *testing.B) {
-	peertest.BenchSizes(b, "pipe", backend.Options{Vmsplice: true}, 460800, 1<<20, 64<<20)
+	peertest.BenchSizes(b, "pipe", backend.Options{Pipe: backend.PipeOptions{Vmsplice: true}}, 460800, 1<<20, 64<<20)
 }

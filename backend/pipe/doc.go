@@ -6,8 +6,8 @@
 //
 // The pipe is enlarged with F_SETPIPE_SZ to /proc/sys/fs/pipe-max-size
 // (1 MiB by default); when the kernel refuses (pipe-user-pages-soft
-// exceeded), the largest size it allows is used and a warning names the
-// reason. Frames are written with one write(2) per batch (whole frames),
+// exceeded), the largest size it allows is used and the report says why
+// (Info.Reason; the same policy sizes membench's pipe: Size). Frames are written with one write(2) per batch (whole frames),
 // or with --vmsplice, which hands the kernel references to the sender's
 // pages instead of copying them. The reader asks for exactly the bytes
 // that complete a frame, so a frame the pipe can hold whole arrives in one
@@ -20,8 +20,8 @@
 // pipe buffers) has been queued into the pipe (vmsplice calls, non-blocking,
 // count only the bytes they report as queued; a slot's splice is repeated
 // until all of it is in). Since a pipe holds at most that many buffers, the
-// slot's pages must have left the pipe by then. This generalises the double-buffering rule "each
-// half as large as the pipe".
+// slot's pages must have left the pipe by then. This generalises the
+// double-buffering rule "each half as large as the pipe".
 //
 // No privileges are needed. Linux only.
 package pipe

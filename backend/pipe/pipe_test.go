@@ -13,7 +13,6 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
-	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -29,7 +28,9 @@ func run(t *testing.T, o backend.Options, pipeSize, size int, count uint64) (bac
 	t.Helper()
 	o.MaxFrame = frame.PayloadHeaderLen + size
 	o.Batch = 64
-	s, err := newSender(context.Background(), o, pipeSize)
+	o.Pipe.Size = pipeSize
+	o.Env = peertest.Env()
+	s, err := newSender(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestFramesIntactBetweenProcesses(t *testing.T) {
 				name += "/vmsplice"
 			}
 			t.Run(name, func(t *testing.T) {
-				info, rep := run(t, backend.Options{Connect: peer.AutoPeer, Vmsplice: vms}, 0, c.size, c.count)
+				info, rep := run(t, backend.Options{Peer: backend.Peer{Mode: backend.PeerOwn}, Pipe: backend.PipeOptions{Vmsplice: vms}}, 0, c.size, c.count)
 				r := peertest.Report(t, rep)
 				peertest.CheckIntact(t, r, c.count, frame.PayloadHeaderLen+c.size)
 				if r.Stop != "eof" {
@@ -77,7 +78,7 @@ func TestReadsPerFrame(t *testing.T) {
 		pipe     int
 		min, max float64
 	}{{0, 0.5, 1}, {64 << 10, 8, 8.1}} {
-		_, rep := run(t, backend.Options{Connect: peer.AutoPeer}, c.pipe, 460800, n)
+		_, rep := run(t, backend.Options{Peer: backend.Peer{Mode: backend.PeerOwn}}, c.pipe, 460800, n)
 		r := peertest.Report(t, rep)
 		peertest.CheckIntact(t, r, n, frame.PayloadHeaderLen+460800)
 		d := r.Backend.Details
@@ -102,7 +103,7 @@ func TestFIFOIndependentReceiver(t *testing.T) {
 	if err := rx.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSender(context.Background(), backend.Options{FIFO: fifo, MaxFrame: frame.PayloadHeaderLen + 4096, Batch: 32}, 0)
+	s, err := newSender(context.Background(), backend.Options{MaxFrame: frame.PayloadHeaderLen + 4096, Batch: 32, Pipe: backend.PipeOptions{FIFO: fifo}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestReceiverKilled(t *testing.T) {
 			if err := rx.Start(); err != nil {
 				t.Fatal(err)
 			}
-			s, err := newSender(context.Background(), backend.Options{FIFO: fifo, MaxFrame: frame.PayloadHeaderLen + size, Batch: 32}, 0)
+			s, err := newSender(context.Background(), backend.Options{MaxFrame: frame.PayloadHeaderLen + size, Batch: 32, Pipe: backend.PipeOptions{FIFO: fifo}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +181,7 @@ func TestSenderKilled(t *testing.T) {
 
 // Asking for more than pipe-max-size without CAP_SYS_RESOURCE is refused
 // (EPERM); the sender then takes the largest size allowed and says so.
-func TestSizePipeFallsBackWithWarning(t *testing.T) {
+func TestSizeFallsBackWithWarning(t *testing.T) {
 	r, w, err := sys.NewPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestSizePipeFallsBackWithWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, warn, err := sizePipe(w, 4*max)
+	got, warn, err := Size(w, 4*max)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +201,12 @@ func TestSizePipeFallsBackWithWarning(t *testing.T) {
 		return
 	}
 	if got != max || !strings.Contains(warn, "EPERM") {
-		t.Fatalf("sizePipe(4 × pipe-max-size) = %d, %q; want %d and a warning naming EPERM", got, warn, max)
+		t.Fatalf("Size(4 × pipe-max-size) = %d, %q; want %d and a warning naming EPERM", got, warn, max)
 	}
 	t.Logf("warning: %s", warn)
 	// The default asks for pipe-max-size and gets it without a warning.
-	got, warn, err = sizePipe(w, 0)
+	got, warn, err = Size(w, 0)
 	if err != nil || got != max || warn != "" {
-		t.Fatalf("sizePipe(default) = %d, %q, %v; want %d and no warning", got, warn, err, max)
+		t.Fatalf("Size(default) = %d, %q, %v; want %d and no warning", got, warn, err, max)
 	}
 }

@@ -21,20 +21,20 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:        "shm",
-		Kind:        backend.KindLocal,
-		Summary:     "a ring of slots in a memfd shared by sender and receiver processes",
-		NewSender:   newSender,
-		NewReceiver: newReceiver,
-		Payload:     true,
-		NeedsPeer:   true,
-		Flags:       []string{"connect", "listen", "recv-mode", "busy-wait", "slots"},
+		Name:      "shm",
+		Kind:      backend.KindLocal,
+		Summary:   "a ring of slots in a memfd shared by sender and receiver processes",
+		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
+		Receives:  true,
+		Payload:   true,
+		NeedsPeer: true,
+		Flags:     []string{"connect", "listen", "recv-mode", "busy-wait", "slots"},
 		Check: func(o backend.Options) error {
-			switch o.RecvMode {
+			switch o.Mem.RecvMode {
 			case "", "inplace", "copy":
 				return nil
 			}
-			return fmt.Errorf("shm: --recv-mode %q: choose inplace (the default) or copy", o.RecvMode)
+			return fmt.Errorf("shm: --recv-mode %q: choose inplace (the default) or copy", o.Mem.RecvMode)
 		},
 	})
 }
@@ -65,19 +65,14 @@ func DefaultSlots(maxFrame int) int {
 }
 
 type sender struct {
+	peer.Session
 	ctx       context.Context // cancelled when the run stops
 	ring      *shmring.Ring
 	prod      *shmring.Producer
-	conn      *net.UnixConn
-	gone      <-chan struct{}
-	child     *peer.Process
-	peerPID   int
-	report    []byte
 	frames    uint64
 	full      uint64
 	ringBytes int
 	busy      bool
-	where     string
 	closed    bool
 }
 
@@ -85,7 +80,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if o.MaxFrame <= 0 {
 		return nil, errors.New("shm: MaxFrame not set")
 	}
-	slots := o.Slots
+	slots := o.Mem.Slots
 	if slots <= 0 {
 		slots = DefaultSlots(o.MaxFrame)
 	}
@@ -98,46 +93,28 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, fmt.Errorf("shm sender: %w (lower --slots or --size)", err)
 	}
 	var args []string
-	if o.RecvMode != "" {
-		args = append(args, "--recv-mode", o.RecvMode)
+	if o.Mem.RecvMode != "" {
+		args = append(args, "--recv-mode", o.Mem.RecvMode)
 	}
-	if o.BusyWait {
+	if o.Mem.BusyWait {
 		args = append(args, "--busy-wait")
 	}
-	conn, child, where, err := peer.Reach(ctx, "shm", o.Connect, o.Verify, helloWait, args...)
-	if err != nil {
+	s := &sender{ctx: ctx, ring: ring, busy: o.Mem.BusyWait, ringBytes: ring.Size()}
+	if err := s.Reach(ctx, "shm", o, helloWait, args...); err != nil {
 		ring.Close()
-		return nil, fmt.Errorf("shm sender: %w", err)
+		return nil, err
 	}
-	s := &sender{ctx: ctx, ring: ring, conn: conn, child: child, where: where, busy: o.BusyWait, ringBytes: ring.Size()}
-	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: ring.Slots()}, ring.Fd()); err != nil {
-		s.abort()
-		return nil, fmt.Errorf("shm sender: %w", err)
+	if _, err := s.Exchange(peer.Hello{MaxFrame: o.MaxFrame, Slots: ring.Slots()}, helloWait, ring.Fd()); err != nil {
+		ring.Close()
+		return nil, err
 	}
-	h, _, err := peer.Recv(conn, helloWait)
-	if err != nil {
-		s.abort()
-		return nil, fmt.Errorf("shm sender (%s): %w", s.where, err)
-	}
-	s.peerPID = h.PID
 	s.prod = ring.Producer()
-	s.prod.BusyWait = o.BusyWait
-	s.gone = peer.Watch(conn)
+	s.prod.BusyWait = o.Mem.BusyWait
+	s.Watch()
 	return s, nil
 }
 
-func (s *sender) abort() {
-	s.conn.Close()
-	if s.child != nil {
-		s.child.Kill()
-	}
-	s.ring.Close()
-	s.closed = true
-}
-
-func (s *sender) peerGone() error {
-	return peer.GoneError("shm", s.peerPID, s.gone, s.prod, s.frames, "were handed over")
-}
+func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were handed over") }
 
 func (s *sender) Reserve(bufs [][]byte) (int, error) {
 	// Take a useful batch (up to a quarter of the ring): when the ring is
@@ -187,8 +164,7 @@ func (s *sender) Info() backend.Info {
 	}
 	return backend.Info{
 		Backend: "shm", Mode: "ring", NUMANode: -1, RingDepth: s.ring.Slots(),
-		Details: map[string]string{
-			"peer":          s.where,
+		Details: s.Details(map[string]string{
 			"slot_size":     strconv.Itoa(s.ring.SlotSize()),
 			"slot_stride":   strconv.Itoa(s.ring.Stride()),
 			"ring_bytes":    strconv.Itoa(s.ringBytes),
@@ -198,9 +174,8 @@ func (s *sender) Info() backend.Info {
 			"frames":        strconv.FormatUint(s.frames, 10),
 			"render":        "in place (frames are written into the ring slots)",
 			"rendezvous":    "unix socket, memfd passed with SCM_RIGHTS",
-			"peer_pid":      strconv.Itoa(s.peerPID),
 			"syscalls_idle": "futex wake only when the receiver sleeps",
-		},
+		}),
 	}
 }
 
@@ -212,15 +187,12 @@ func (s *sender) Close() error {
 		return nil
 	}
 	s.closed = true
-	var err error
-	s.report, err = peer.Hangup(s.prod, s.child, s.conn)
+	err := s.Hangup(s.prod)
 	if cerr := s.ring.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
-
-func (s *sender) PeerReport() []byte { return s.report }
 
 type receiver struct {
 	ring    *shmring.Ring
@@ -241,12 +213,12 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		return nil, err
 	}
 	var copyOut bool
-	switch o.RecvMode {
+	switch o.Mem.RecvMode {
 	case "", "inplace":
 	case "copy":
 		copyOut = true
 	default:
-		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.RecvMode)
+		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.Mem.RecvMode)
 	}
 	m, err := peer.Meet(ctx, "shm", o.Listen, helloWait)
 	if err != nil {
@@ -261,7 +233,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if err != nil {
 		return nil, m.Refuse(err)
 	}
-	r := &receiver{ring: ring, conn: conn, copyOut: copyOut, busy: o.BusyWait, peerPID: h.PID}
+	r := &receiver{ring: ring, conn: conn, copyOut: copyOut, busy: o.Mem.BusyWait, peerPID: h.PID}
 	if copyOut {
 		r.perCopy = max(1, copyBudget/ring.SlotSize())
 		r.bufs, err = sys.Alloc(r.perCopy*ring.SlotSize(), fmt.Sprintf("the copy buffers (%d × %d bytes)", r.perCopy, ring.SlotSize()))
@@ -275,7 +247,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		return nil, fmt.Errorf("shm receiver: %w", err)
 	}
 	r.cons = ring.Consumer()
-	r.cons.BusyWait = o.BusyWait
+	r.cons.BusyWait = o.Mem.BusyWait
 	r.gone = peer.Watch(conn)
 	return r, nil
 }

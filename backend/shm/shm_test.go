@@ -16,11 +16,11 @@ func TestFramesIntactInPlace(t *testing.T) {
 }
 
 func TestFramesIntactCopyOut(t *testing.T) {
-	peertest.Matrix(t, "shm", backend.Options{RecvMode: "copy"}, peertest.Sizes)
+	peertest.Matrix(t, "shm", backend.Options{Mem: backend.MemOptions{RecvMode: "copy"}}, peertest.Sizes)
 }
 
 func TestFramesIntactBusyWaitFewSlots(t *testing.T) {
-	peertest.Matrix(t, "shm", backend.Options{BusyWait: true, Slots: 2}, peertest.Sizes[:3])
+	peertest.Matrix(t, "shm", backend.Options{Mem: backend.MemOptions{BusyWait: true, Slots: 2}}, peertest.Sizes[:3])
 }
 
 func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "shm", backend.Options{}) }

@@ -19,14 +19,14 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:        "unix",
-		Kind:        backend.KindLocal,
-		Summary:     "unix stream socket with enlarged buffers, the everyday baseline",
-		NewSender:   newSender,
-		NewReceiver: newReceiver,
-		Payload:     true,
-		NeedsPeer:   true,
-		Flags:       []string{"connect", "listen"},
+		Name:      "unix",
+		Kind:      backend.KindLocal,
+		Summary:   "unix stream socket with enlarged buffers, the everyday baseline",
+		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
+		Receives:  true,
+		Payload:   true,
+		NeedsPeer: true,
+		Flags:     []string{"connect", "listen"},
 	})
 }
 
@@ -43,19 +43,17 @@ const (
 )
 
 type sender struct {
+	peer.Session
 	stall    peer.Stall // gives up on a stalled receiver once the run stops
 	fd       int        // the data socket (see dataFd)
-	child    *peer.Process
-	peerPID  int
-	where    string
 	sndBuf   int
+	adjusted []string
 	mem      *sys.SharedMapping
 	maxFrame int
 	perCall  int
 	reserved int
 	writes   uint64
 	frames   uint64
-	report   []byte
 	closed   bool
 }
 
@@ -64,34 +62,24 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, errors.New("unix: MaxFrame not set")
 	}
 	s := &sender{maxFrame: o.MaxFrame, fd: -1, stall: peer.Stall{Ctx: ctx}}
-	conn, child, where, err := peer.Reach(ctx, "unix", o.Connect, o.Verify, helloWait)
-	if err != nil {
-		return nil, fmt.Errorf("unix sender: %w", err)
+	if err := s.Reach(ctx, "unix", o, helloWait); err != nil {
+		return nil, err
 	}
-	s.child, s.where = child, where
+	var err error
+	if s.sndBuf, _, err = sys.SetSocketBuffers(s.Conn, sockBuf); err != nil {
+		s.adjusted = append(s.adjusted, "socket buffers not enlarged: "+err.Error())
+	}
+	if _, err := s.Exchange(peer.Hello{MaxFrame: o.MaxFrame}, helloWait); err != nil {
+		return nil, err
+	}
 	fail := func(err error) (backend.Sender, error) {
 		if s.fd >= 0 {
 			sys.CloseFd(s.fd)
-		} else {
-			conn.Close()
 		}
-		if s.child != nil {
-			s.child.Kill()
-		}
-		return nil, fmt.Errorf("unix sender (%s): %w", s.where, err)
+		s.Abort()
+		return nil, fmt.Errorf("unix sender (%s): %w", s.Where, err)
 	}
-	if s.sndBuf, _, err = sys.SetSocketBuffers(conn, sockBuf); err != nil {
-		fmt.Fprintf(os.Stderr, "wpg: warning: unix sender: %v\n", err)
-	}
-	if err := peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid(), MaxFrame: o.MaxFrame}); err != nil {
-		return fail(err)
-	}
-	h, _, err := peer.Recv(conn, helloWait)
-	if err != nil {
-		return fail(err)
-	}
-	s.peerPID = h.PID
-	if s.fd, err = dataFd(conn); err != nil {
+	if s.fd, err = dataFd(s.Conn); err != nil {
 		return fail(err)
 	}
 	// At most half a socket buffer per Reserve, so that rendering
@@ -119,21 +107,16 @@ func (s *sender) Commit(lens []int) (int, error) {
 	mem := s.mem.Bytes()
 	done := 0
 	for done < n {
-		k, total := 0, 0
-		for done+k < n && (k == 0 || total+lens[done+k] <= groupBytes) &&
-			(k == 0 || lens[done+k-1] == s.maxFrame) {
-			total += lens[done+k]
-			k++
-		}
+		k, total := peer.WriteGroup(lens[done:n], s.maxFrame, groupBytes)
 		off := done * s.maxFrame
 		w, err := s.write(mem[off : off+total])
 		if err != nil {
-			m := wholeFrames(lens[done:done+k], w)
+			m := peer.WholeFrames(lens[done:done+k], w)
 			s.frames += uint64(m)
 			if sys.IsConnReset(err) {
-				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone: %w", s.where, s.peerPID, err)
+				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone: %w", s.Where, s.PeerPID, err)
 			}
-			return done + m, fmt.Errorf("unix (%s): write: %w", s.where, err)
+			return done + m, fmt.Errorf("unix (%s): write: %w", s.Where, err)
 		}
 		s.frames += uint64(k)
 		done += k
@@ -162,7 +145,7 @@ func (s *sender) write(b []byte) (int, error) {
 			return total, err
 		}
 		if s.stall.Still(uint64(len(b))) {
-			return total, fmt.Errorf("the receiver (%s) read nothing for %v after the run stopped: %d bytes of this write left unsent", s.where, peer.StallGrace, len(b))
+			return total, fmt.Errorf("the receiver (%s) read nothing for %v after the run stopped: %d bytes of this write left unsent", s.Where, peer.StallGrace, len(b))
 		}
 	}
 	return total, nil
@@ -192,30 +175,18 @@ func dataFd(c *net.UnixConn) (int, error) {
 	return fd, nil
 }
 
-func wholeFrames(lens []int, written int) int {
-	for i, l := range lens {
-		if written < l {
-			return i
-		}
-		written -= l
-	}
-	return len(lens)
-}
-
 func (s *sender) MaxFrame() int { return s.maxFrame }
 
 func (s *sender) Info() backend.Info {
-	d := map[string]string{
-		"peer":     s.where,
-		"sndbuf":   strconv.Itoa(s.sndBuf),
-		"writes":   strconv.FormatUint(s.writes, 10),
-		"frames":   strconv.FormatUint(s.frames, 10),
-		"peer_pid": strconv.Itoa(s.peerPID),
-	}
+	d := s.Details(map[string]string{
+		"sndbuf": strconv.Itoa(s.sndBuf),
+		"writes": strconv.FormatUint(s.writes, 10),
+		"frames": strconv.FormatUint(s.frames, 10),
+	})
 	if s.frames > 0 {
 		d["writes_per_frame"] = strconv.FormatFloat(float64(s.writes)/float64(s.frames), 'f', 3, 64)
 	}
-	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d}
+	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d, Adjusted: s.adjusted}
 }
 
 func (s *sender) Flush() error { return nil }
@@ -226,12 +197,8 @@ func (s *sender) Close() error {
 	}
 	s.closed = true
 	err := sys.CloseFd(s.fd)
-	if s.child != nil {
-		var werr error
-		s.report, werr = s.child.Wait(30 * time.Second)
-		if err == nil {
-			err = werr
-		}
+	if werr := s.Wait(); err == nil {
+		err = werr
 	}
 	if s.mem != nil {
 		s.mem.Close()
@@ -239,13 +206,12 @@ func (s *sender) Close() error {
 	return err
 }
 
-func (s *sender) PeerReport() []byte { return s.report }
-
 type receiver struct {
-	fd      int // the data socket (see dataFd)
-	sr      *peer.StreamReader
-	rcvBuf  int
-	peerPID int
+	fd       int // the data socket (see dataFd)
+	sr       *peer.StreamReader
+	rcvBuf   int
+	peerPID  int
+	adjusted []string
 }
 
 // errEmpty is returned by the receiver's read function when the socket has
@@ -253,34 +219,18 @@ type receiver struct {
 var errEmpty = errors.New("socket empty")
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	if o.Listen == "" {
-		return nil, errors.New("unix receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
-	}
-	conn, err := peer.Accept(ctx, o.Listen)
+	m, err := peer.Meet(ctx, "unix", o.Listen, helloWait)
 	if err != nil {
-		return nil, fmt.Errorf("unix receiver: %w", err)
+		return nil, err
 	}
-	r := &receiver{}
-	if _, r.rcvBuf, err = sys.SetSocketBuffers(conn, sockBuf); err != nil {
-		fmt.Fprintf(os.Stderr, "wpg: warning: unix receiver: %v\n", err)
-	}
-	h, _, err := peer.Recv(conn, helloWait)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("unix receiver: %w", err)
-	}
-	if h.Backend != "unix" {
-		msg := fmt.Sprintf("the sender uses backend %q: start the receiver with --backend %s", h.Backend, h.Backend)
-		peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid(), Error: msg})
-		conn.Close()
-		return nil, fmt.Errorf("unix receiver: %s", msg)
-	}
-	r.peerPID = h.PID
+	conn, h := m.Conn, m.Hello
+	r := &receiver{peerPID: h.PID}
 	if h.MaxFrame <= 0 || h.MaxFrame > peer.MaxFrameLen {
-		msg := fmt.Sprintf("the sender announced frames of %d bytes: want 1 … %d", h.MaxFrame, peer.MaxFrameLen)
-		peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid(), Error: msg})
-		conn.Close()
-		return nil, fmt.Errorf("unix receiver: %s", msg)
+		return nil, m.Refuse(fmt.Errorf("the sender announced frames of %d bytes: want 1 … %d", h.MaxFrame, peer.MaxFrameLen))
+	}
+	// Enlarged before our hello: the sender writes only after it.
+	if _, r.rcvBuf, err = sys.SetSocketBuffers(conn, sockBuf); err != nil {
+		r.adjusted = append(r.adjusted, "socket buffers not enlarged: "+err.Error())
 	}
 	if err := peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid()}); err != nil {
 		conn.Close()
@@ -350,7 +300,7 @@ func (r *receiver) Info() backend.Info {
 	if r.sr.Frames > 0 {
 		d["reads_per_frame"] = strconv.FormatFloat(float64(r.sr.Reads)/float64(r.sr.Frames), 'f', 3, 64)
 	}
-	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d}
+	return backend.Info{Backend: "unix", Mode: "stream", NUMANode: -1, Details: d, Adjusted: r.adjusted}
 }
 
 func (r *receiver) Close() error {

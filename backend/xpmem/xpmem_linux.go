@@ -19,14 +19,14 @@ import (
 
 func init() {
 	backend.Register(backend.Registration{
-		Name:        "xpmem",
-		Kind:        backend.KindLocal,
-		Summary:     "XPMEM attach of the sender's memory, frames read in place (where /dev/xpmem exists)",
-		NewSender:   newSender,
-		NewReceiver: newReceiver,
-		Payload:     true,
-		NeedsPeer:   true,
-		Flags:       []string{"connect", "listen", "slots"},
+		Name:      "xpmem",
+		Kind:      backend.KindLocal,
+		Summary:   "XPMEM attach of the sender's memory, frames read in place (where /dev/xpmem exists)",
+		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
+		Receives:  true,
+		Payload:   true,
+		NeedsPeer: true,
+		Flags:     []string{"connect", "listen", "slots"},
 	})
 }
 
@@ -59,23 +59,18 @@ func exportLen(slots, stride int) int {
 }
 
 type sender struct {
+	peer.Session
 	ctx      context.Context // cancelled when the run stops
 	xp       *sys.XPMEM
 	segid    sys.XPMEMSegid
 	ring     *shmring.Ring
 	prod     *shmring.Producer
-	staging  *sys.BenchRegion
+	staging  *sys.Mapping
 	stride   int
 	maxFrame int
 	slots    peer.Slots
-	conn     *net.UnixConn
-	gone     <-chan struct{}
-	child    *peer.Process
-	peerPID  int
-	where    string
 	version  int
 	frames   uint64
-	report   []byte
 	closed   bool
 }
 
@@ -95,51 +90,40 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		xp.Close()
 		return nil, fmt.Errorf("xpmem sender: %w (is %s really the xpmem module?)", err, sys.XPMEMDevice)
 	}
-	s.ring, err = shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Slots), SlotSize: 8})
+	s.ring, err = shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Mem.Slots), SlotSize: 8})
 	if err != nil {
 		xp.Close()
 		return nil, fmt.Errorf("xpmem sender: %w", err)
 	}
 	n := exportLen(s.ring.Slots(), s.stride)
-	if s.staging, err = sys.BenchMapAnon(n, false); err != nil {
-		s.abort()
+	if s.staging, err = sys.MapAnonLazy(n, false); err != nil {
+		s.release()
 		return nil, fmt.Errorf("xpmem sender staging (%d × %d bytes): %w", s.ring.Slots(), s.stride, err)
 	}
 	if s.segid, err = xp.Make(s.staging.Addr(), uint64(n), exportMode); err != nil {
-		s.abort()
+		s.release()
 		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
 	}
-	if s.conn, s.child, s.where, err = peer.Reach(ctx, "xpmem", o.Connect, o.Verify, helloWait); err != nil {
-		s.abort()
-		return nil, fmt.Errorf("xpmem sender: %w", err)
+	if err := s.Reach(ctx, "xpmem", o, helloWait); err != nil {
+		s.release()
+		return nil, err
 	}
 	// Addr carries the segment id, Len the slot stride.
-	h := peer.Hello{Backend: "xpmem", PID: os.Getpid(), MaxFrame: o.MaxFrame, Slots: s.ring.Slots(),
-		Addr: uint64(s.segid), Len: s.stride, Mode: "attach"}
-	if err := peer.Send(s.conn, h, s.ring.Fd()); err != nil {
-		s.abort()
-		return nil, fmt.Errorf("xpmem sender: %w", err)
+	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.ring.Slots(), Addr: uint64(s.segid), Len: s.stride, Mode: "attach"}
+	if _, err := s.Exchange(h, helloWait, s.ring.Fd()); err != nil {
+		s.release()
+		return nil, err
 	}
-	rh, _, err := peer.Recv(s.conn, helloWait)
-	if err != nil {
-		s.abort()
-		return nil, fmt.Errorf("xpmem sender (%s): %w", s.where, err)
-	}
-	s.peerPID = rh.PID
 	s.prod = s.ring.Producer()
-	s.gone = peer.Watch(s.conn)
+	s.Watch()
 	s.slots = peer.Slots{Name: "xpmem", Ring: s.ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
 		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
 	return s, nil
 }
 
-func (s *sender) abort() {
-	if s.conn != nil {
-		s.conn.Close()
-	}
-	if s.child != nil {
-		s.child.Kill()
-	}
+// release frees what the sender set up itself (the session is the
+// caller's).
+func (s *sender) release() {
 	if s.segid != 0 {
 		_ = s.xp.Remove(s.segid)
 	}
@@ -151,9 +135,7 @@ func (s *sender) abort() {
 	s.closed = true
 }
 
-func (s *sender) peerGone() error {
-	return peer.GoneError("xpmem", s.peerPID, s.gone, s.prod, s.frames, "were taken")
-}
+func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were taken") }
 
 // Reserve hands out the exported staging slots the receiver reads.
 func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.slots.Reserve(bufs) }
@@ -167,16 +149,14 @@ func (s *sender) Commit(lens []int) (int, error) {
 func (s *sender) MaxFrame() int { return s.maxFrame }
 
 func (s *sender) Info() backend.Info {
-	d := map[string]string{
-		"peer":           s.where,
+	d := s.Details(map[string]string{
 		"staging_slots":  strconv.Itoa(s.ring.Slots()),
 		"slot_stride":    strconv.Itoa(s.stride),
 		"frames":         strconv.FormatUint(s.frames, 10),
-		"peer_pid":       strconv.Itoa(s.peerPID),
 		"segid":          fmt.Sprintf("%#x", int64(s.segid)),
 		"module_version": fmt.Sprintf("%d.%d (%#x)", s.version>>16, s.version&0xffff, s.version),
 		"transfer":       "receiver attaches the sender's staging slots through /dev/xpmem and reads in place; descriptors through a memfd ring",
-	}
+	})
 	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
 }
 
@@ -187,8 +167,7 @@ func (s *sender) Close() error {
 		return nil
 	}
 	s.closed = true
-	var err error
-	s.report, err = peer.Hangup(s.prod, s.child, s.conn)
+	err := s.Hangup(s.prod)
 	// Removing the segment tears down any attachment the receiver still has.
 	if rerr := s.xp.Remove(s.segid); rerr != nil && err == nil {
 		err = rerr
@@ -198,8 +177,6 @@ func (s *sender) Close() error {
 	_ = s.staging.Close()
 	return err
 }
-
-func (s *sender) PeerReport() []byte { return s.report }
 
 type receiver struct {
 	xp       *sys.XPMEM

@@ -23,7 +23,7 @@ func TestRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != backend.KindLocal || !r.Payload || !r.NeedsPeer || r.NewSender == nil || r.NewReceiver == nil {
+	if r.Kind != backend.KindLocal || !r.Payload || !r.NeedsPeer || r.Open == nil || !r.Receives {
 		t.Errorf("registration %+v: want Kind local, Payload, NeedsPeer, sender and receiver", r)
 	}
 }
@@ -74,7 +74,7 @@ func TestModuleMissing(t *testing.T) {
 			}
 		}
 	}
-	_, err := newSender(context.Background(), backend.Options{MaxFrame: 4096, Connect: filepath.Join(t.TempDir(), "nobody.sock")})
+	_, err := newSender(context.Background(), backend.Options{MaxFrame: 4096, Peer: backend.Peer{Mode: backend.PeerConnect, Sock: filepath.Join(t.TempDir(), "nobody.sock")}})
 	check("sender", err)
 	sock := filepath.Join(t.TempDir(), "recv.sock")
 	_, err = newReceiver(context.Background(), backend.Options{Listen: sock})

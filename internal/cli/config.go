@@ -22,8 +22,7 @@ built-in defaults and prints each key's effective value and its source. Flags of
 the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packets).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, _ := cmd.Flags().GetString("config")
-			cfg, err := config.Load(path)
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/wpg-dev/wpg/internal/config"
 )
 
-// runFlags are the flags `wpg send` and `wpg bench` share (seeds/002).
+// runFlags are the flags `wpg send` and `wpg bench` share.
 type runFlags struct {
 	backend     string
 	iface       string
@@ -117,22 +117,10 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.pipeSize, "pipe-size", "", "pipe: capacity to ask for, e.g. 64KiB (default /proc/sys/fs/pipe-max-size)")
 }
 
-// backendName resolves the --backend default.
-func (f *runFlags) backendName() string {
-	if f.backend != "" {
-		return f.backend
-	}
-	if f.iface != "" {
-		return "afpacket"
-	}
-	return "null"
-}
-
 // applyConfig overlays flags the user set on the configuration (defaults <
 // file < flags) and returns the effective configuration.
 func applyConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
-	path, _ := cmd.Flags().GetString("config")
-	cfg, err := config.Load(path)
+	cfg, err := loadConfig(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -70,10 +70,10 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 					return fmt.Errorf("--min-bytes: %w", err)
 				}
 			}
-			if err := memread.Use(reader); err != nil {
+			if _, err := memread.Lookup(reader); err != nil {
 				return fmt.Errorf("--reader: %w", err)
 			}
-			if err := memread.UseCopy(copyImpl); err != nil {
+			if _, err := memread.LookupCopy(copyImpl); err != nil {
 				return fmt.Errorf("--copy: %w", err)
 			}
 			markStarted(cmd) // input checked: what fails from here is a runtime error

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wpg-dev/wpg/internal/config"
 	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/template"
 )
@@ -29,8 +28,7 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 		Example: "  wpg preview examples/mixed.wpg.yaml -n 12\n  wpg preview --json examples/udp64.wpg.yaml",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, _ := cmd.Flags().GetString("config")
-			cfg, err := config.Load(path)
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}

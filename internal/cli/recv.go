@@ -2,15 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 )
@@ -88,87 +88,56 @@ missing.`,
 }
 
 func runRecv(cmd *cobra.Command, f *recvFlags) error {
-	name := f.backend
-	if name == "" {
-		if f.iface == "" {
-			return fmt.Errorf("recv: say what to receive from: -i IFACE (network) or --backend NAME (%s)", strings.Join(backend.Names(), ", "))
+	spec := job.RecvSpec{
+		Backend: f.backend, Interface: f.iface, Expect: f.expect, Duration: f.duration, IdleTimeout: f.idleTimeout,
+		Batch: f.batch, NoRxRing: f.noRxRing, Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode,
+		BusyWait: f.busyWait, Slots: f.slots,
+	}
+	if changed(cmd, "ring-bytes") != nil {
+		n, err := config.ParseSize(f.ringBytes)
+		if err != nil {
+			return fmt.Errorf("recv: --ring-bytes: %w", err)
 		}
-		name = "afpacket"
+		spec.RingBytes = n
 	}
-	reg, err := backend.Lookup(name)
+	if changed(cmd, "verify") != nil {
+		spec.Verify = f.verify
+	}
+	n, err := parsePipeSize(f.pipeSize)
 	if err != nil {
-		return err
-	}
-	if reg.NewReceiver == nil {
-		return fmt.Errorf("recv: backend %s has no receiving side", reg.Name)
-	}
-	if err := checkRecvFlags(cmd, reg); err != nil {
-		return err
-	}
-	if reg.Kind == backend.KindNetwork && f.iface == "" {
-		return fmt.Errorf("recv: backend %s needs an interface: add -i IFACE", reg.Name)
-	}
-	if f.batch < 1 || f.batch > 65536 {
-		return fmt.Errorf("recv: --batch %d: must be between 1 and 65536", f.batch)
-	}
-	if f.duration < 0 || f.idleTimeout < 0 {
-		return fmt.Errorf("recv: --duration and --idle-timeout must not be negative")
-	}
-	ringBytes, err := config.ParseSize(f.ringBytes)
-	if err != nil {
-		return fmt.Errorf("recv: --ring-bytes: %w", err)
-	}
-	o := backend.Options{
-		Workers: 1, Interface: f.iface, Batch: f.batch, RingBytes: ringBytes, NoRxRing: f.noRxRing,
-		Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode, BusyWait: f.busyWait, Slots: f.slots, Verify: f.verify,
-	}
-	if o.PipeSize, err = parsePipeSize(f.pipeSize); err != nil {
 		return fmt.Errorf("recv: %w", err)
 	}
+	spec.PipeSize = int64(n)
 	if f.size != "" {
 		n, err := config.ParseSize(f.size)
 		if err != nil {
 			return fmt.Errorf("recv: --size: %w", err)
 		}
-		o.MaxFrame = int(n)
-	}
-	decode := recv.DecodePacket
-	if reg.Payload {
-		mode, err := frame.ParseVerify(f.verify)
-		if err != nil {
-			return fmt.Errorf("recv: --verify: %w", err)
-		}
-		decode = frame.PayloadDecoder(mode)
+		spec.MaxFrame = n
 	}
 
-	ctx := cmd.Context()
-	if err := checkOptions(reg, o); err != nil {
-		return err
+	rcv, err := job.Receive(cmd.Context(), spec, cliEnv(cmd))
+	if err != nil {
+		return startError(cmd, "recv: ", err)
 	}
 	markStarted(cmd) // the input is valid: what fails from here on is the run
-	rx, err := reg.NewReceiver(ctx, o)
-	if err != nil {
-		return err
-	}
-	defer rx.Close()
 	stderr := cmd.ErrOrStderr()
-	if reg.Kind == backend.KindNetwork {
+	if info := rcv.Info(); rcv.Kind() == backend.KindNetwork {
 		// A line that scripts and tests wait for before starting the sender.
-		info := rx.Info()
 		mode := info.Mode
 		if info.Reason != "" && info.Reason != "--no-rx-ring" {
 			mode += ": " + info.Reason
 		}
 		fmt.Fprintf(stderr, "wpg recv: receiving on %s (%s, %s)\n", info.Interface, info.Backend, mode)
 	}
-	opts := recv.Options{Expect: f.expect, Duration: f.duration, IdleTimeout: f.idleTimeout, Batch: f.batch}
+	var progress func(recv.Progress)
 	if report.IsTerminal(stderr) {
-		opts.Progress = func(p recv.Progress) {
+		progress = func(p recv.Progress) {
 			fmt.Fprintf(stderr, "\r%8.1fs  %d frames  %d corrupted  %d without signature ", p.Elapsed.Seconds(), p.Frames, p.Corrupted, p.Unsigned)
 		}
 	}
-	res, err := recv.Run(ctx, rx, decode, opts)
-	if opts.Progress != nil {
+	res, err := rcv.Wait(progress)
+	if progress != nil {
 		fmt.Fprintln(stderr)
 	}
 	out := cmd.OutOrStdout()
@@ -181,12 +150,9 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	} else {
 		res.WriteTable(out)
 	}
-	if err != nil {
-		return err
+	var failed *report.CheckFailure
+	if errors.As(err, &failed) {
+		return &ExitError{Code: exitVerifyFailed, Err: fmt.Errorf("recv: %w", failed)}
 	}
-	if f.expect > 0 && !res.OK() {
-		return &ExitError{Code: exitVerifyFailed, Err: fmt.Errorf("recv: %d of %d expected frames arrived intact (lost %d, duplicated %d, corrupted %d, missing %d)",
-			res.Frames, f.expect, res.Lost, res.Duplicated, res.Corrupted, res.Missing)}
-	}
-	return nil
+	return err
 }

@@ -14,6 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/config"
 )
 
 var builders []func() *cobra.Command
@@ -253,21 +256,27 @@ func intExample(fl *pflag.Flag) string {
 	return "1"
 }
 
-// Explain turns an error into a one-line message, adding the fix for
-// common system errors that the error itself does not name.
+// Explain turns an error into a one-line message, adding the fix for a
+// refused permission when the error does not carry its own (an error that
+// does implements backend.Fixer).
 func Explain(err error) string {
 	msg := err.Error()
-	if errors.Is(err, os.ErrPermission) && !containsAny(msg, "CAP_", "sudo", "ulimit") {
+	var fixed backend.Fixer
+	if errors.Is(err, os.ErrPermission) && !errors.As(err, &fixed) {
 		msg += " (run as root or grant the capability, e.g. sudo setcap cap_net_raw,cap_net_admin,cap_ipc_lock+ep $(which wpg))"
 	}
 	return msg
 }
 
-func containsAny(s string, subs ...string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
-			return true
-		}
-	}
-	return false
+// loadConfig reads wpg.toml for a command: --config, else the locations
+// config.Find names, with the environment variables read here (the config
+// package reads no environment).
+func loadConfig(cmd *cobra.Command) (*config.Config, error) {
+	path, _ := cmd.Flags().GetString("config")
+	home, _ := os.UserHomeDir()
+	return config.Load(path, config.Env{
+		WPGConfig:     os.Getenv("WPG_CONFIG"),
+		XDGConfigHome: os.Getenv("XDG_CONFIG_HOME"),
+		Home:          home,
+	})
 }

@@ -54,7 +54,7 @@ leaves after it (docs/rate.md).`,
 				return fmt.Errorf("--stall-min applies to the stall probe: add --stalls D (e.g. --stalls 2s), or drop --stall-min")
 			}
 			markStarted(cmd)
-			e, err := sysinfo.Host.Environment(iface)
+			e, err := sysinfo.HostFS().Environment(iface)
 			if err != nil {
 				return err
 			}

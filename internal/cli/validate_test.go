@@ -12,6 +12,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/job"
 )
 
 // wpg runs the CLI in-process and returns stdout, stderr and the exit code.
@@ -124,7 +125,7 @@ func TestNonsenseValuesRefused(t *testing.T) {
 		{"negative duration", []string{"send", "--duration", "-1s"}, []string{"--duration -1s", "negative"}},
 		{"pin-core below -1", []string{"send", "--pin-core", "-2", "--count", "1"}, []string{"--pin-core -2"}},
 		{"pin-cores twice the same CPU", []string{"send", "--workers", "2", "--pin-cores", fmt.Sprintf("%d,%d", allowed[0], allowed[0]), "--count", "1"}, []string{"--pin-cores", "twice", "its own CPU"}},
-		{"pin-cores huge range", []string{"send", "--pin-cores", "0-99999999", "--count", "1"}, []string{"--pin-cores", "0-99999999", "outside", formatCPUList(allowed)}},
+		{"pin-cores huge range", []string{"send", "--pin-cores", "0-99999999", "--count", "1"}, []string{"--pin-cores", "0-99999999", "outside", job.FormatCPUList(allowed)}},
 		{"negative slots", []string{"send", "--backend", "shm", "--slots", "-1", "--count", "1"}, []string{"--slots -1"}},
 		{"recv negative slots", []string{"recv", "--backend", "shm", "--slots", "-1"}, []string{"--slots -1"}},
 		{"sysinfo negative stalls", []string{"sysinfo", "--stalls", "-1s"}, []string{"--stalls -1s", "negative"}},

@@ -106,12 +106,21 @@ func (c *Config) Set(name string, v int64, source string) error {
 	return fmt.Errorf("unknown configuration key %q", name)
 }
 
+// Env is what Find takes from the process environment; the caller (the
+// CLI) reads it, so that this package reads no environment itself.
+type Env struct {
+	WPGConfig     string // $WPG_CONFIG
+	XDGConfigHome string // $XDG_CONFIG_HOME
+	Home          string // the home directory ($HOME)
+}
+
 // Find returns the configuration file to read: explicit (from --config),
 // else $WPG_CONFIG, else ./wpg.toml, else $XDG_CONFIG_HOME/wpg/wpg.toml
-// (~/.config when unset). It returns "" when none exists; an explicit path
-// or $WPG_CONFIG that does not exist is an error.
-func Find(explicit string) (string, error) {
-	for _, c := range []struct{ path, what string }{{explicit, "--config"}, {os.Getenv("WPG_CONFIG"), "$WPG_CONFIG"}} {
+// (~/.config when unset), with the variables taken from env. It returns ""
+// when none exists; an explicit path or $WPG_CONFIG that does not exist is
+// an error.
+func Find(explicit string, env Env) (string, error) {
+	for _, c := range []struct{ path, what string }{{explicit, "--config"}, {env.WPGConfig, "$WPG_CONFIG"}} {
 		if c.path == "" {
 			continue
 		}
@@ -123,11 +132,9 @@ func Find(explicit string) (string, error) {
 	if _, err := os.Stat("wpg.toml"); err == nil {
 		return "wpg.toml", nil
 	}
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, ".config")
-		}
+	dir := env.XDGConfigHome
+	if dir == "" && env.Home != "" {
+		dir = filepath.Join(env.Home, ".config")
 	}
 	if dir != "" {
 		p := filepath.Join(dir, "wpg", "wpg.toml")
@@ -139,8 +146,8 @@ func Find(explicit string) (string, error) {
 }
 
 // Load finds and reads the configuration (see Find), over the defaults.
-func Load(explicit string) (*Config, error) {
-	path, err := Find(explicit)
+func Load(explicit string, env Env) (*Config, error) {
+	path, err := Find(explicit, env)
 	if err != nil {
 		return nil, err
 	}

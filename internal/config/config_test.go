@@ -62,31 +62,36 @@ func TestParseErrorsCarryLocation(t *testing.T) {
 func TestFindPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-	t.Setenv("WPG_CONFIG", "")
-	if p, err := Find(""); err != nil || p != "" {
+	env := Env{XDGConfigHome: filepath.Join(dir, "xdg"), Home: filepath.Join(dir, "home")}
+	if p, err := Find("", env); err != nil || p != "" {
 		t.Fatalf("no file: got %q %v", p, err)
+	}
+	home := filepath.Join(dir, "home", ".config", "wpg", "wpg.toml")
+	os.MkdirAll(filepath.Dir(home), 0o755)
+	os.WriteFile(home, nil, 0o644)
+	if p, _ := Find("", Env{Home: env.Home}); p != home {
+		t.Fatalf("~/.config without $XDG_CONFIG_HOME: got %q", p)
 	}
 	xdg := filepath.Join(dir, "xdg", "wpg", "wpg.toml")
 	os.MkdirAll(filepath.Dir(xdg), 0o755)
 	os.WriteFile(xdg, nil, 0o644)
-	if p, _ := Find(""); p != xdg {
+	if p, _ := Find("", env); p != xdg {
 		t.Fatalf("xdg: got %q", p)
 	}
 	os.WriteFile("wpg.toml", nil, 0o644)
-	if p, _ := Find(""); p != "wpg.toml" {
+	if p, _ := Find("", env); p != "wpg.toml" {
 		t.Fatalf("./wpg.toml: got %q", p)
 	}
-	env := filepath.Join(dir, "env.toml")
-	os.WriteFile(env, nil, 0o644)
-	t.Setenv("WPG_CONFIG", env)
-	if p, _ := Find(""); p != env {
+	envFile := filepath.Join(dir, "env.toml")
+	os.WriteFile(envFile, nil, 0o644)
+	env.WPGConfig = envFile
+	if p, _ := Find("", env); p != envFile {
 		t.Fatalf("$WPG_CONFIG: got %q", p)
 	}
-	if p, _ := Find(xdg); p != xdg {
+	if p, _ := Find(xdg, env); p != xdg {
 		t.Fatalf("--config: got %q", p)
 	}
-	if _, err := Find(filepath.Join(dir, "missing.toml")); err == nil {
+	if _, err := Find(filepath.Join(dir, "missing.toml"), env); err == nil {
 		t.Fatal("a missing --config file must be an error")
 	}
 }

@@ -8,7 +8,6 @@ import (
 )
 
 func TestCopyRandomSizesAndAlignments(t *testing.T) {
-	defer func(old int) { NTThreshold = old }(NTThreshold)
 	rng := rand.New(rand.NewPCG(3, 4))
 	src := make([]byte, 1<<20+256)
 	for i := range src {
@@ -19,14 +18,14 @@ func TestCopyRandomSizesAndAlignments(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		sizes = append(sizes, rng.IntN(1<<20))
 	}
-	defer func(old int) { ERMSMax = old }(ERMSMax)
 	for _, mode := range [][2]int{{1 << 30, 1 << 30}, {1 << 30, 0}, {0, 0}} { // rep movsb, AVX-512 regular stores, non-temporal stores
-		ERMSMax, NTThreshold = mode[0], mode[1]
+		c := AutoCopy()
+		c.ERMSMax, c.NTThreshold = mode[0], mode[1]
 		nt := mode[1]
 		for _, n := range sizes {
 			so, do := rng.IntN(129), rng.IntN(129)
 			clear(dst)
-			got := Copy(dst[do:do+n], src[so:so+n])
+			got := c.Copy(dst[do:do+n], src[so:so+n])
 			if got != n || !bytes.Equal(dst[do:do+n], src[so:so+n]) {
 				t.Fatalf("NTThreshold %d: Copy of %d bytes (src+%d, dst+%d) returned %d, data equal %v", nt, n, so, do, got, bytes.Equal(dst[do:do+n], src[so:so+n]))
 			}
@@ -49,12 +48,14 @@ func TestCopyRandomSizesAndAlignments(t *testing.T) {
 	}
 }
 
-func TestUseCopy(t *testing.T) {
-	defer func() { _ = UseCopy("auto") }()
-	if err := UseCopy("go"); err != nil || CopyHow() != "Go copy() (runtime.memmove)" {
-		t.Fatalf("UseCopy(go): %v, %s", err, CopyHow())
+func TestLookupCopy(t *testing.T) {
+	if c, err := LookupCopy("go"); err != nil || c.How() != "Go copy() (runtime.memmove)" {
+		t.Fatalf("LookupCopy(go): %v, %s", err, c.How())
 	}
-	if err := UseCopy("sse"); err == nil {
+	if c, err := LookupCopy("auto"); err != nil || c != AutoCopy() {
+		t.Fatalf("LookupCopy(auto): %v, %+v", err, c)
+	}
+	if _, err := LookupCopy("sse"); err == nil {
 		t.Fatal("unknown copy accepted")
 	}
 }
@@ -76,13 +77,12 @@ func BenchmarkCopy(b *testing.B) {
 			})
 		}
 		run("runtime", func() { copy(dst, src) })
-		oldNT, oldE := NTThreshold, ERMSMax
-		ERMSMax, NTThreshold = 1<<40, 1<<40
-		run("erms", func() { Copy(dst, src) })
-		ERMSMax = 0
-		run("avx512", func() { Copy(dst, src) })
-		NTThreshold = 0
-		run("avx512nt", func() { Copy(dst, src) })
-		NTThreshold, ERMSMax = oldNT, oldE
+		c := AutoCopy()
+		c.ERMSMax, c.NTThreshold = 1<<40, 1<<40
+		run("erms", func() { c.Copy(dst, src) })
+		c.ERMSMax = 0
+		run("avx512", func() { c.Copy(dst, src) })
+		c.NTThreshold = 0
+		run("avx512nt", func() { c.Copy(dst, src) })
 	}
 }

@@ -34,15 +34,9 @@ var readers = []Impl{
 	{Name: "go", How: "go 8B loads ×8 unrolled (64 B/iteration, 4 accumulators)", Sum: Sum64Generic},
 }
 
-var (
-	impls  []Impl // available on this CPU, best first
-	active Impl
-)
-
-func init() {
-	impls = available(archSums())
-	active = impls[0]
-}
+// impls is what this CPU can run, best first; it is decided once, at
+// package initialisation, and never changes.
+var impls = available(archSums())
 
 // available returns the readers that have an implementation in sums (by
 // name; "go" always has one), best first.
@@ -61,11 +55,12 @@ func available(sums map[string]func([]byte) uint64) []Impl {
 
 // Sum64 returns the sum (mod 2^64) of b read as little-endian uint64 words;
 // a tail of fewer than 8 bytes counts as one zero-extended word. It uses
-// the implementation chosen by Use (the best available by default).
-func Sum64(b []byte) uint64 { return active.Sum(b) }
+// Best; a run that was given another reader calls that Impl's Sum.
+func Sum64(b []byte) uint64 { return impls[0].Sum(b) }
 
-// Active returns the implementation Sum64 uses.
-func Active() Impl { return active }
+// Best returns the best implementation this CPU can run (what "auto"
+// selects and Sum64 uses).
+func Best() Impl { return impls[0] }
 
 // All lists every reader wpg has, best first, whether or not this CPU can
 // run it (Sum is nil where it cannot): the same list on every machine.
@@ -93,27 +88,27 @@ func Names() []string {
 // Available lists the implementations this CPU can run, best first.
 func Available() []Impl { return append([]Impl(nil), impls...) }
 
-// Use selects the implementation by name ("auto" = best available). It is
-// meant for start-up (flags), not for concurrent use with Sum64.
-func Use(name string) error {
+// Lookup returns the implementation of name ("auto" or "" = Best). The
+// caller keeps it for its run: there is no process-wide switch.
+func Lookup(name string) (Impl, error) { return lookup(impls, name) }
+
+func lookup(impls []Impl, name string) (Impl, error) {
 	if name == "" || name == "auto" {
-		active = impls[0]
-		return nil
+		return impls[0], nil
 	}
 	var names []string
 	for _, im := range impls {
 		if im.Name == name {
-			active = im
-			return nil
+			return im, nil
 		}
 		names = append(names, im.Name)
 	}
 	for _, r := range readers {
 		if r.Name == name {
-			return fmt.Errorf("memread: reader %q needs %s, which this CPU does not have: choose auto or one of %s", name, r.Needs, strings.Join(names, ", "))
+			return Impl{}, fmt.Errorf("memread: reader %q needs %s, which this CPU does not have: choose auto or one of %s", name, r.Needs, strings.Join(names, ", "))
 		}
 	}
-	return fmt.Errorf("memread: reader %q unknown: choose auto or one of %s (this CPU runs %s)", name, strings.Join(Names(), ", "), strings.Join(names, ", "))
+	return Impl{}, fmt.Errorf("memread: reader %q unknown: choose auto or one of %s (this CPU runs %s)", name, strings.Join(Names(), ", "), strings.Join(names, ", "))
 }
 
 // Sum64Generic is the portable implementation of Sum64.

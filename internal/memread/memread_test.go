@@ -43,7 +43,7 @@ func TestImplsAgreeRandomSizesAndAlignments(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("checked %d sizes with %d implementations (active: %s)", len(sizes), len(impls), Active().How)
+	t.Logf("checked %d sizes with %d implementations (best: %s)", len(sizes), len(impls), Best().How)
 }
 
 // A single changed byte anywhere changes the sum.
@@ -64,16 +64,15 @@ func TestSumDetectsACorruptByte(t *testing.T) {
 	}
 }
 
-func TestUse(t *testing.T) {
-	defer func() { _ = Use("auto") }()
-	if err := Use("go"); err != nil || Active().Name != "go" {
-		t.Fatalf("Use(go): %v, active %s", err, Active().Name)
+func TestLookup(t *testing.T) {
+	if im, err := Lookup("go"); err != nil || im.Name != "go" || im.Sum == nil {
+		t.Fatalf("Lookup(go): %v, %+v", err, im)
 	}
-	if err := Use("sse1"); err == nil {
-		t.Fatal("Use of an unknown reader succeeded")
+	if _, err := Lookup("sse1"); err == nil {
+		t.Fatal("Lookup of an unknown reader succeeded")
 	}
-	if err := Use("auto"); err != nil || Active().Name != Available()[0].Name {
-		t.Fatalf("Use(auto): %v, active %s", err, Active().Name)
+	if im, err := Lookup("auto"); err != nil || im.Name != Available()[0].Name || Best().Name != im.Name {
+		t.Fatalf("Lookup(auto): %v, %s", err, im.Name)
 	}
 }
 
@@ -106,8 +105,8 @@ func ExampleSum64() {
 }
 
 // The list of readers is the same on every CPU; what this CPU runs is
-// decided separately (issue #17 item 1: help text listed only the readers
-// of the machine it was generated on).
+// decided separately (help text must not list only the readers of the
+// machine it was generated on).
 func TestReaderListIsHostIndependent(t *testing.T) {
 	want := []string{"avx512", "avx2", "go"}
 	if got := Names(); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -140,13 +139,12 @@ func TestReaderListIsHostIndependent(t *testing.T) {
 }
 
 func TestUseUnavailableReaderSaysWhy(t *testing.T) {
-	defer func(old []Impl) { impls = old; _ = Use("auto") }(impls)
-	impls = available(nil)
-	err := Use("avx512")
+	goOnly := available(nil)
+	_, err := lookup(goOnly, "avx512")
 	if err == nil || !strings.Contains(err.Error(), "needs AVX-512F") || !strings.Contains(err.Error(), "one of go") {
-		t.Errorf("Use(avx512) on a CPU without it: %v", err)
+		t.Errorf("Lookup(avx512) on a CPU without it: %v", err)
 	}
-	if err := Use("sse9"); err == nil || !strings.Contains(err.Error(), "unknown: choose auto or one of avx512, avx2, go") {
-		t.Errorf("Use(sse9): %v", err)
+	if _, err := lookup(goOnly, "sse9"); err == nil || !strings.Contains(err.Error(), "unknown: choose auto or one of avx512, avx2, go") {
+		t.Errorf("Lookup(sse9): %v", err)
 	}
 }

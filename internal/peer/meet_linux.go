@@ -66,25 +66,3 @@ func (m *Meeting) Refuse(err error) error {
 	m.Conn.Close()
 	return fmt.Errorf("%s receiver: %w", m.Name, err)
 }
-
-// Reach connects a sender of backend name to its receiver: with connect ""
-// or AutoPeer it starts one (`wpg recv --backend name` with childArgs and
-// the --verify mode, see Start) and dials it, else it dials the `wpg recv
-// --listen` socket at connect; wait bounds the dial. where names the
-// receiver for messages ("receiver process PID" or the socket path); child
-// is nil when dialled. On an error nothing is left running.
-func Reach(ctx context.Context, name, connect, verify string, wait time.Duration, childArgs ...string) (conn *net.UnixConn, child *Process, where string, err error) {
-	if connect != "" && connect != AutoPeer {
-		conn, err = Dial(ctx, connect, wait, nil)
-		return conn, nil, connect, err
-	}
-	child, err = Start(name, true, nil, append(childArgs, VerifyArgs(verify)...)...)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if conn, err = Dial(ctx, child.Sock, wait, child.Exited); err != nil {
-		child.Kill()
-		return nil, nil, "", err
-	}
-	return conn, child, fmt.Sprintf("receiver process %d", child.PID()), nil
-}

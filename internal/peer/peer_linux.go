@@ -8,15 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/syncbuf"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -36,9 +38,15 @@ type Hello struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Command builds the child process that receives for backend with the
-// given extra flags. Tests replace it to re-execute the test binary.
-var Command = func(backend string, args []string) (*exec.Cmd, error) {
+// A Launcher builds (does not start) the child process that receives for
+// backend with the given extra flags: backend.Launcher, which a job passes
+// in backend.Options.Env (job.Env's launcher) and Session hands to
+// StartWith; DefaultLauncher runs this executable as `wpg recv`.
+type Launcher = backend.Launcher
+
+// DefaultLauncher re-executes this executable as
+// `wpg recv --backend BACKEND --json --batch 256 ARGS…`.
+func DefaultLauncher(backend string, args []string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("start receiver: locate the wpg binary: %w", err)
@@ -51,8 +59,8 @@ var Command = func(backend string, args []string) (*exec.Cmd, error) {
 type Process struct {
 	cmd    *exec.Cmd
 	out    bytes.Buffer
-	errBuf tailBuffer
-	Sock   string // rendezvous socket: an abstract name ("@…"; "" for a pipe child)
+	errBuf *syncbuf.Buffer // the last 4 KiB of the child's stderr
+	Sock   string          // rendezvous socket: an abstract name ("@…"; "" for a pipe child)
 	done   chan struct{}
 	werr   error
 }
@@ -66,24 +74,29 @@ func VerifyArgs(verify string) []string {
 	return []string{"--verify", verify}
 }
 
-// Start starts a receiver child for backend. With listen it passes
-// `--listen @wpg-BACKEND-PID-RANDOM`, a socket in the abstract namespace:
-// nothing on disk, so a sender killed with SIGKILL leaves nothing behind
-// (Accept takes only a peer of our own user on such a socket). stdin, when
-// not nil, becomes the child's standard input (the pipe's read end). The
-// child's stderr is passed through to ours (and its tail kept for errors).
-func Start(backend string, listen bool, stdin *os.File, args ...string) (*Process, error) {
+// StartWith starts a receiver child for backend, built by launch (nil:
+// DefaultLauncher). With listen it passes `--listen
+// @wpg-BACKEND-PID-RANDOM`, a socket in the abstract namespace: nothing on
+// disk, so a sender killed with SIGKILL leaves nothing behind (Accept takes
+// only a peer of our own user on such a socket). stdin, when not nil,
+// becomes the child's standard input (the pipe's read end). The child's
+// stderr goes to stderr (nil: nowhere), and its tail is kept for errors.
+func StartWith(launch Launcher, stderr io.Writer, backend string, listen bool, stdin *os.File, args ...string) (*Process, error) {
+	if launch == nil {
+		launch = DefaultLauncher
+	}
 	p := &Process{done: make(chan struct{})}
 	if listen {
 		p.Sock = fmt.Sprintf("@wpg-%s-%d-%016x", backend, os.Getpid(), rand.Uint64())
 		args = append([]string{"--listen", p.Sock}, args...)
 	}
-	cmd, err := Command(backend, args)
+	cmd, err := launch(backend, args)
 	if err != nil {
 		return nil, err
 	}
 	cmd.Stdout = &p.out
-	cmd.Stderr = &p.errBuf
+	p.errBuf = &syncbuf.Buffer{Max: 4096, Tail: true, Pass: stderr}
+	cmd.Stderr = p.errBuf
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
@@ -160,29 +173,6 @@ func (p *Process) Kill() {
 		p.cmd.Process.Kill()
 		<-p.done
 	}
-}
-
-// tailBuffer passes writes through to os.Stderr and keeps the last 4 KiB.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tailBuffer) Write(b []byte) (int, error) {
-	os.Stderr.Write(b)
-	t.mu.Lock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > 4096 {
-		t.buf = t.buf[len(t.buf)-4096:]
-	}
-	t.mu.Unlock()
-	return len(b), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // Dial connects to the receiver listening on path, retrying until timeout

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"net"
 	"time"
 
 	"github.com/wpg-dev/wpg/shmring"
@@ -185,17 +184,4 @@ func SlotViews(views, descs [][]byte, mem []byte, first, slots uint64, stride, m
 		off := int((first+uint64(i))%slots) * stride
 		views[i] = mem[off : off+l : off+l]
 	}
-}
-
-// Hangup ends a ring-fed sender's side: it closes the producer side of the
-// ring (the receiver drains what is left and stops), waits up to 30 s for
-// the report of a receiver child it started (child may be nil), and closes
-// the connection.
-func Hangup(prod *shmring.Producer, child *Process, conn *net.UnixConn) (report []byte, err error) {
-	prod.Close()
-	if child != nil {
-		report, err = child.Wait(30 * time.Second)
-	}
-	conn.Close()
-	return report, err
 }

@@ -13,7 +13,7 @@ import (
 // TestStreamReaderRefusesHugeHeader: a frame header claiming 4 GiB is a
 // corrupted frame: nothing is allocated for it, what arrived is handed over
 // as one frame that fails its check, and Next then fails with the offset
-// and the limit (issue #17 item 23).
+// and the limit.
 func TestStreamReaderRefusesHugeHeader(t *testing.T) {
 	good := frames(t, 64, 3)
 	bad := append([]byte(nil), good[:frame.PayloadHeaderLen+64]...)

@@ -2,16 +2,19 @@
 
 package sys
 
-// SharedMapping is memory from Alloc; Close releases it and is idempotent.
-type SharedMapping struct {
+// Mapping is memory from Alloc; Close releases it and is idempotent.
+type Mapping struct {
 	b []byte
 }
 
+// SharedMapping is the Mapping that Alloc returns.
+type SharedMapping = Mapping
+
 // Bytes returns the memory (nil after Close).
-func (m *SharedMapping) Bytes() []byte { return m.b }
+func (m *Mapping) Bytes() []byte { return m.b }
 
 // Close releases the memory.
-func (m *SharedMapping) Close() error {
+func (m *Mapping) Close() error {
 	if m != nil {
 		m.b = nil
 	}

@@ -12,7 +12,7 @@ import (
 
 // TestAllocRefusalIsAClearError: a buffer the system cannot give is an
 // *AllocError naming the size, the purpose and the fix, unwrapping to
-// ENOMEM (issue #17 item 24).
+// ENOMEM.
 func TestAllocRefusalIsAClearError(t *testing.T) {
 	_, err := Alloc(1<<46, "the test buffer") // 64 TiB
 	var ae *AllocError

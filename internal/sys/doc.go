@@ -1,11 +1,16 @@
-// Package sys is wpg's one door to the kernel: it alone imports
-// golang.org/x/sys/unix and unsafe. It owns file descriptors and mappings
-// (each with one owner and an idempotent Close), ring structures, socket
-// options, CPU affinity, memfd, vmsplice and process_vm_*; every other
-// package sees typed values and errors that unwrap to the system errno.
+// Package sys is wpg's shared door to the kernel: with the few protocol
+// packages its door test allows (a backend's own internal package, such
+// as the afpacket backend's TPACKET rings), it alone imports
+// golang.org/x/sys/unix and unsafe. It owns the primitives: file
+// descriptors (FD) and mappings (Mapping), each with one owner and an
+// idempotent Close; errno helpers (IsPermission, IsNoMemory, IsEAGAIN, …)
+// and ErrMemlock; clocks, CPU affinity, memfd, pipes, vmsplice,
+// process_vm_* and xpmem. Every other package sees typed values and errors
+// that unwrap to the system errno.
 //
-// Files are grouped by area: sys_linux.go (threads, affinity, timers),
-// packet_linux.go (AF_PACKET), pipe_linux.go, memfd_linux.go, pvm_linux.go
-// (process_vm_*), xpmem_linux.go. Non-Linux builds get sys_other.go, which
-// returns ErrNotSupported.
+// Files are grouped by area: own_linux.go (FD, Mapping, memlock), sys_linux.go
+// (threads, affinity, timers), pipe_linux.go, memfd_linux.go, pvm_linux.go
+// (process_vm_*), child_linux.go (a helper child's control socket and
+// pipe), xpmem_linux.go. Non-Linux builds get sys_other.go, which returns
+// ErrNotSupported.
 package sys

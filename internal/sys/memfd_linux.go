@@ -33,11 +33,8 @@ func FdSize(fd int) (int64, error) {
 	return st.Size, nil
 }
 
-// SharedMapping is a MAP_SHARED read-write mapping of a file; Close unmaps
-// it and is idempotent.
-type SharedMapping struct {
-	b []byte
-}
+// SharedMapping is the Mapping that MapShared, MapAnon and Alloc return.
+type SharedMapping = Mapping
 
 // MapShared maps size bytes of fd shared and read-write. populate
 // pre-faults the pages (MAP_POPULATE).
@@ -50,20 +47,7 @@ func MapShared(fd int, size int, populate bool) (*SharedMapping, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %d bytes shared: %w", size, err)
 	}
-	return &SharedMapping{b: b}, nil
-}
-
-// Bytes returns the mapped memory (nil after Close).
-func (m *SharedMapping) Bytes() []byte { return m.b }
-
-// Close unmaps the memory.
-func (m *SharedMapping) Close() error {
-	if m == nil || m.b == nil {
-		return nil
-	}
-	b := m.b
-	m.b = nil
-	return unix.Munmap(b)
+	return &Mapping{b: b, name: "shared mapping"}, nil
 }
 
 // AdviseHugepage asks for transparent huge pages on b (MADV_HUGEPAGE); the
@@ -116,5 +100,5 @@ func MapAnon(size int) (*SharedMapping, error) {
 		return nil, fmt.Errorf("mmap %d bytes anonymous: %w", size, err)
 	}
 	TouchWrite(b)
-	return &SharedMapping{b: b}, nil
+	return &Mapping{b: b, name: "anonymous memory"}, nil
 }

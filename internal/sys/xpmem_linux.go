@@ -3,7 +3,7 @@
 package sys
 
 // XPMEM (hpc/xpmem, Cray-HPE/xpmem, openucx/xpmem; identical user ABI):
-// ioctls on /dev/xpmem. Facts: /work/shared/reference/xpmem.md. Every
+// ioctls on /dev/xpmem, as in the hpc/xpmem kernel module's headers. Every
 // command is encoded with _IO('x', n) (no direction, no size) even though
 // most take a struct pointer; the structs below match the x86_64 layouts
 // measured from the C headers (see xpmem_linux_test.go).
@@ -285,12 +285,4 @@ func (x *XPMEM) Close() error {
 	err := x.f.Close()
 	x.f = nil
 	return err
-}
-
-// BenchAddr returns the address of b's first byte (for MAKE/process_vm_readv).
-func BenchAddr(b []byte) uintptr {
-	if len(b) == 0 {
-		return 0
-	}
-	return uintptr(unsafe.Pointer(&b[0]))
 }

@@ -45,7 +45,7 @@ func TestXPMEMIoctlEncoding(t *testing.T) {
 }
 
 // Struct layouts as measured with gcc offsetof/sizeof on x86_64 from the
-// hpc/xpmem headers (reference/xpmem.md).
+// hpc/xpmem headers.
 func TestXPMEMStructLayout(t *testing.T) {
 	type field struct {
 		name      string
@@ -161,7 +161,7 @@ func TestXPMEMSelfAttach(t *testing.T) {
 	if v, err := x.Version(); err != nil || v <= 0 {
 		t.Fatalf("version %#x, %v", v, err)
 	}
-	r, err := BenchMapAnon(1<<20, false)
+	r, err := MapAnonLazy(1<<20, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,9 +61,9 @@ func (s *fakeSender) PeerReport() []byte {
 func register(name string, stallAfter uint64, report func(uint64) string) {
 	backend.Register(backend.Registration{
 		Name: name, Kind: backend.KindLocal, Summary: "test: " + name, Payload: true,
-		NewSender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
+		Open: backend.Factories{Sender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
 			return &fakeSender{slab: make([]byte, o.Batch*o.MaxFrame), maxFrame: o.MaxFrame, stallAfter: stallAfter, report: report}, nil
-		},
+		}}.Open,
 	})
 }
 

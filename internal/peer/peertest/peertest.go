@@ -2,8 +2,9 @@
 
 // Package peertest lets the tests of local backends run a real receiving
 // process before (and independently of) the wpg binary: TestMain calls Main,
-// which makes peer.Command re-execute the test binary as a receiver that
-// runs recv.Run over the backend's Receiver and prints the JSON result, as
+// which runs the test binary as a receiver when Launch (the launcher the
+// helpers put into backend.Options.Env) re-executes it: the child runs
+// recv.Run over the backend's Receiver and prints the JSON result, as
 // `wpg recv --json` does.
 package peertest
 
@@ -24,7 +25,6 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
-	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/recv"
 )
 
@@ -41,12 +41,99 @@ func Main(m *testing.M) {
 	if name := os.Getenv(envSender); name != "" {
 		os.Exit(senderChild(name, os.Args[1:]))
 	}
-	peer.Command = func(backendName string, args []string) (*exec.Cmd, error) {
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), envChild+"="+backendName)
-		return cmd, nil
-	}
 	os.Exit(m.Run())
+}
+
+// Launch is the receiver launcher of the tests (backend.Env.Launcher): it
+// re-executes the test binary as a receiver for backendName.
+func Launch(backendName string, args []string) (*exec.Cmd, error) {
+	return ReceiverCommand(backendName, args...), nil
+}
+
+// Env is the backend environment of a test process: its own streams and
+// Launch.
+func Env() backend.Env {
+	return backend.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Launcher: Launch}
+}
+
+// OpenSender opens backend name for one worker with o (its Env from Env()
+// where unset) and returns that worker's sender; closing the sender closes
+// the instance too.
+func OpenSender(ctx context.Context, name string, o backend.Options) (backend.Sender, error) {
+	inst, err := open(ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	s, err := inst.NewSender(backend.Worker{MaxFrame: o.MaxFrame})
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	return &instSender{s, inst}, nil
+}
+
+// OpenReceiver opens backend name's receiving side with o (its Env from
+// Env() where unset); closing the receiver closes the instance too.
+func OpenReceiver(ctx context.Context, name string, o backend.Options) (backend.Receiver, error) {
+	inst, err := open(ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	r, err := inst.NewReceiver()
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	return &instReceiver{r, inst}, nil
+}
+
+// open opens backend name's instance with o, its Env from Env() where
+// unset.
+func open(ctx context.Context, name string, o backend.Options) (backend.Instance, error) {
+	reg, err := backend.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if o.Env.Launcher == nil {
+		o.Env = Env()
+	}
+	return reg.Open(ctx, o)
+}
+
+// instSender is a sender that closes its instance with itself.
+type instSender struct {
+	backend.Sender
+	inst backend.Instance
+}
+
+func (s *instSender) Close() error {
+	err := s.Sender.Close()
+	if ierr := s.inst.Close(); err == nil {
+		err = ierr
+	}
+	return err
+}
+
+// PeerReport is the sender's peer report (nil when it has none).
+func (s *instSender) PeerReport() []byte {
+	if pr, ok := s.Sender.(backend.PeerReporter); ok {
+		return pr.PeerReport()
+	}
+	return nil
+}
+
+// instReceiver is a receiver that closes its instance with itself.
+type instReceiver struct {
+	backend.Receiver
+	inst backend.Instance
+}
+
+func (r *instReceiver) Close() error {
+	err := r.Receiver.Close()
+	if ierr := r.inst.Close(); err == nil {
+		err = ierr
+	}
+	return err
 }
 
 // ReceiverCommand returns a command running a receiver for backendName with
@@ -72,11 +159,11 @@ func child(name string, args []string) int {
 		case "--listen":
 			o.Listen = val()
 		case "--fifo":
-			o.FIFO = val()
+			o.Pipe.FIFO = val()
 		case "--recv-mode":
-			o.RecvMode = val()
+			o.Mem.RecvMode = val()
 		case "--busy-wait":
-			o.BusyWait = true
+			o.Mem.BusyWait = true
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -87,12 +174,7 @@ func child(name string, args []string) int {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	reg, err := backend.Lookup(name)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	rx, err := reg.NewReceiver(ctx, o)
+	rx, err := OpenReceiver(ctx, name, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "receiver:", err)
 		return 2
@@ -234,27 +316,22 @@ func senderChild(name string, args []string) int {
 		}
 		switch args[i] {
 		case "--fifo":
-			o.FIFO = val()
+			o.Pipe.FIFO = val()
 		case "--connect":
-			o.Connect = val()
+			o.Peer = backend.Peer{Mode: backend.PeerConnect, Sock: val()}
 		case "--size":
 			size, _ = strconv.Atoi(val())
 		case "--count":
 			count, _ = strconv.ParseUint(val(), 10, 64)
 		case "--vmsplice":
-			o.Vmsplice = true
+			o.Pipe.Vmsplice = true
 		case "--hang":
 			hang = true
 		}
 	}
-	reg, err := backend.Lookup(name)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
 	o.MaxFrame = frame.PayloadHeaderLen + size
 	o.Batch = 16
-	s, err := reg.NewSender(context.Background(), o)
+	s, err := OpenSender(context.Background(), name, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sender:", err)
 		return 2
@@ -282,20 +359,16 @@ type Size struct {
 var Sizes = []Size{{64, 20000}, {4096, 5000}, {460800, 200}, {16 << 20, 6}}
 
 // Matrix sends every case of sizes through backend name with a receiver
-// child the sender starts itself (Connect "auto"), and checks that every
+// child the sender starts itself (backend.PeerOwn), and checks that every
 // frame arrived intact.
 func Matrix(t *testing.T, name string, o backend.Options, sizes []Size) {
-	reg, err := backend.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range sizes {
 		t.Run(strconv.Itoa(c.Size), func(t *testing.T) {
 			o := o
-			o.Connect = peer.AutoPeer
+			o.Peer = backend.Peer{Mode: backend.PeerOwn}
 			o.MaxFrame = frame.PayloadHeaderLen + c.Size
 			o.Batch = 64
-			s, err := reg.NewSender(context.Background(), o)
+			s, err := OpenSender(context.Background(), name, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,10 +393,6 @@ func Matrix(t *testing.T, name string, o backend.Options, sizes []Size) {
 // connects a sender, kills the receiver and checks that the sender fails
 // with an error saying the receiver has gone.
 func KilledReceiver(t *testing.T, name string, o backend.Options) {
-	reg, err := backend.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sock := t.TempDir() + "/rx.sock"
 	rx := ReceiverCommand(name, "--listen", sock)
 	rx.Stderr = os.Stderr
@@ -331,10 +400,10 @@ func KilledReceiver(t *testing.T, name string, o backend.Options) {
 		t.Fatal(err)
 	}
 	defer func() { rx.Process.Kill(); rx.Wait() }()
-	o.Connect = sock
+	o.Peer = backend.Peer{Mode: backend.PeerConnect, Sock: sock}
 	o.MaxFrame = frame.PayloadHeaderLen + 4096
 	o.Batch = 16
-	s, err := reg.NewSender(context.Background(), o)
+	s, err := OpenSender(context.Background(), name, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,14 +488,10 @@ func BenchSizes(b *testing.B, name string, o backend.Options, sizes ...int) {
 // the receiver having taken the last frame (Flush). It reports frames/s
 // and the receiver's counts.
 func Bench(b *testing.B, name string, o backend.Options, size int, verify frame.VerifyMode) {
-	reg, err := backend.Lookup(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	o.Connect = peer.AutoPeer
+	o.Peer = backend.Peer{Mode: backend.PeerOwn}
 	o.MaxFrame = frame.PayloadHeaderLen + size
 	o.Batch = 256
-	s, err := reg.NewSender(context.Background(), o)
+	s, err := OpenSender(context.Background(), name, o)
 	if err != nil {
 		b.Fatal(err)
 	}

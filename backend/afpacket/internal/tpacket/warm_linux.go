@@ -1,8 +1,8 @@
 //go:build linux
 
-package sys
+package tpacket
 
-// Warming (PacketTxRing.Commit, linear frames only): frames of at least
+// Warming (TxRing.Commit, linear frames only): frames of at least
 // warmMin bytes in rings larger than warmRingMin. Smaller frames were just
 // written whole by the source; a smaller ring stays in the core's L2 from
 // one lap to the next (there warming measured 4-6 % slower: the loads hit

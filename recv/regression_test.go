@@ -60,7 +60,7 @@ func udpFrame(t *testing.T, seq uint64) []byte {
 // TestExpectCountsGenuineFramesOnly: frames with a wpg-looking signature
 // whose checks fail (foreign garbage) do not count toward --expect:
 // the loop waits for the genuine frames, and missing is computed from
-// them (issue #17 item 17).
+// them.
 func TestExpectCountsGenuineFramesOnly(t *testing.T) {
 	var frames [][]byte
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sys
+package tpacket
 
 import (
 	"encoding/binary"
@@ -12,10 +12,11 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
-// AF_PACKET: TPACKET_V3 TX and RX rings and sendmmsg, see
-// /work/shared/reference/af_packet_tx.md and the kernel's
+// AF_PACKET: TPACKET_V3 TX and RX rings and sendmmsg, see the kernel's
 // Documentation/networking/packet_mmap.rst. TX on TPACKET_V3 needs Linux
 // 4.11; PACKET_IGNORE_OUTGOING needs 4.20; PACKET_QDISC_BYPASS 3.14.
 
@@ -72,30 +73,24 @@ const (
 	sllAfterHdr3 = 48 // sockaddr_ll follows the aligned tpacket3_hdr
 )
 
-// ErrMemlock is wrapped by errors when locking a ring exceeds
-// RLIMIT_MEMLOCK (ulimit -l) without CAP_IPC_LOCK.
-var ErrMemlock = errors.New("memlock limit (RLIMIT_MEMLOCK) too small")
-
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
-// packetFD owns one AF_PACKET socket and its ring mapping.
+// packetFD owns one AF_PACKET socket and its ring mapping; fd and mem
+// are the hot path's copies of what own and ring hold.
 type packetFD struct {
-	fd  int
-	mem []byte
+	own  sys.FD
+	ring *sys.Mapping
+	fd   int
+	mem  []byte
 }
 
 func (p *packetFD) close() error {
-	var err error
-	if p.mem != nil {
-		err = unix.Munmap(p.mem)
-		p.mem = nil
+	err := p.ring.Close()
+	p.ring, p.mem = nil, nil
+	if cerr := p.own.Close(); err == nil {
+		err = cerr
 	}
-	if p.fd >= 0 {
-		if cerr := unix.Close(p.fd); err == nil {
-			err = cerr
-		}
-		p.fd = -1
-	}
+	p.fd = -1
 	return err
 }
 
@@ -104,7 +99,7 @@ func openPacket(what string) (*packetFD, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: socket(AF_PACKET, SOCK_RAW): %w", what, os.NewSyscallError("socket", err))
 	}
-	return &packetFD{fd: fd}, nil
+	return &packetFD{own: sys.OwnFD(fd), fd: fd}, nil
 }
 
 func (p *packetFD) setInt(opt, v int, name string) error {
@@ -145,32 +140,19 @@ func (p *packetFD) bind(ifindex int, proto uint16) error {
 // mapRing maps size bytes of the socket's rings and, when lock is set,
 // mlocks them (charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK).
 func (p *packetFD) mapRing(size int, lock bool) error {
-	mem, err := unix.Mmap(p.fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	m, err := sys.MapFile(p.fd, size, true, true, "ring")
 	if err != nil {
-		return fmt.Errorf("mmap %d-byte ring: %w", size, os.NewSyscallError("mmap", err))
+		return err
 	}
-	p.mem = mem
+	p.ring, p.mem = m, m.Bytes()
 	if lock {
-		if err := unix.Mlock(mem); err != nil {
-			if errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EAGAIN) {
-				lim, _ := MemlockLimit()
-				return fmt.Errorf("mlock %d-byte ring: %w (limit %s): %w", size, ErrMemlock, limitString(lim), err)
-			}
-			return fmt.Errorf("mlock %d-byte ring: %w", size, os.NewSyscallError("mlock", err))
-		}
+		return m.Lock()
 	}
 	return nil
 }
 
-func limitString(v uint64) string {
-	if v == unix.RLIM_INFINITY {
-		return "unlimited"
-	}
-	return fmt.Sprintf("%d bytes", v)
-}
-
-// TxRingConfig describes a TPACKET_V3 TX ring.
-type TxRingConfig struct {
+// TxConfig describes a TPACKET_V3 TX ring.
+type TxConfig struct {
 	Ifindex     int
 	Slot        int  // bytes per slot: a power of two >= TPacket3HdrLen + frame
 	BlockSize   int  // multiple of the page size and of Slot
@@ -195,11 +177,11 @@ type TxRingConfig struct {
 // VnetHdrLen is the size of struct virtio_net_hdr.
 const VnetHdrLen = 10
 
-// PacketTxRing is an AF_PACKET socket with a TPACKET_V3 TX ring (protocol
+// TxRing is an AF_PACKET socket with a TPACKET_V3 TX ring (protocol
 // 0: it receives nothing). Frames are written into slots in ring order:
 // Reserve hands out the next free slots, Commit marks them SEND_REQUEST and
 // kicks the kernel with one send(). Not safe for concurrent use.
-type PacketTxRing struct {
+type TxRing struct {
 	p        packetFD
 	depth    int
 	slot     int
@@ -219,9 +201,9 @@ type PacketTxRing struct {
 	sink     byte // what warm loaded
 }
 
-// NewPacketTxRing opens the socket and sets up and maps the ring. On error
+// NewTxRing opens the socket and sets up and maps the ring. On error
 // nothing is left open.
-func NewPacketTxRing(c TxRingConfig) (*PacketTxRing, error) {
+func NewTxRing(c TxConfig) (*TxRing, error) {
 	page := os.Getpagesize()
 	if c.Slot < TPacket3HdrLen+14 || c.Slot%unix.TPACKET_ALIGNMENT != 0 || c.BlockSize%page != 0 || c.BlockSize%c.Slot != 0 || c.Blocks < 1 {
 		return nil, fmt.Errorf("TX ring geometry slot %d, block %d × %d: invalid", c.Slot, c.BlockSize, c.Blocks)
@@ -230,7 +212,7 @@ func NewPacketTxRing(c TxRingConfig) (*PacketTxRing, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &PacketTxRing{p: *p}
+	r := &TxRing{p: *p}
 	if err := r.setup(c); err != nil {
 		r.p.close()
 		return nil, err
@@ -238,9 +220,9 @@ func NewPacketTxRing(c TxRingConfig) (*PacketTxRing, error) {
 	return r, nil
 }
 
-func (r *PacketTxRing) setup(c TxRingConfig) error {
+func (r *TxRing) setup(c TxConfig) error {
 	if err := r.p.setInt(unix.PACKET_VERSION, unix.TPACKET_V3, "PACKET_VERSION"); err != nil {
-		return fmt.Errorf("TPACKET_V3: %w: %w", ErrNotSupported, err)
+		return fmt.Errorf("TPACKET_V3: %w: %w", sys.ErrNotSupported, err)
 	}
 	if err := r.p.setInt(unix.PACKET_LOSS, 1, "PACKET_LOSS"); err != nil {
 		return err
@@ -269,7 +251,7 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 	if err := unix.SetsockoptTpacketReq3(r.p.fd, unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
 		err = os.NewSyscallError("setsockopt", err)
 		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOPROTOOPT) {
-			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w (kernel older than 4.11?): %w", ErrNotSupported, err)
+			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w (kernel older than 4.11?): %w", sys.ErrNotSupported, err)
 		}
 		return fmt.Errorf("setsockopt(PACKET_TX_RING, %d blocks of %d bytes): %w", c.Blocks, c.BlockSize, err)
 	}
@@ -306,31 +288,31 @@ func (r *PacketTxRing) setup(c TxRingConfig) error {
 }
 
 // Depth is the number of slots.
-func (r *PacketTxRing) Depth() int { return r.depth }
+func (r *TxRing) Depth() int { return r.depth }
 
 // MaxFrame is the largest frame a slot holds.
-func (r *PacketTxRing) MaxFrame() int { return r.maxFrame }
+func (r *TxRing) MaxFrame() int { return r.maxFrame }
 
 // Linear reports whether frames go out as linear skbs (PACKET_VNET_HDR),
 // those of FragMin bytes or more excepted.
-func (r *PacketTxRing) Linear() bool { return r.vnet != nil }
+func (r *TxRing) Linear() bool { return r.vnet != nil }
 
 // FragMin is the size from which frames go as fragments despite Linear
 // (0: none).
-func (r *PacketTxRing) FragMin() int { return r.fragMin }
+func (r *TxRing) FragMin() int { return r.fragMin }
 
 // Bytes is the size of the mapping.
-func (r *PacketTxRing) Bytes() int { return len(r.p.mem) }
+func (r *TxRing) Bytes() int { return len(r.p.mem) }
 
 // Kicks returns how many send() calls kicked the ring, and how many of
 // them found the socket's send buffer full (EAGAIN/ENOBUFS).
-func (r *PacketTxRing) Kicks() (kicks, full uint64) { return r.kicks, r.eagain }
+func (r *TxRing) Kicks() (kicks, full uint64) { return r.kicks, r.eagain }
 
 const txBusy = unix.TP_STATUS_SEND_REQUEST | unix.TP_STATUS_SENDING
 
 // Reserve fills bufs with the next free slots in ring order (each of
 // length MaxFrame) and returns how many.
-func (r *PacketTxRing) Reserve(bufs [][]byte) int {
+func (r *TxRing) Reserve(bufs [][]byte) int {
 	n := 0
 	i := r.head
 	for n < len(bufs) && n < r.depth {
@@ -352,7 +334,7 @@ func (r *PacketTxRing) Reserve(bufs [][]byte) int {
 // with send(MSG_DONTWAIT). Frames the kernel could not take yet (send
 // buffer full) stay requested and go with the next kick. The slots of the
 // last Reserve beyond len(lens) go back unused.
-func (r *PacketTxRing) Commit(lens []int) error {
+func (r *TxRing) Commit(lens []int) error {
 	i := r.head
 	for _, l := range lens {
 		if r.vnet != nil {
@@ -389,7 +371,7 @@ func (r *PacketTxRing) Commit(lens []int) error {
 // Kick asks the kernel to send every requested slot. Without wait it
 // returns at once (MSG_DONTWAIT); with wait it blocks until the kernel has
 // sent every requested frame and released its buffers.
-func (r *PacketTxRing) Kick(wait bool) error {
+func (r *TxRing) Kick(wait bool) error {
 	flags := unix.MSG_DONTWAIT
 	if wait {
 		flags = 0
@@ -421,7 +403,7 @@ func (r *PacketTxRing) Kick(wait bool) error {
 }
 
 // Busy counts the slots still requested or in flight.
-func (r *PacketTxRing) Busy() int {
+func (r *TxRing) Busy() int {
 	n := 0
 	for _, s := range r.status {
 		if atomic.LoadUint32(s)&txBusy != 0 {
@@ -432,7 +414,7 @@ func (r *PacketTxRing) Busy() int {
 }
 
 // WaitWritable blocks until the slot at the head is free or timeout passes.
-func (r *PacketTxRing) WaitWritable(timeout time.Duration) error {
+func (r *TxRing) WaitWritable(timeout time.Duration) error {
 	fds := []unix.PollFd{{Fd: int32(r.p.fd), Events: unix.POLLOUT}}
 	_, err := unix.Poll(fds, int(timeout.Milliseconds()))
 	if err != nil && err != unix.EINTR {
@@ -443,7 +425,7 @@ func (r *PacketTxRing) WaitWritable(timeout time.Duration) error {
 
 // Drain kicks the ring until no slot is requested or in flight, or timeout
 // passes; it returns the number of slots still busy then.
-func (r *PacketTxRing) Drain(timeout time.Duration) (int, error) {
+func (r *TxRing) Drain(timeout time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		if err := r.Kick(false); err != nil {
@@ -459,7 +441,7 @@ func (r *PacketTxRing) Drain(timeout time.Duration) (int, error) {
 }
 
 // Close unmaps the ring and closes the socket; it is idempotent.
-func (r *PacketTxRing) Close() error { return r.p.close() }
+func (r *TxRing) Close() error { return r.p.close() }
 
 // mmsghdr is struct mmsghdr on 64-bit Linux (x/sys has none).
 type mmsghdr struct {
@@ -468,9 +450,9 @@ type mmsghdr struct {
 	_   [4]byte
 }
 
-// PacketMmsg is an AF_PACKET socket (protocol 0, bound to an interface)
+// Mmsg is an AF_PACKET socket (protocol 0, bound to an interface)
 // sending batches with sendmmsg from its own staging buffers.
-type PacketMmsg struct {
+type Mmsg struct {
 	p    packetFD
 	slab []byte
 	bufs [][]byte
@@ -478,9 +460,9 @@ type PacketMmsg struct {
 	msgs []mmsghdr
 }
 
-// NewPacketMmsg opens a packet socket on ifindex with batch staging buffers
+// NewMmsg opens a packet socket on ifindex with batch staging buffers
 // of maxFrame bytes. On error nothing is left open.
-func NewPacketMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*PacketMmsg, error) {
+func NewMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*Mmsg, error) {
 	if batch < 1 || maxFrame < 1 {
 		return nil, fmt.Errorf("sendmmsg socket: batch %d or frame size %d invalid", batch, maxFrame)
 	}
@@ -488,7 +470,7 @@ func NewPacketMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*PacketMmsg,
 	if err != nil {
 		return nil, err
 	}
-	m := &PacketMmsg{p: *p}
+	m := &Mmsg{p: *p}
 	if qdiscBypass {
 		if err := m.p.setInt(unix.PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS"); err != nil {
 			m.p.close()
@@ -513,13 +495,13 @@ func NewPacketMmsg(ifindex, batch, maxFrame int, qdiscBypass bool) (*PacketMmsg,
 }
 
 // Buffers returns the staging buffers.
-func (m *PacketMmsg) Buffers() [][]byte { return m.bufs }
+func (m *Mmsg) Buffers() [][]byte { return m.bufs }
 
 // Send transmits the first len(lens) staging buffers with sendmmsg (the
 // kernel takes at most 1024 per call, UIO_MAXIOV, so larger batches take
 // several), blocking while the socket's send buffer is full, and returns
 // how many frames the kernel accepted.
-func (m *PacketMmsg) Send(lens []int) (int, error) {
+func (m *Mmsg) Send(lens []int) (int, error) {
 	for i, l := range lens {
 		m.iov[i].Len = uint64(l)
 	}
@@ -538,10 +520,10 @@ func (m *PacketMmsg) Send(lens []int) (int, error) {
 }
 
 // Close closes the socket; it is idempotent.
-func (m *PacketMmsg) Close() error { return m.p.close() }
+func (m *Mmsg) Close() error { return m.p.close() }
 
-// RxRingConfig describes a TPACKET_V3 RX ring.
-type RxRingConfig struct {
+// RxConfig describes a TPACKET_V3 RX ring.
+type RxConfig struct {
 	Ifindex   int
 	BlockSize int // multiple of the page size
 	Blocks    int
@@ -552,12 +534,12 @@ type RxRingConfig struct {
 	Lock          bool
 }
 
-// PacketRxRing is an AF_PACKET socket bound to one interface for every
+// RxRing is an AF_PACKET socket bound to one interface for every
 // protocol (ETH_P_ALL) with a TPACKET_V3 RX ring. Frames it sent itself
 // (or that this host sends on the interface) are not delivered:
 // PACKET_IGNORE_OUTGOING where the kernel has it, else the outgoing
 // packet type is filtered. Not safe for concurrent use.
-type PacketRxRing struct {
+type RxRing struct {
 	p         packetFD
 	blockSize int
 	blocks    int
@@ -572,9 +554,9 @@ type PacketRxRing struct {
 	pollFds   []unix.PollFd
 }
 
-// NewPacketRxRing opens the socket, sets up and maps the ring and binds it.
+// NewRxRing opens the socket, sets up and maps the ring and binds it.
 // On error nothing is left open.
-func NewPacketRxRing(c RxRingConfig) (*PacketRxRing, error) {
+func NewRxRing(c RxConfig) (*RxRing, error) {
 	page := os.Getpagesize()
 	if c.BlockSize < page || c.BlockSize%page != 0 || c.Blocks < 1 || c.FrameSize < 64 || c.FrameSize+128 > c.BlockSize {
 		return nil, fmt.Errorf("RX ring geometry block %d × %d, frame %d: invalid", c.BlockSize, c.Blocks, c.FrameSize)
@@ -583,7 +565,7 @@ func NewPacketRxRing(c RxRingConfig) (*PacketRxRing, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &PacketRxRing{p: *p, blockSize: c.BlockSize, blocks: c.Blocks}
+	r := &RxRing{p: *p, blockSize: c.BlockSize, blocks: c.Blocks}
 	if err := r.setup(c); err != nil {
 		r.p.close()
 		return nil, err
@@ -592,9 +574,9 @@ func NewPacketRxRing(c RxRingConfig) (*PacketRxRing, error) {
 	return r, nil
 }
 
-func (r *PacketRxRing) setup(c RxRingConfig) error {
+func (r *RxRing) setup(c RxConfig) error {
 	if err := r.p.setInt(unix.PACKET_VERSION, unix.TPACKET_V3, "PACKET_VERSION"); err != nil {
-		return fmt.Errorf("TPACKET_V3: %w: %w", ErrNotSupported, err)
+		return fmt.Errorf("TPACKET_V3: %w: %w", sys.ErrNotSupported, err)
 	}
 	if err := r.p.setInt(unix.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING"); err != nil {
 		r.filterOut = true
@@ -619,7 +601,7 @@ func (r *PacketRxRing) setup(c RxRingConfig) error {
 	return r.p.bind(c.Ifindex, unix.ETH_P_ALL)
 }
 
-func (r *PacketRxRing) block(i int) []byte {
+func (r *RxRing) block(i int) []byte {
 	return r.p.mem[i*r.blockSize : (i+1)*r.blockSize]
 }
 
@@ -629,7 +611,7 @@ func (r *PacketRxRing) block(i int) []byte {
 //
 // When ts is not nil (len(ts) >= len(views)) it receives each frame's
 // kernel receive timestamp in CLOCK_REALTIME nanoseconds.
-func (r *PacketRxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (int, error) {
+func (r *RxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (int, error) {
 	for ; r.done > 0; r.done-- {
 		b := r.block(r.relFrom)
 		atomic.StoreUint32((*uint32)(unsafe.Pointer(&b[bdStatus])), unix.TP_STATUS_KERNEL)
@@ -701,7 +683,7 @@ func (r *PacketRxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (
 // Stats returns and resets the kernel's counters: packets seen and
 // dropped for lack of ring space (PACKET_STATISTICS), plus the outgoing
 // packets this process filtered itself.
-func (r *PacketRxRing) Stats() (packets, drops, outgoing uint64, err error) {
+func (r *RxRing) Stats() (packets, drops, outgoing uint64, err error) {
 	st, err := unix.GetsockoptTpacketStatsV3(r.p.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err != nil {
 		return 0, 0, r.outgoing, fmt.Errorf("getsockopt(PACKET_STATISTICS): %w", err)
@@ -710,55 +692,30 @@ func (r *PacketRxRing) Stats() (packets, drops, outgoing uint64, err error) {
 }
 
 // Close unmaps the ring and closes the socket; it is idempotent.
-func (r *PacketRxRing) Close() error { return r.p.close() }
+func (r *RxRing) Close() error { return r.p.close() }
 
-// RealtimeOffsetNs returns CLOCK_REALTIME minus CLOCK_MONOTONIC in
-// nanoseconds (subtract it from a realtime stamp to get a monotonic one).
-func RealtimeOffsetNs() int64 {
-	// Both clocks through the vDSO (tens of ns; unix.ClockGettime is a
-	// real system call, microseconds here), the realtime read bracketed by
-	// two monotonic reads so the offset is exact to their midpoint. The
-	// tightest of three tries wins (a preemption widens one bracket).
-	best, width := int64(0), int64(1<<62)
-	for range 3 {
-		m1 := nanotime()
-		rt := time.Now().UnixNano()
-		m2 := nanotime()
-		if w := m2 - m1; w < width {
-			best, width = rt-(m1+m2)/2, w
-		}
-	}
-	return best
-}
-
-// IsNoMemory reports whether err is the kernel refusing an allocation
-// (ENOMEM) other than the memlock limit (ErrMemlock).
-func IsNoMemory(err error) bool {
-	return errors.Is(err, unix.ENOMEM) && !errors.Is(err, ErrMemlock)
-}
-
-// PacketFeature names an AF_PACKET capability ProbePacket can test.
-type PacketFeature int
+// Feature names an AF_PACKET capability Probe can test.
+type Feature int
 
 // AF_PACKET features.
 const (
-	PacketTxRingV3 PacketFeature = iota
-	PacketQdiscBypass
-	PacketIgnoreOutgoing
-	PacketVnetHdr
+	FeatureTxRingV3 Feature = iota
+	FeatureQdiscBypass
+	FeatureIgnoreOutgoing
+	FeatureVnetHdr
 )
 
-// ProbePacket tests one AF_PACKET feature on a throw-away socket (bound
+// Probe tests one AF_PACKET feature on a throw-away socket (bound
 // to nothing, sending nothing). The error is nil when the feature works;
 // it is a permission error when the socket cannot be opened.
-func ProbePacket(f PacketFeature) error {
+func Probe(f Feature) error {
 	p, err := openPacket("probe")
 	if err != nil {
 		return err
 	}
 	defer p.close()
 	switch f {
-	case PacketTxRingV3:
+	case FeatureTxRingV3:
 		if err := p.setInt(unix.PACKET_VERSION, unix.TPACKET_V3, "PACKET_VERSION"); err != nil {
 			return err
 		}
@@ -767,11 +724,11 @@ func ProbePacket(f PacketFeature) error {
 			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w", os.NewSyscallError("setsockopt", err))
 		}
 		return nil
-	case PacketQdiscBypass:
+	case FeatureQdiscBypass:
 		return p.setInt(unix.PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS")
-	case PacketIgnoreOutgoing:
+	case FeatureIgnoreOutgoing:
 		return p.setInt(unix.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING")
-	case PacketVnetHdr:
+	case FeatureVnetHdr:
 		return p.setInt(unix.PACKET_VNET_HDR, 1, "PACKET_VNET_HDR")
 	}
 	return fmt.Errorf("probe: unknown AF_PACKET feature %d", f)

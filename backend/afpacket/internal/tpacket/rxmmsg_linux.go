@@ -1,6 +1,6 @@
 //go:build linux
 
-package sys
+package tpacket
 
 import (
 	"fmt"
@@ -11,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// PacketMmsgRx is the receiving side without a ring: an AF_PACKET socket
+// MmsgRx is the receiving side without a ring: an AF_PACKET socket
 // bound to one interface for every protocol (ETH_P_ALL), read with
 // recvmmsg into its own buffers, each frame stamped by the kernel
 // (SO_TIMESTAMPNS). It needs no locked memory: the frames wait in the
 // socket's receive buffer instead of a mapped ring. Outgoing frames are
-// not delivered, as with PacketRxRing. Not safe for concurrent use.
-type PacketMmsgRx struct {
+// not delivered, as with RxRing. Not safe for concurrent use.
+type MmsgRx struct {
 	p         packetFD
 	slab      []byte
 	bufs      [][]byte
@@ -31,10 +31,10 @@ type PacketMmsgRx struct {
 	pollFds   []unix.PollFd
 }
 
-// NewPacketMmsgRx opens the socket on ifindex with batch buffers of snap
+// NewMmsgRx opens the socket on ifindex with batch buffers of snap
 // bytes each and asks for a receive buffer of rcvbuf bytes (forced past
 // net.core.rmem_max where the process may). On error nothing is left open.
-func NewPacketMmsgRx(ifindex, batch, snap, rcvbuf int) (*PacketMmsgRx, error) {
+func NewMmsgRx(ifindex, batch, snap, rcvbuf int) (*MmsgRx, error) {
 	if batch < 1 || snap < 64 {
 		return nil, fmt.Errorf("recvmmsg socket: batch %d or snap length %d invalid", batch, snap)
 	}
@@ -42,7 +42,7 @@ func NewPacketMmsgRx(ifindex, batch, snap, rcvbuf int) (*PacketMmsgRx, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &PacketMmsgRx{p: *p}
+	m := &MmsgRx{p: *p}
 	if err := m.setup(ifindex, batch, snap, rcvbuf); err != nil {
 		m.p.close()
 		return nil, err
@@ -50,7 +50,7 @@ func NewPacketMmsgRx(ifindex, batch, snap, rcvbuf int) (*PacketMmsgRx, error) {
 	return m, nil
 }
 
-func (m *PacketMmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
+func (m *MmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 	if err := m.p.setInt(unix.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING"); err != nil {
 		m.filterOut = true
 	}
@@ -91,7 +91,7 @@ func (m *PacketMmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 // returns how many; it waits up to timeout for the first one. When ts is
 // not nil (len(ts) >= len(views)) it receives each frame's kernel receive
 // timestamp in CLOCK_REALTIME nanoseconds.
-func (m *PacketMmsgRx) Next(views [][]byte, ts []int64, timeout time.Duration) (int, error) {
+func (m *MmsgRx) Next(views [][]byte, ts []int64, timeout time.Duration) (int, error) {
 	want := min(len(views), len(m.msgs))
 	for waited := false; ; waited = true {
 		for i := range want {
@@ -119,7 +119,7 @@ func (m *PacketMmsgRx) Next(views [][]byte, ts []int64, timeout time.Duration) (
 
 // views hands out the r messages just received, dropping outgoing ones
 // where the kernel could not (no PACKET_IGNORE_OUTGOING).
-func (m *PacketMmsgRx) views(r int, views [][]byte, ts []int64) int {
+func (m *MmsgRx) views(r int, views [][]byte, ts []int64) int {
 	n := 0
 	for i := range r {
 		if m.filterOut && m.names[i].Pkttype == unix.PACKET_OUTGOING {
@@ -149,7 +149,7 @@ const sizeofAuxdata = int(unsafe.Sizeof(unix.TpacketAuxdata{}))
 
 // control returns message i's SCM_TIMESTAMPNS (CLOCK_REALTIME ns, or 0) and
 // its PACKET_AUXDATA (nil when absent).
-func (m *PacketMmsgRx) control(i int) (stamp int64, aux *unix.TpacketAuxdata) {
+func (m *MmsgRx) control(i int) (stamp int64, aux *unix.TpacketAuxdata) {
 	c := m.ctl[i*m.ctlLen : (i+1)*m.ctlLen]
 	c = c[:min(len(c), int(m.msgs[i].hdr.Controllen))]
 	for len(c) >= unix.CmsgLen(0) {
@@ -173,7 +173,7 @@ func (m *PacketMmsgRx) control(i int) (stamp int64, aux *unix.TpacketAuxdata) {
 // Stats returns and resets the kernel's counters: packets seen and
 // dropped for lack of receive-buffer room (PACKET_STATISTICS), plus the
 // outgoing packets this process filtered itself.
-func (m *PacketMmsgRx) Stats() (packets, drops, outgoing uint64, err error) {
+func (m *MmsgRx) Stats() (packets, drops, outgoing uint64, err error) {
 	st, err := unix.GetsockoptTpacketStats(m.p.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err != nil {
 		return 0, 0, m.outgoing, fmt.Errorf("getsockopt(PACKET_STATISTICS): %w", err)
@@ -182,4 +182,4 @@ func (m *PacketMmsgRx) Stats() (packets, drops, outgoing uint64, err error) {
 }
 
 // Close closes the socket; it is idempotent.
-func (m *PacketMmsgRx) Close() error { return m.p.close() }
+func (m *MmsgRx) Close() error { return m.p.close() }

@@ -1,0 +1,73 @@
+package backend
+
+import (
+	"errors"
+	"strings"
+)
+
+// UnsupportedError says that a backend cannot do what was asked, on this
+// system or in this build. It unwraps to errors.ErrUnsupported, so callers
+// test for it with errors.Is(err, errors.ErrUnsupported) and read its
+// fields with errors.As.
+type UnsupportedError struct {
+	// Backend is the backend's registered name.
+	Backend string
+	// What names the feature or setting that is not supported.
+	What string
+	// Reason says why (the kernel lacks it, the build leaves it out, …).
+	Reason string
+	// Fix says how to get it, or what to use instead; may be empty.
+	Fix string
+}
+
+func (e *UnsupportedError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Backend)
+	if e.What != "" {
+		b.WriteString(": " + e.What)
+	}
+	b.WriteString(" is not supported")
+	if e.Reason != "" {
+		b.WriteString(": " + e.Reason)
+	}
+	if e.Fix != "" {
+		b.WriteString("; " + e.Fix)
+	}
+	return b.String()
+}
+
+// Unwrap returns errors.ErrUnsupported.
+func (e *UnsupportedError) Unwrap() error { return errors.ErrUnsupported }
+
+// Fixer is implemented by errors that carry their own fix in their text
+// (the capability to grant, the limit to raise). A caller that adds general
+// advice to an error (the CLI, for os.ErrPermission) leaves those alone:
+// it asks errors.As for a Fixer instead of reading the text.
+type Fixer interface {
+	error
+	// Fix is the remedy the error's text already names.
+	Fix() string
+}
+
+// FixedError is an error whose message already says how to fix it; Fix
+// repeats the remedy for callers that show it apart. Its text is Err's.
+type FixedError struct {
+	Err    error
+	Remedy string
+}
+
+// WithFix marks err as naming its own remedy fix (see Fixer); nil stays nil.
+func WithFix(err error, fix string) error {
+	if err == nil {
+		return nil
+	}
+	return &FixedError{Err: err, Remedy: fix}
+}
+
+func (e *FixedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error it marks.
+func (e *FixedError) Unwrap() error { return e.Err }
+
+// Fix returns the remedy.
+func (e *FixedError) Fix() string { return e.Remedy }

@@ -1,0 +1,36 @@
+package backend_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/wpg-dev/wpg/backend"
+)
+
+func TestUnsupportedErrorUnwraps(t *testing.T) {
+	err := fmt.Errorf("open: %w", &backend.UnsupportedError{Backend: "afxdp", What: "zero-copy", Reason: "the driver lacks it", Fix: "use --xdp-mode generic"})
+	if !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("%v does not unwrap to errors.ErrUnsupported", err)
+	}
+	var ue *backend.UnsupportedError
+	if !errors.As(err, &ue) || ue.Backend != "afxdp" {
+		t.Fatalf("errors.As: %+v", ue)
+	}
+	if got, want := ue.Error(), "afxdp: zero-copy is not supported: the driver lacks it; use --xdp-mode generic"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestWithFixKeepsTextAndChain(t *testing.T) {
+	base := fmt.Errorf("needs CAP_NET_RAW: %w", os.ErrPermission)
+	err := backend.WithFix(base, "grant CAP_NET_RAW")
+	var fx backend.Fixer
+	if err.Error() != base.Error() || !errors.Is(err, os.ErrPermission) || !errors.As(err, &fx) || fx.Fix() != "grant CAP_NET_RAW" {
+		t.Fatalf("WithFix: %q, fixer %v", err, fx)
+	}
+	if backend.WithFix(nil, "x") != nil {
+		t.Error("WithFix(nil) is not nil")
+	}
+}

@@ -1,0 +1,41 @@
+package hist
+
+import "testing"
+
+func TestMergeKeepsCounts(t *testing.T) {
+	a, b := New(1, 1e9), New(1, 1e9)
+	for i := int64(1); i <= 100; i++ {
+		a.Record(i * 1000)
+	}
+	for i := int64(1); i <= 100; i++ {
+		b.Record(i * 1e6)
+	}
+	b.Record(-5)   // counted at the low bound
+	b.Record(1e12) // counted at the high bound
+	m := Merged(1, 1e9, a, nil, b)
+	if m.Count() != 202 {
+		t.Fatalf("merged count %d, want 202", m.Count())
+	}
+	if p := m.Quantile(50); p < 99_000 || p > 101_000 {
+		t.Errorf("merged p50 = %d, want about 100 µs (the top of a)", p)
+	}
+	if m.Min() != 1 || m.Max() < 999_000_000 {
+		t.Errorf("min %d max %d: want the clamped bounds", m.Min(), m.Max())
+	}
+	c := a.Clone()
+	a.Record(5)
+	if c.Count() != 100 || a.Count() != 101 {
+		t.Errorf("clone shares counts: %d, %d", c.Count(), a.Count())
+	}
+	var none *Hist
+	if none.Count() != 0 || none.Quantile(99) != 0 || New(1, 10).Mean() != 0 {
+		t.Error("empty histograms must read as zero")
+	}
+}
+
+func TestRecordAllocatesNothing(t *testing.T) {
+	h := New(1, 60e9)
+	if n := testing.AllocsPerRun(1000, func() { h.Record(12345) }); n != 0 {
+		t.Fatalf("Record allocates %v times", n)
+	}
+}

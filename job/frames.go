@@ -1,0 +1,201 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/printable"
+	"github.com/wpg-dev/wpg/template"
+	"github.com/wpg-dev/wpg/units"
+)
+
+// frameSet is how a run builds its frames: packet templates for network
+// paths, payload frames for local and device paths.
+type frameSet struct {
+	newSource func(ctx context.Context, worker, workers int) (engine.Source, error)
+	maxFrame  int
+	meanFrame float64
+	// Packet templates: the largest untagged frame and its stream.
+	maxUntagged    int
+	untaggedStream string
+}
+
+// errFrames says that newFrames added its problems.
+var errFrames = errors.New("frames")
+
+func newFrames(p *problems, s Spec, reg backend.Registration) (*frameSet, error) {
+	if reg.Payload {
+		return payloadFrames(p, s)
+	}
+	return packetFrames(p, s)
+}
+
+func payloadFrames(p *problems, s Spec) (*frameSet, error) {
+	size := 64
+	if s.Size != "" {
+		n, err := units.ParseSizeIn(s.Size, frame.MinPayload, frame.MaxPayload)
+		if err != nil {
+			p.wrap("size", s.Size, err)
+			return nil, errFrames
+		}
+		size = int(n)
+	}
+	verify, err := frame.ParseVerify(verifyName(s.Verify))
+	if err != nil {
+		p.add("verify", s.Verify, "choose on, sample or off", "")
+		return nil, errFrames
+	}
+	fill := s.Fill
+	if fill == "" {
+		fill = frame.FillPattern
+	}
+	if s.PayloadFile != "" && fill == frame.FillPattern {
+		fill = frame.FillFile
+	}
+	seed := uint64(1)
+	if s.Seed != nil {
+		seed = *s.Seed
+	}
+	pc := frame.PayloadConfig{Size: size, Raw: s.Raw, Fill: fill, File: s.PayloadFile, Seed: seed, Count: s.Count, Verify: verify}
+	// Validate (and read the payload file) once, before any worker starts.
+	probe, err := frame.NewPayloadSource(pc, 0, 1)
+	if err != nil {
+		p.wrap("payload_file", "", err)
+		return nil, errFrames
+	}
+	return &frameSet{
+		newSource: func(_ context.Context, w, n int) (engine.Source, error) { return frame.NewPayloadSource(pc, w, n) },
+		maxFrame:  probe.MaxFrame(),
+		meanFrame: probe.MeanFrame(),
+	}, nil
+}
+
+func verifyName(s string) string {
+	if s == "" {
+		return "on"
+	}
+	return s
+}
+
+func packetFrames(p *problems, s Spec) (*frameSet, error) {
+	var spec *template.Spec
+	var err error
+	switch {
+	case s.Template != "" && s.TemplateText != "":
+		p.add("template_text", "", "and {template} both give a template", "give one of them")
+		return nil, errFrames
+	case s.Template == "" && s.TemplateText == "":
+		spec = template.Default()
+		if s.Size != "" {
+			n, err := units.ParseSize(s.Size)
+			if err == nil {
+				spec, err = template.DefaultWithSize(n)
+			}
+			if err != nil {
+				lo, hi := template.DefaultSizeRange()
+				p.add("size", s.Size, err.Error(), fmt.Sprintf("the embedded default template takes frame sizes %d..%d; payload frames up to 1 GiB are for the local paths: add {backend} shm (or pipe, unix, cma, memcpy)", lo, hi))
+				return nil, errFrames
+			}
+		}
+	default:
+		if s.Size != "" {
+			p.add("size", "", "sets the frame size of the embedded default template", "with a template file, set size: in the template")
+			return nil, errFrames
+		}
+		if s.Template != "" {
+			spec, err = template.Load(s.Template)
+		} else {
+			spec, err = template.Parse("template", []byte(s.TemplateText))
+		}
+		if err != nil {
+			p.wrap("template", "", err)
+			return nil, errFrames
+		}
+	}
+	plan := s.Plan
+	switch plan {
+	case "":
+		plan = "auto"
+	case "auto", "prerender", "stream":
+	default:
+		p.add("plan", strconv.Quote(s.Plan), "choose auto, prerender or stream", "")
+		return nil, errFrames
+	}
+	opts := template.CompileOptions{
+		Plan:                plan,
+		PrerenderMaxBytes:   orDefault(s.PrerenderMaxBytes, s.Limits.PrerenderMaxBytes, DefaultPrerenderMaxBytes),
+		PrerenderMaxPackets: orDefault(s.PrerenderMaxPackets, s.Limits.PrerenderMaxPackets, DefaultPrerenderMaxPackets),
+		Workers:             s.Workers,
+		Count:               s.Count,
+		MemAvailable:        memAvailable(),
+	}
+	// Compile once up front (streaming: cheap, nothing pre-rendered) so
+	// template errors appear before any worker starts.
+	popts := opts
+	popts.Plan = template.PlanStream
+	probe, err := template.Compile(spec, popts)
+	if err != nil {
+		p.wrap("template", "", err)
+		return nil, errFrames
+	}
+	if opts.Plan == template.PlanPrerender {
+		// A plan that cannot work is an input error: say so before any
+		// worker starts (worker 0 has the largest share).
+		copts := opts
+		copts.Workers, copts.CheckOnly = max(s.Workers, 1), true
+		if _, err := template.Compile(spec, copts); err != nil {
+			p.wrap("plan", "", err)
+			return nil, errFrames
+		}
+	}
+	fs := &frameSet{
+		newSource: func(ctx context.Context, w, n int) (engine.Source, error) {
+			o := opts
+			o.Worker, o.Workers = w, n
+			return template.CompileContext(ctx, spec, o)
+		},
+		maxFrame:  probe.MaxFrame(),
+		meanFrame: probe.MeanFrame(),
+	}
+	var name string
+	fs.maxUntagged, name = spec.MaxUntagged()
+	fs.untaggedStream = printable.Escape(name) // for the MTU error
+	return fs, nil
+}
+
+// orDefault is the first of v, site that is not 0, else def.
+func orDefault(v, site, def int64) int64 {
+	switch {
+	case v != 0:
+		return v
+	case site != 0:
+		return site
+	}
+	return def
+}
+
+// memAvailable is MemAvailable of /proc/meminfo in bytes, 0 when it cannot
+// be read: prerendering plans within half of it (docs/templates.md).
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}

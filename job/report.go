@@ -1,0 +1,197 @@
+package job
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+// buildReport turns the engine's result into the report of the run,
+// notes and the outcome of its checks included. The report is the one
+// `wpg send` prints, so its notes name settings by their flags, as the
+// backends' notes do.
+func (pr *prepared) buildReport(res *engine.Result) *report.Report {
+	s := pr.spec
+	rep := &report.Report{
+		Schema:    report.Schema,
+		Command:   s.Command,
+		Template:  s.Template,
+		Batch:     s.Batch,
+		Frames:    res.Frames,
+		Bytes:     res.Bytes,
+		Seconds:   res.Seconds,
+		BPSLayer:  "l2",
+		Stop:      string(res.Stop),
+		Clock:     pr.clock.Source(),
+		TSC:       pr.clock.TSC(),
+		TargetPPS: pr.targetFPS,
+	}
+	if res.Frames > 0 {
+		rep.FrameSize = float64(res.Bytes) / float64(res.Frames)
+	} else {
+		rep.FrameSize = res.MeanFrame
+	}
+	if res.Seconds > 0 {
+		rep.PPS = float64(res.Frames) / res.Seconds
+		rep.BPS = float64(res.Bytes) * 8 / res.Seconds
+	}
+	if pr.reg.Payload {
+		// Local and device paths: bytes per second of payload, what
+		// their users read, rather than a network bit rate.
+		header := uint64(frame.PayloadHeaderLen)
+		if s.Raw {
+			header = 0
+		}
+		rep.Payload = true
+		rep.PayloadBytes = res.Bytes - min(res.Bytes, res.Frames*header)
+		if res.Seconds > 0 {
+			rep.PayloadBytesPerSecond = float64(rep.PayloadBytes) / res.Seconds
+		}
+	}
+	if len(res.Workers) > 0 {
+		rep.Backend = res.Workers[0].Info
+		rep.Plan, rep.PlanDetail = res.Workers[0].Plan, res.Workers[0].PlanDetail
+	}
+	var stats []pace.Stats
+	var verifications []json.RawMessage
+	for _, w := range res.Workers {
+		wr := report.Worker{Worker: w.Worker, CPU: w.CPU, NUMANode: w.Info.NUMANode, Frames: w.Frames, Bytes: w.Bytes,
+			Seconds: w.Seconds, CPUSeconds: w.CPUSeconds, Mode: w.Info.Mode}
+		if w.Seconds > 0 {
+			wr.PPS = float64(w.Frames) / w.Seconds
+		}
+		if w.Err != nil {
+			wr.Error = w.Err.Error()
+		}
+		if p, ok := w.Pacer.(*pace.Pacer); ok && p != nil {
+			stats = append(stats, p.Stats())
+			if rep.WakeBoost == "" {
+				rep.WakeBoost = p.WakeBoost()
+			}
+		}
+		if len(w.PeerReport) > 0 && json.Valid(w.PeerReport) {
+			wr.Verification = json.RawMessage(w.PeerReport)
+			verifications = append(verifications, wr.Verification)
+		}
+		rep.CPUSeconds += w.CPUSeconds
+		rep.Workers = append(rep.Workers, wr)
+	}
+	if len(verifications) > 0 {
+		rep.Verification = report.MergeVerification(verifications)
+	}
+	if !pr.rate.Unlimited() {
+		rep.Rate = pr.rate.String()
+		rep.Wait = pr.wait.String()
+		if pr.targetFPS > 0 {
+			rep.AchievedRatio = rep.PPS / pr.targetFPS
+			if (res.Stop == engine.StopCount || res.Stop == engine.StopSource) && res.Seconds > 0 && res.Frames > uint64(len(res.Workers)) {
+				// N frames paced at R take (N-1)/R per worker: the first goes at once.
+				rep.AchievedRatio = float64(res.Frames-uint64(len(res.Workers))) / res.Seconds / pr.targetFPS
+			}
+		}
+		st := pace.MergeStats(stats...)
+		rep.LatenessMaxNs, rep.LatenessMeanNs = st.LatenessMaxNs, st.LatenessMeanNs
+		rep.P50JitterNs, rep.P99JitterNs = st.P50JitterNs, st.P99JitterNs
+		rep.ScheduleLagMaxNs = st.LagMaxNs
+		rep.Notes = append(rep.Notes, st.Notes()...)
+		if rep.AchievedRatio < 0.999 && res.Stop == engine.StopDuration {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the path did not keep up: %.2f %% of the target rate; %s",
+				rep.AchievedRatio*100, whereTimeWent(res)))
+		}
+	}
+	if rep.Backend.Reason != "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("backend mode %s: %s", rep.Backend.Mode, rep.Backend.Reason))
+	}
+	if rep.Backend.Hint != "" {
+		rep.Notes = append(rep.Notes, "hint: "+rep.Backend.Hint)
+	}
+	rep.Environment = sysinfo.Environment(s.Interface)
+
+	if err := res.Err(); err != nil {
+		rep.Error = err.Error()
+	}
+	if pr.reg.Payload {
+		rep.Verify = verifyName(s.Verify)
+	}
+	if pr.layer == pace.L1 {
+		countL1(rep)
+	}
+	rep.Notes = append(rep.Notes, rep.Backend.Adjusted...)
+	if n := len(pr.allowed); s.Workers > n && n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("--workers %d on %d CPUs this process may use: workers take turns on a CPU, which lowers rates and adds jitter; use --workers %d or fewer", s.Workers, n, n))
+	}
+	if rep.Failed = checkOutcome(s, rep); rep.Failed != nil {
+		rep.Notes = append(rep.Notes, rep.Failed.Message)
+	}
+	return rep
+}
+
+// countL1 turns the report's bit rate into the L1 rate that rate layer l1
+// asks for: every frame also takes pace.L1Overhead bytes on the wire.
+func countL1(rep *report.Report) {
+	rep.BPSLayer = pace.L1.String()
+	if rep.Seconds > 0 {
+		rep.BPS = float64(rep.Bytes+rep.Frames*pace.L1Overhead) * 8 / rep.Seconds
+	}
+}
+
+// checkOutcome returns the failed check of a finished run: the run's own
+// receivers saw frames lost, duplicated, corrupted or missing, or the
+// achieved rate fell under FailUnder.
+func checkOutcome(s Spec, rep *report.Report) *report.CheckFailure {
+	if len(rep.Verification) > 0 {
+		var v struct {
+			Frames                               *uint64
+			Lost, Duplicated, Corrupted, Missing uint64
+		}
+		if err := json.Unmarshal(rep.Verification, &v); err != nil {
+			return &report.CheckFailure{Check: report.CheckVerification, Message: "verification failed: the receiver's report is unreadable: " + err.Error()}
+		}
+		var bad []string
+		for _, c := range []struct {
+			n    uint64
+			what string
+		}{{v.Lost, "lost"}, {v.Duplicated, "duplicated"}, {v.Corrupted, "corrupted"}, {v.Missing, "missing"}} {
+			if c.n > 0 {
+				bad = append(bad, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		// Frames lost at the very end leave no gap to count: what the
+		// sender sent and the receiver neither saw nor counted lost.
+		if v.Frames != nil {
+			seen := int64(*v.Frames) - int64(v.Duplicated) + int64(v.Lost)
+			if tail := int64(rep.Frames) - seen; tail > 0 && v.Missing == 0 {
+				bad = append(bad, fmt.Sprintf("%d of %d sent frames never arrived", tail, rep.Frames))
+			}
+		}
+		if len(bad) > 0 {
+			return &report.CheckFailure{Check: report.CheckVerification, Message: "verification failed: the receiver reports " + strings.Join(bad, ", ")}
+		}
+	}
+	if s.FailUnder != nil && rep.TargetPPS > 0 && rep.AchievedRatio < *s.FailUnder {
+		f := *s.FailUnder
+		return &report.CheckFailure{Check: report.CheckRate, Message: fmt.Sprintf("rate check failed: achieved %.2f %% of the target %s, under --fail-under %g (%.2f %%)", rep.AchievedRatio*100, rep.Rate, f, f*100)}
+	}
+	return nil
+}
+
+func whereTimeWent(res *engine.Result) string {
+	var cpu, secs float64
+	var empty uint64
+	for _, w := range res.Workers {
+		cpu += w.CPUSeconds
+		secs += w.Seconds
+		empty += w.EmptyReserves
+	}
+	s := fmt.Sprintf("the sender threads were busy %.0f %% of the time", 100*cpu/max(secs, 1e-9))
+	if empty > 0 {
+		s += fmt.Sprintf(", and found the backend full %d times (the path drains slower than the rate)", empty)
+	}
+	return s
+}

@@ -1,0 +1,146 @@
+package job
+
+import (
+	"context"
+	"time"
+
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/report"
+)
+
+// Run is a started sending run. Its methods are safe to call from any
+// goroutine.
+type Run struct {
+	pr   *prepared
+	job  *engine.Job
+	env  Env
+	done chan struct{}
+	rep  *report.Report
+	err  error
+}
+
+// Start validates spec (as Validate does: every problem at once, as
+// Problems) and starts the run. It returns at once; the run ends by
+// itself (Count, Duration, the template's counts), when ctx is
+// cancelled, or on Stop.
+func Start(ctx context.Context, spec Spec, env Env) (*Run, error) {
+	env = env.withDefaults()
+	pr, err := prepare(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	j, err := engine.Start(ctx, pr.engineConfig())
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{})}
+	env.Logger.Debug("run started", "backend", pr.reg.Name, "workers", pr.spec.Workers, "rate", pr.spec.Rate, "cores", pr.cores)
+	go r.finish()
+	return r, nil
+}
+
+func (r *Run) finish() {
+	defer close(r.done)
+	res := r.job.Wait()
+	r.err = res.Err()
+	r.env.Logger.Debug("run ended", "backend", r.pr.reg.Name, "frames", res.Frames, "stop", string(res.Stop), "error", r.err)
+	if r.err != nil && res.Frames == 0 && !startedAny(res) {
+		// Nothing started (a backend could not open): the error is the
+		// whole story.
+		return
+	}
+	r.rep = r.pr.buildReport(res)
+}
+
+// startedAny reports whether any worker opened its backend.
+func startedAny(res *engine.Result) bool {
+	for _, w := range res.Workers {
+		if w.Info.Backend != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Stop asks the run to stop, as a cancelled context does (stop reason
+// "signal"), and returns at once; Done tells when it has.
+func (r *Run) Stop() { r.job.Stop(engine.StopSignal) }
+
+// Done is closed when the run has ended and its report is built.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Report waits for the run to end and returns its report: the one wpg
+// send prints, with the failed check, if any, in Failed. It is nil when
+// no worker could open its backend; Err says why.
+func (r *Run) Report() *report.Report {
+	<-r.done
+	return r.rep
+}
+
+// Err waits for the run to end and returns the workers' errors (joined),
+// or nil. With a report, the error is also in Report().Error.
+func (r *Run) Err() error {
+	<-r.done
+	return r.err
+}
+
+// Snapshot is a run's progress so far.
+type Snapshot struct {
+	// At is when it was taken (Env.Clock).
+	At time.Time
+	// Elapsed is the time since the workers started sending (0 before).
+	Elapsed time.Duration
+	// Frames and Bytes are the totals so far; PPS and BPS their mean rates
+	// (l2 bits) since the start.
+	Frames, Bytes uint64
+	PPS, BPS      float64
+	// Workers are the per-worker counts.
+	Workers []WorkerSnapshot
+	// Done is true once the run has ended. The lateness fields are filled
+	// then: each pacer's histogram belongs to its worker thread while it
+	// runs, and reading it from outside would disturb the hot loop.
+	Done bool
+	// LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs: the
+	// report's, once Done (zero before, and for flat-out runs).
+	LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs int64
+}
+
+// WorkerSnapshot is one worker's counts so far.
+type WorkerSnapshot struct {
+	Worker        int
+	Frames, Bytes uint64
+	PPS           float64
+}
+
+// Snapshot returns the progress so far. It only reads the workers'
+// counters (atomics: no lock, nothing the hot loop waits for), so it is
+// cheap and safe at any rate from any goroutine.
+func (r *Run) Snapshot() Snapshot {
+	c := r.job.Counters()
+	s := Snapshot{At: r.env.Clock(), Elapsed: r.job.Elapsed(), Workers: make([]WorkerSnapshot, c.Workers())}
+	secs := s.Elapsed.Seconds()
+	for i := range s.Workers {
+		f, b := c.Worker(i)
+		w := WorkerSnapshot{Worker: i, Frames: f, Bytes: b}
+		if secs > 0 {
+			w.PPS = float64(f) / secs
+		}
+		s.Workers[i] = w
+		s.Frames += f
+		s.Bytes += b
+	}
+	if secs > 0 {
+		s.PPS = float64(s.Frames) / secs
+		s.BPS = float64(s.Bytes) * 8 / secs
+	}
+	select {
+	case <-r.done:
+		s.Done = true
+		if rep := r.rep; rep != nil {
+			s.LatenessMaxNs, s.LatenessMeanNs = rep.LatenessMaxNs, rep.LatenessMeanNs
+			s.P50JitterNs, s.P99JitterNs = rep.P50JitterNs, rep.P99JitterNs
+		}
+	default:
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+package job
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/pace"
+)
+
+// prepared is a validated Spec, ready for the engine.
+type prepared struct {
+	spec      Spec
+	reg       backend.Registration
+	rate      pace.Rate
+	layer     pace.Layer
+	wait      pace.WaitMode
+	boost     pace.Boost
+	clock     *pace.Clock
+	frames    *frameSet
+	allowed   []int
+	cores     []int
+	opts      backend.Options
+	targetFPS float64
+	pacer     pace.Config
+}
+
+// Validate checks spec as Start would, without starting anything, and
+// returns every problem at once as Problems (each an *OptionError; use
+// errors.As), or nil. It reads the template and payload files and
+// compiles the frames once (streaming, nothing pre-rendered); of env it
+// looks only at Stdout (whether it is a pipe).
+func Validate(spec Spec, env Env) error {
+	_, err := prepare(spec, env)
+	return err
+}
+
+// prepare validates spec; checks whose inputs already failed are skipped,
+// so that each problem is reported once.
+func prepare(s Spec, env Env) (*prepared, error) {
+	var p problems
+	pr := &prepared{spec: s}
+	if s.Command == "" {
+		s.Command = "send"
+	}
+	pr.spec = s
+
+	reg, err := backend.Lookup(s.BackendName())
+	if err != nil {
+		p.wrap("backend", "", err)
+		return nil, p.err()
+	}
+	pr.reg = reg
+	if s.Workers < 1 || s.Workers > MaxWorkers {
+		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("give 1 to %d (the documented limit; more threads than CPUs only take turns)", MaxWorkers), "")
+	} else if reg.SingleWorker && s.Workers > 1 {
+		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("backend %s supports one worker only", reg.Name), "use {workers} 1")
+	}
+	if s.Batch < 1 || s.Batch > 65536 {
+		p.add("batch", strconv.Itoa(s.Batch), "must be between 1 and 65536", "")
+	}
+	if s.RingDepth < 0 {
+		p.add("ring_depth", strconv.Itoa(s.RingDepth), "must be at least 1", "")
+	}
+	if s.Duration < 0 {
+		p.add("duration", s.Duration.String(), "must not be negative", "give 0 for no limit, or a duration such as 10s")
+	}
+	if s.Slots < 0 {
+		p.add("slots", strconv.Itoa(s.Slots), "give a number of ring slots of 1 or more, or 0 for automatic", "")
+	}
+	if s.FailUnder != nil && !(*s.FailUnder > 0 && *s.FailUnder <= 1) {
+		p.add("fail_under", strconv.FormatFloat(*s.FailUnder, 'g', -1, 64), "give the smallest acceptable share of the target rate, above 0 and at most 1 (e.g. 0.95)", "")
+	}
+	if reg.Name == "pcapfile" && s.Output == "" {
+		p.add("output", "", "is needed: backend pcapfile writes a capture file", "add {output} FILE.pcap")
+	}
+	if reg.Kind == backend.KindNetwork && reg.Name != "pcapfile" && s.Interface == "" {
+		p.add("interface", "", fmt.Sprintf("is needed: backend %s sends on a network interface", reg.Name), "add {interface} IFACE (e.g. {interface} lo, or a veth)")
+	}
+
+	rateOK := true
+	if pr.rate, err = pace.ParseRate(s.Rate); err != nil {
+		p.wrap("rate", s.Rate, err)
+		rateOK = false
+	}
+	checkApplies(&p, s, reg, rateOK && !pr.rate.Unlimited())
+	if s.StartReceiver && reg.NeedsPeer && s.Connect == "" && s.FIFO == "" && s.Raw {
+		p.add("raw", "", fmt.Sprintf("frames carry no wpg header, so the receiver this run starts for %s cannot take them", reg.Name), "drop {raw}, or send them with {start_receiver} off into your own reader")
+	}
+	if !s.StartReceiver && reg.Name == "pipe" && s.Raw && s.Connect == "" && s.FIFO == "" && !stdoutIsPipe(env) {
+		// Without a pipe on stdout the pipe sender starts a wpg receiver of
+		// its own, which cannot read headerless frames.
+		p.add("raw", "", "frames carry no wpg header, and standard output is not a pipe, so wpg's own receiver would have to read them",
+			"pipe stdout into the program that reads them (wpg send --backend pipe --raw … | ffmpeg …), or give {fifo} PATH")
+	}
+	if pr.layer, err = pace.ParseLayer(s.RateLayer); err != nil {
+		p.wrap("rate_layer", s.RateLayer, err)
+	}
+	if pr.wait, err = pace.ParseWait(s.Wait); err != nil {
+		p.wrap("wait", s.Wait, err)
+	}
+	if pr.boost, err = pace.ParseBoost(s.WakeBoost); err != nil {
+		p.wrap("wake_boost", s.WakeBoost, err)
+	}
+	if backend.CheckTxCopy(s.TxCopy) != nil {
+		p.add("tx_copy", s.TxCopy, "use auto, linear or frags", "")
+	}
+	if s.RTPriority < 0 || s.RTPriority > 99 {
+		p.add("rt_priority", strconv.Itoa(s.RTPriority), "give 1-99 (SCHED_FIFO), or 0 for the normal scheduler", "")
+	}
+	if s.Burst < 0 {
+		p.add("burst", strconv.Itoa(s.Burst), "must be 0 (automatic) or more", "")
+	}
+	if pr.clock, err = pace.NewClock(clockName(s.Clock)); err != nil {
+		p.wrap("clock", s.Clock, err)
+	}
+	if s.PipeSize != 0 && (s.PipeSize < 4096 || s.PipeSize > 1<<31) {
+		p.add("pipe_size", strconv.FormatInt(s.PipeSize, 10), "give a size from 4KiB to 2GiB, e.g. 64KiB or 1MiB", "")
+	}
+	if len(p.list) > 0 {
+		// The frames and the cores depend on what failed above.
+		return nil, p.err()
+	}
+
+	if pr.frames, err = newFrames(&p, s, reg); err != nil {
+		return nil, p.err()
+	}
+	if pr.allowed, err = sys.AllowedCPUs(); err != nil {
+		return nil, err
+	}
+	if pr.cores, err = chooseCores(s, pr.allowed); err != nil {
+		p.list = append(p.list, AsProblems(err)...)
+		return nil, p.err()
+	}
+	pr.opts = backendOptions(s, env, pr.frames)
+	if reg.Check != nil {
+		if err := reg.Check(pr.opts); err != nil {
+			p.wrap("backend", "", err)
+			return nil, p.err()
+		}
+	}
+	if !pr.rate.Unlimited() {
+		pr.targetFPS = pr.rate.FramesPerSecond(pr.frames.meanFrame, pr.layer)
+		if !(pr.targetFPS > 0) {
+			p.add("rate", s.Rate, "gives no frames per second", "")
+			return nil, p.err()
+		}
+		if err := pr.rate.CheckRange(pr.frames.meanFrame, pr.layer, s.Workers); err != nil {
+			p.wrap("rate", s.Rate, err)
+			return nil, p.err()
+		}
+		pc := pr.rate.Config(pr.frames.meanFrame, pr.layer, s.Workers) // the worker's share; IFG forces burst 1
+		pc.Burst, pc.Wait, pc.Clock, pc.Priority, pc.WakeBoost = s.Burst, pr.wait, pr.clock, s.RTPriority, pr.boost
+		pr.pacer = pc
+	}
+	return pr, nil
+}
+
+func clockName(s string) string {
+	if s == "" {
+		return "auto"
+	}
+	return s
+}
+
+// engineConfig is the engine's view of a prepared run.
+func (pr *prepared) engineConfig() engine.Config {
+	s := pr.spec
+	ecfg := engine.Config{
+		Backend:   pr.reg,
+		Options:   pr.opts,
+		NewSource: pr.frames.newSource,
+		Now:       pr.clock.Now,
+		Workers:   s.Workers,
+		Cores:     pr.cores,
+		Batch:     s.Batch,
+		Count:     s.Count,
+		Duration:  s.Duration,
+	}
+	if !pr.rate.Unlimited() {
+		pc := pr.pacer
+		ecfg.NewPacer = func(int) engine.Pacer { return pace.New(pc) }
+	}
+	return ecfg
+}
+
+// DataOnStdout reports whether a run of spec writes its frames to the
+// standard output (the pipe backend without a FIFO or a receiver of its
+// own), so that a CLI prints the report elsewhere.
+func DataOnStdout(spec Spec) bool {
+	return spec.BackendName() == "pipe" && spec.FIFO == "" && !(spec.StartReceiver && spec.Connect == "")
+}
+
+// joinNames is "a, b, c".
+func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// stdoutIsPipe reports whether Env.Stdout is a pipe or FIFO.
+func stdoutIsPipe(env Env) bool { return env.Stdout != nil && sys.IsPipe(int(env.Stdout.Fd())) }

@@ -1,0 +1,370 @@
+package template
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/header"
+)
+
+func (p *parser0) spec(raw *rawFile) (*Spec, error) {
+	s := &Spec{File: p.file, Seed: 1}
+	if raw.Seed.set() {
+		_, v, err := p.atom(raw.Seed.n, "seed", ftype{"seed", fUint, 1<<64 - 1, "42"})
+		if err != nil {
+			return nil, err
+		}
+		s.Seed = v
+	}
+	p.seed = s.Seed
+	if len(raw.Streams) == 0 {
+		return nil, p.errAt(nil, "streams", "no streams", "add a `streams:` list with at least one stream, e.g. streams: [{ipv4: {}, udp: {}}]")
+	}
+	if len(raw.Streams) > maxStreams {
+		return nil, p.errAt(nil, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", len(raw.Streams)), fmt.Sprintf("use at most %d streams", maxStreams))
+	}
+	for i := range raw.Streams {
+		st, err := p.stream(&raw.Streams[i], fmt.Sprintf("streams[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if st.Name == "" {
+			st.Name = fmt.Sprintf("stream%d", i)
+		}
+		s.Streams = append(s.Streams, *st)
+	}
+	return s, nil
+}
+
+var (
+	macSrc = Fix(0x020000000001)
+	macDst = Fix(0x020000000002)
+	macBC  = Fix(0xffffffffffff)
+	ip4Src = Fix(0xc6120001) // 198.18.0.1
+	ip4Dst = Fix(0xc6130001) // 198.19.0.1
+)
+
+const ip6Hi uint64 = 0x2001000200000000 // 2001:2::/64 (benchmarking, RFC 5180)
+
+func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
+	st := &Stream{Share: 1, Signature: true}
+	var err error
+	if r.Name.set() {
+		if st.Name, err = p.text(r.Name, path+".name", "a name"); err != nil {
+			return nil, err
+		}
+	}
+	if r.Count.set() {
+		if st.Count, err = p.optFixed(r.Count, path+".count", tCount, 0); err != nil {
+			return nil, err
+		}
+	}
+	share, err := p.optFixed(r.Share, path+".share", ftype{"share", fUint, 1 << 20, "1"}, 1)
+	if err != nil {
+		return nil, err
+	}
+	if share == 0 {
+		return nil, p.errAt(r.Share.n, path+".share", "share 0 would never send the stream", "use share: 1 or more (shares are relative weights), or remove the stream")
+	}
+	st.Share = uint32(share)
+	if st.Signature, err = p.optBool(r.Signature, path+".signature", true); err != nil {
+		return nil, err
+	}
+
+	// Layer stack checks first: they explain more than field errors would.
+	l3 := 0
+	for _, x := range []bool{r.IPv4 != nil, r.IPv6 != nil, r.ARP != nil} {
+		if x {
+			l3++
+		}
+	}
+	if l3 > 1 {
+		return nil, p.errAt(nil, path, "a stream has at most one of ipv4, ipv6 and arp", "split the layers into two streams")
+	}
+	l4 := 0
+	for _, x := range []bool{r.UDP != nil, r.TCP != nil, r.ICMP != nil, r.ICMPv6 != nil} {
+		if x {
+			l4++
+		}
+	}
+	if l4 > 1 {
+		return nil, p.errAt(nil, path, "a stream has at most one of udp, tcp, icmp and icmpv6", "split the layers into two streams")
+	}
+	if r.VLAN != nil && r.QinQ != nil {
+		return nil, p.keyErr(path+".qinq", "vlan and qinq are exclusive", "use vlan for one 802.1Q tag or qinq {outer, inner} for two")
+	}
+	switch {
+	case (r.UDP != nil || r.TCP != nil) && r.IPv4 == nil && r.IPv6 == nil:
+		l := "udp"
+		if r.TCP != nil {
+			l = "tcp"
+		}
+		return nil, p.keyErr(path+"."+l, l+" needs an IP layer", "add ipv4: {} or ipv6: {} to the stream")
+	case r.ICMP != nil && r.IPv4 == nil:
+		fix := "add ipv4: {} to the stream"
+		if r.IPv6 != nil {
+			fix = "with ipv6, use icmpv6 instead of icmp"
+		}
+		return nil, p.keyErr(path+".icmp", "icmp (ICMPv4) needs an ipv4 layer", fix)
+	case r.ICMPv6 != nil && r.IPv6 == nil:
+		fix := "add ipv6: {} to the stream"
+		if r.IPv4 != nil {
+			fix = "with ipv4, use icmp instead of icmpv6"
+		}
+		return nil, p.keyErr(path+".icmpv6", "icmpv6 needs an ipv6 layer", fix)
+	}
+
+	// Ethernet.
+	eth := r.Ethernet
+	if eth == nil {
+		eth = &rawEthernet{}
+	}
+	ep := path + ".ethernet"
+	defDst := macDst
+	if r.ARP != nil {
+		defDst = macBC
+	}
+	if st.Ethernet.Src, err = p.opt(eth.Src, ep+".src", tMAC, macSrc); err != nil {
+		return nil, err
+	}
+	if st.Ethernet.Dst, err = p.opt(eth.Dst, ep+".dst", tMAC, defDst); err != nil {
+		return nil, err
+	}
+	et, err := p.optFixed(eth.Type, ep+".type", ftype{"EtherType", fUint, 0xffff, "0x88b5"}, 0)
+	if err != nil {
+		return nil, err
+	}
+	if eth.Type.set() && l3 > 0 {
+		return nil, p.errAt(eth.Type.n, ep+".type", "type is set from the ipv4/ipv6/arp layer", "remove ethernet.type (it is only for raw payload streams)")
+	}
+	if eth.Type.set() && et < 0x0600 {
+		return nil, p.errAt(eth.Type.n, ep+".type", fmt.Sprintf("EtherType %#04x is a length, not a type", et), "use a value >= 0x0600, e.g. 0x88b5")
+	}
+	st.Ethernet.Type = uint16(et)
+
+	// VLAN tags.
+	if r.VLAN != nil {
+		v, err := p.vlan(r.VLAN, path+".vlan", header.EtherTypeVLAN)
+		if err != nil {
+			return nil, err
+		}
+		st.VLANs = []VLAN{v}
+	}
+	if r.QinQ != nil {
+		if r.QinQ.Outer == nil || r.QinQ.Inner == nil {
+			return nil, p.keyErr(path+".qinq", "qinq needs both outer and inner tags", "write qinq: {outer: {id: 100}, inner: {id: 200}}")
+		}
+		o, err := p.vlan(r.QinQ.Outer, path+".qinq.outer", header.EtherTypeQinQ)
+		if err != nil {
+			return nil, err
+		}
+		in, err := p.vlan(r.QinQ.Inner, path+".qinq.inner", header.EtherTypeVLAN)
+		if err != nil {
+			return nil, err
+		}
+		st.VLANs = []VLAN{o, in}
+	}
+
+	// Layer 3.
+	if r.IPv4 != nil {
+		if st.IPv4, err = p.ipv4(r.IPv4, path+".ipv4", l4 > 0); err != nil {
+			return nil, err
+		}
+	}
+	if r.IPv6 != nil {
+		if st.IPv6, err = p.ipv6(r.IPv6, path+".ipv6", l4 > 0); err != nil {
+			return nil, err
+		}
+	}
+	if r.ARP != nil {
+		if st.ARP, err = p.arp(r.ARP, path+".arp", st.Ethernet.Src); err != nil {
+			return nil, err
+		}
+	}
+
+	// Layer 4.
+	switch {
+	case r.UDP != nil:
+		u := &UDP{}
+		if u.Src, err = p.opt(r.UDP.Src, path+".udp.src", tPort, Fix(1024)); err != nil {
+			return nil, err
+		}
+		if u.Dst, err = p.opt(r.UDP.Dst, path+".udp.dst", tPort, Fix(9)); err != nil {
+			return nil, err
+		}
+		st.UDP = u
+	case r.TCP != nil:
+		if st.TCP, err = p.tcp(r.TCP, path+".tcp"); err != nil {
+			return nil, err
+		}
+	case r.ICMP != nil:
+		if st.ICMP, err = p.icmp(r.ICMP, path+".icmp"); err != nil {
+			return nil, err
+		}
+	case r.ICMPv6 != nil:
+		if st.ICMP, err = p.icmp(r.ICMPv6, path+".icmpv6"); err != nil {
+			return nil, err
+		}
+	}
+
+	// Payload.
+	if r.Payload != nil {
+		if err := p.payload(r.Payload, path+".payload", st); err != nil {
+			return nil, err
+		}
+	}
+
+	// Frame size last: it is checked against the layers.
+	need := st.HeaderLen()
+	if st.Signature {
+		need += frame.SignatureLen
+	}
+	// The payload as written: the pattern (or text) must fit once, and
+	// every field, in the payload of the smallest frame.
+	patNeed := len(st.Payload.Pattern)
+	payNeed, payWhat, payPath := patNeed, "", ""
+	if patNeed > 0 {
+		payWhat, payPath = fmt.Sprintf("the %d-byte payload pattern", patNeed), path+".payload.pattern"
+		if r.Payload.Text.set() {
+			payWhat, payPath = fmt.Sprintf("the %d-byte payload text", patNeed), path+".payload.text"
+		}
+	}
+	patWhat, patPath := payWhat, payPath
+	for i, f := range st.Payload.Fields {
+		if f.Offset+f.Width > payNeed {
+			payNeed = f.Offset + f.Width
+			payWhat, payPath = fmt.Sprintf("payload field %d (offset %d, width %d)", i, f.Offset, f.Width), fmt.Sprintf("%s.payload.fields[%d].offset", path, i)
+		}
+	}
+	minSize := uint64(max(64, need+payNeed))
+	if r.Size.set() {
+		if st.Size, err = p.size(r.Size.n, path+".size"); err != nil {
+			return nil, err
+		}
+	} else {
+		// No size: the smallest frame that holds the layers, the
+		// signature and the payload as written.
+		if minSize > MaxFrameSize {
+			return nil, p.errAt(nil, payPath, fmt.Sprintf("%s needs a frame of %d bytes, above the largest frame size %d", payWhat, minSize, MaxFrameSize), fmt.Sprintf("shorten it to at most %d bytes", MaxFrameSize-need))
+		}
+		st.Size = Fix(minSize)
+	}
+	// sizeWhat names the smallest size as the template wrote it.
+	sizeWhat := func(lo uint64) string {
+		switch {
+		case st.Size.Kind == Weighted && isScalar(r.Size.n):
+			return fmt.Sprintf("size: imix (%s) has frames of %d bytes", imixString(st.Size), lo)
+		case st.Size.Kind == Weighted:
+			return fmt.Sprintf("the smallest IMIX size, %d,", lo)
+		case st.Size.Kind != Fixed:
+			return fmt.Sprintf("the smallest frame size, %d,", lo)
+		}
+		return fmt.Sprintf("frame size %d", lo)
+	}
+	// sizeFix says how to raise the smallest size to at least n.
+	sizeFix := func(n int) string {
+		if st.Size.Kind == Weighted {
+			return "use a custom IMIX whose sizes are all at least " + strconv.Itoa(n) + ", e.g. size: " + imixFor(st.Size, n, len(st.VLANs))
+		}
+		return fmt.Sprintf("use a size of at least %d", n)
+	}
+	if lo := st.Size.Min(); lo < uint64(need) {
+		sig := ""
+		fix := sizeFix(need)
+		if st.Signature {
+			sig = fmt.Sprintf(" + %d of signature", frame.SignatureLen)
+			fix += fmt.Sprintf(", or signature: false (then %d)", need-frame.SignatureLen)
+		}
+		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the %d bytes this stream needs (%d of headers%s)", isBelow(sizeWhat(lo)), need, st.HeaderLen(), sig), fix)
+	}
+	if lo := st.Size.Min(); st.Signature && lo < MinSignedFrame {
+		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the Ethernet minimum of %d bytes: the NIC would pad the frame and the signature would no longer be its last 20 bytes", isBelow(sizeWhat(lo)), MinSignedFrame), sizeFix(MinSignedFrame)+", or signature: false")
+	}
+	if lo := st.Size.Min(); patNeed > 0 && lo < uint64(need+patNeed) {
+		return nil, p.errAt(nil, patPath, fmt.Sprintf("%s does not fit in the %d payload bytes of %s (%d of headers%s)", patWhat, int(lo)-need, smallest(st.Size.Kind, lo), st.HeaderLen(), sigBytes(st.Signature)),
+			sizeFix(need+patNeed)+" (or remove size: to size the frame from the payload)")
+	}
+	for i, f := range st.Payload.Fields {
+		room := int(st.Size.Min()) - need
+		if f.Offset+f.Width > room {
+			fp := fmt.Sprintf("%s.payload.fields[%d]", path, i)
+			return nil, p.errAt(nil, fp+".offset", fmt.Sprintf("payload field at offset %d (width %d) ends beyond the %d payload bytes of the smallest frame (size %d)", f.Offset, f.Width, room, st.Size.Min()), "move the field to a lower offset or raise the frame size")
+		}
+	}
+	return st, nil
+}
+
+// isBelow turns "frame size 60" into "frame size 60 is" and "the
+// smallest frame size, 60," into "the smallest frame size, 60, is".
+func isBelow(what string) string {
+	if strings.HasSuffix(what, ",") {
+		return what + " is"
+	}
+	if strings.HasPrefix(what, "size: imix") {
+		return what + ","
+	}
+	return what + " is"
+}
+
+// smallest names the smallest frame of a size: "a 64-byte frame", "the
+// smallest frame (64 bytes)".
+func smallest(k Kind, lo uint64) string {
+	if k == Fixed {
+		return fmt.Sprintf("a %d-byte frame", lo)
+	}
+	return fmt.Sprintf("the smallest frame (%d bytes)", lo)
+}
+
+func sigBytes(sig bool) string {
+	if sig {
+		return fmt.Sprintf(" + %d of signature", frame.SignatureLen)
+	}
+	return ""
+}
+
+// imixString writes the sizes and weights of an IMIX: "7 × 64, 4 × 594, 1 × 1514".
+func imixString(v Value) string {
+	parts := make([]string, len(v.Sizes))
+	for i := range v.Sizes {
+		parts[i] = fmt.Sprintf("%d × %d", v.Weights[i], v.Sizes[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// imixFor writes a custom IMIX like v whose sizes are at least n (and,
+// with VLAN tags, whose largest size grows by the tags).
+func imixFor(v Value, n, tags int) string {
+	parts := make([]string, len(v.Sizes))
+	for i, sz := range v.Sizes {
+		if i == len(v.Sizes)-1 && len(v.Sizes) > 1 && sz+uint64(tags*header.VLANLen) <= MaxFrameSize {
+			sz += uint64(tags * header.VLANLen)
+		}
+		parts[i] = fmt.Sprintf("%d: %d", max(sz, uint64(n)), v.Weights[i])
+	}
+	return "{imix: {" + strings.Join(parts, ", ") + "}}"
+}
+
+// HeaderLen is the length of the stream's headers: Ethernet, VLAN tags,
+// layer 3 and layer 4.
+func (st *Stream) HeaderLen() int {
+	n := header.EthernetLen + header.VLANLen*len(st.VLANs)
+	switch {
+	case st.IPv4 != nil:
+		n += header.IPv4MinLen
+	case st.IPv6 != nil:
+		n += header.IPv6Len
+	case st.ARP != nil:
+		n += header.ARPLen
+	}
+	switch {
+	case st.UDP != nil:
+		n += header.UDPLen
+	case st.TCP != nil:
+		n += header.TCPMinLen
+	case st.ICMP != nil:
+		n += header.ICMPEchoLen
+	}
+	return n
+}

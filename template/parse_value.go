@@ -1,0 +1,293 @@
+package template
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// ftype describes what a field holds.
+type ftype struct {
+	what    string // "port", "IPv4 address", …
+	kind    int    // fUint, fMAC, fIPv4, fIPv6
+	max     uint64
+	example string
+}
+
+const (
+	fUint = iota
+	fMAC
+	fIPv4
+	fIPv6
+)
+
+var (
+	tPort  = ftype{"port", fUint, 65535, "9"}
+	tU8    = ftype{"8-bit value", fUint, 255, "64"}
+	tU16   = ftype{"16-bit value", fUint, 65535, "1"}
+	tU32   = ftype{"32-bit value", fUint, 1<<32 - 1, "1"}
+	tDSCP  = ftype{"DSCP", fUint, 63, "46"}
+	tECN   = ftype{"ECN", fUint, 3, "0"}
+	tPCP   = ftype{"PCP", fUint, 7, "0"}
+	tVID   = ftype{"VLAN id", fUint, 4094, "100"}
+	tFlow  = ftype{"flow label", fUint, 1<<20 - 1, "1"}
+	tSize  = ftype{"frame size", fUint, MaxFrameSize, "64"}
+	tCount = ftype{"count", fUint, 1<<63 - 1, "1000"}
+	tMAC   = ftype{"MAC address", fMAC, 1<<48 - 1, "02:00:00:00:00:01"}
+	tIPv4  = ftype{"IPv4 address", fIPv4, 1<<32 - 1, "198.18.0.1"}
+	tIPv6  = ftype{"IPv6 address", fIPv6, 1<<64 - 1, "2001:2::1"}
+)
+
+// atom parses one scalar of type t; hi is the upper 64 bits of an IPv6 address.
+func (p *parser0) atom(n ast.Node, path string, t ftype) (hi, lo uint64, err error) {
+	if !isScalar(n) {
+		return 0, 0, p.errAt(n, path, fmt.Sprintf("expected a single %s here, found %s", t.what, strings.ToLower(n.Type().String())), "write a value such as "+t.example)
+	}
+	s := strings.TrimSpace(scalarText(n))
+	switch t.kind {
+	case fUint:
+		v, perr := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
+		if perr != nil {
+			if strings.HasPrefix(s, "-") {
+				return 0, 0, p.errAt(n, path, fmt.Sprintf("%s %s is negative", t.what, s), fmt.Sprintf("use a value in 0..%d", t.max))
+			}
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is not a %s (a whole number)", s, t.what), fmt.Sprintf("use a number in 0..%d, e.g. %s", t.max, t.example))
+		}
+		if v > t.max {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%s %d is out of range", t.what, v), fmt.Sprintf("use a value in 0..%d", t.max))
+		}
+		return 0, v, nil
+	case fMAC:
+		hw, perr := net.ParseMAC(s)
+		if perr != nil || len(hw) != 6 {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is not a MAC address", s), "write six hex bytes separated by colons, e.g. "+t.example)
+		}
+		var v uint64
+		for _, b := range hw {
+			v = v<<8 | uint64(b)
+		}
+		return 0, v, nil
+	case fIPv4:
+		a, perr := netip.ParseAddr(s)
+		if perr == nil && a.Is6() && !a.Is4In6() {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is an IPv6 address in an IPv4 field", s), "use an IPv4 address such as 198.18.0.1 (or put it in an ipv6 layer)")
+		}
+		if perr != nil {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is not an IPv4 address", s), "use dotted decimal such as 198.18.0.1")
+		}
+		b := a.Unmap().As4()
+		return 0, uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3]), nil
+	case fIPv6:
+		a, perr := netip.ParseAddr(s)
+		if perr == nil && a.Is4() {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is an IPv4 address in an IPv6 field", s), "use an IPv6 address such as 2001:2::1 (or put it in an ipv4 layer)")
+		}
+		if perr != nil {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is not an IPv6 address", s), "use an address such as 2001:2::1")
+		}
+		b := a.As16()
+		for i := range 8 {
+			hi = hi<<8 | uint64(b[i])
+			lo = lo<<8 | uint64(b[8+i])
+		}
+		return hi, lo, nil
+	}
+	return 0, 0, nil
+}
+
+var valueKeys = []string{"from", "to", "step", "mode", "seed", "values"}
+
+// value parses a field that may vary per packet: a scalar (fixed), a list
+// ([a, b, c], cycled), or a mapping {from, to, step, mode, seed} /
+// {values, mode, seed}. It returns the upper 64 bits for IPv6 addresses.
+func (p *parser0) value(n ast.Node, path string, t ftype) (Value, uint64, error) {
+	switch m := n.(type) {
+	case *ast.SequenceNode:
+		if len(m.Values) == 0 {
+			return Value{}, 0, p.errAt(n, path, "empty list", "give at least one value, or a single value")
+		}
+		v := Value{Kind: List}
+		hi, err := p.list(m, path, t, &v)
+		return v, hi, err
+	case *ast.MappingNode:
+		return p.rangeValue(m, path, t)
+	}
+	hi, lo, err := p.atom(n, path, t)
+	return Fix(lo), hi, err
+}
+
+func (p *parser0) list(m *ast.SequenceNode, path string, t ftype, v *Value) (uint64, error) {
+	var hi0 uint64
+	for i, e := range m.Values {
+		hi, lo, err := p.atom(e, fmt.Sprintf("%s[%d]", path, i), t)
+		if err != nil {
+			return 0, err
+		}
+		if i == 0 {
+			hi0 = hi
+		} else if hi != hi0 {
+			return 0, p.errAt(e, fmt.Sprintf("%s[%d]", path, i), "IPv6 lists may vary only the lower 64 bits of the address", "keep the first four groups equal in every entry, e.g. 2001:2::1, 2001:2::2")
+		}
+		v.List = append(v.List, lo)
+	}
+	return hi0, nil
+}
+
+func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, uint64, error) {
+	var from, to, step, mode, seed, values ast.Node
+	for _, mv := range m.Values {
+		k := keyString(mv.Key)
+		switch k {
+		case "from":
+			from = mv.Value
+		case "to":
+			to = mv.Value
+		case "step":
+			step = mv.Value
+		case "mode":
+			mode = mv.Value
+		case "seed":
+			seed = mv.Value
+		case "values":
+			values = mv.Value
+		default:
+			fix := "a varying field takes from, to, step, mode (increment|decrement|random), seed, or values"
+			if s := closest(k, valueKeys); s != "" {
+				fix = fmt.Sprintf("did you mean %q? ", s) + fix
+			}
+			return Value{}, 0, p.errAt(mv.Key, joinPath(path, k), fmt.Sprintf("unknown key %q in a varying %s", k, t.what), fix)
+		}
+	}
+	var v Value
+	modeS := ""
+	if mode != nil {
+		modeS = strings.TrimSpace(scalarText(mode))
+		switch modeS {
+		case "increment", "decrement", "random":
+		default:
+			return v, 0, p.errAt(mode, path+".mode", fmt.Sprintf("unknown mode %q", modeS), "use increment, decrement or random")
+		}
+	}
+	v.Seed = p.fieldSeed(path)
+	if seed != nil {
+		_, s, err := p.atom(seed, path+".seed", ftype{"seed", fUint, 1<<64 - 1, "42"})
+		if err != nil {
+			return v, 0, err
+		}
+		v.Seed = s
+		if modeS != "random" {
+			return v, 0, p.errAt(seed, path+".seed", "seed is only used with mode: random", "add mode: random or remove seed")
+		}
+	}
+	if values != nil {
+		seq, ok := values.(*ast.SequenceNode)
+		if !ok || len(seq.Values) == 0 {
+			return v, 0, p.errAt(values, path+".values", "values must be a non-empty list", "write values: [a, b, c]")
+		}
+		if from != nil || to != nil || step != nil {
+			return v, 0, p.errAt(values, path+".values", "values cannot be combined with from/to/step", "use either values: [...] or from/to")
+		}
+		v.Kind = List
+		if modeS == "random" {
+			v.Kind = Random
+		} else if modeS != "" {
+			return v, 0, p.errAt(mode, path+".mode", fmt.Sprintf("mode %s does not apply to a list of values", modeS), "lists are cycled in order; use mode: random to pick at random")
+		}
+		hi, err := p.list(seq, path+".values", t, &v)
+		return v, hi, err
+	}
+	if from == nil || to == nil {
+		return v, 0, p.errAt(m, path, fmt.Sprintf("a varying %s needs both from and to", t.what), fmt.Sprintf("write {from: %s, to: ...}, a list [a, b], or a single value", t.example))
+	}
+	hiF, f, err := p.atom(from, path+".from", t)
+	if err != nil {
+		return v, 0, err
+	}
+	hiT, tt, err := p.atom(to, path+".to", t)
+	if err != nil {
+		return v, 0, err
+	}
+	if hiF != hiT {
+		return v, 0, p.errAt(to, path+".to", "IPv6 ranges may vary only the lower 64 bits of the address", "keep the first four groups of from and to equal")
+	}
+	if modeS == "increment" && f > tt {
+		fs, ts := strings.TrimSpace(scalarText(from)), strings.TrimSpace(scalarText(to))
+		return v, 0, p.errAt(from, path+".from", fmt.Sprintf("mode: increment counts up from `from` to `to`, but from %s is above to %s", fs, ts),
+			fmt.Sprintf("swap them ({from: %s, to: %s}) to count up, or use mode: decrement to count down from %s to %s", ts, fs, fs, ts))
+	}
+	v.From, v.To = min(f, tt), max(f, tt)
+	v.Step = 1
+	if step != nil {
+		_, s, err := p.atom(step, path+".step", ftype{"step", fUint, 1<<63 - 1, "1"})
+		if err != nil {
+			return v, 0, err
+		}
+		if s == 0 {
+			return v, 0, p.errAt(step, path+".step", "step 0 would never change the value", "use step: 1 or more (or a fixed value)")
+		}
+		if modeS == "random" {
+			return v, 0, p.errAt(step, path+".step", "step does not apply to mode: random", "remove step")
+		}
+		v.Step = s
+	}
+	if modeS != "random" && (v.To-v.From)/v.Step == 1<<64-1 {
+		return v, 0, p.errAt(m, path, "the range spans all 2^64 values", "narrow the range by one value, or use mode: random")
+	}
+	switch {
+	case modeS == "random":
+		v.Kind = Random
+	case modeS == "decrement" || (modeS == "" && f > tt):
+		v.Kind = Decrement
+	default:
+		v.Kind = Increment
+	}
+	return v, hiF, nil
+}
+
+// fieldSeed derives a field's default random seed from the template seed
+// and the field path, so that fields vary independently.
+func (p *parser0) fieldSeed(path string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	return mix(p.seed, h.Sum64())
+}
+
+// opt parses an optional varying field, def when absent.
+func (p *parser0) opt(x node, path string, t ftype, def Value) (Value, error) {
+	if !x.set() {
+		return def, nil
+	}
+	v, _, err := p.value(x.n, path, t)
+	return v, err
+}
+
+// optFixed parses an optional single value, def when absent.
+func (p *parser0) optFixed(x node, path string, t ftype, def uint64) (uint64, error) {
+	if !x.set() {
+		return def, nil
+	}
+	_, v, err := p.atom(x.n, path, t)
+	return v, err
+}
+
+func (p *parser0) optBool(x node, path string, def bool) (bool, error) {
+	if !x.set() {
+		return def, nil
+	}
+	s, err := p.text(x, path, "true or false")
+	if err != nil {
+		return false, err
+	}
+	switch s {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, p.errAt(x.n, path, fmt.Sprintf("%q is not a boolean", s), "write true or false")
+}
