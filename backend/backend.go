@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"sort"
@@ -105,6 +106,11 @@ type Options struct {
 	Peer Peer
 	// Listen is the receiving side's rendezvous socket (local paths).
 	Listen string
+	// Rendezvous, when not nil, is the listener on Listen on which the
+	// peer protocol's control connection was accepted (job.Receive): the
+	// receiver accepts its sender's data connection there instead of
+	// listening itself.
+	Rendezvous *net.UnixListener
 	// Env is what the backend may use of the process: streams, the
 	// launcher of receiver processes.
 	Env Env
@@ -182,9 +188,11 @@ func (p Peer) String() string {
 	return "own receiver"
 }
 
-// Launcher builds the command of a receiver process for backend with the
-// given `wpg recv` flags (Env.Launcher); nil runs this executable's `recv`.
-type Launcher func(backend string, args []string) (*exec.Cmd, error)
+// Launcher builds the command of a receiver process that listens on the
+// rendezvous socket sock and takes everything else from the sender's
+// request over it (the peer protocol, docs/local-paths.md); nil runs this
+// executable's `wpg recv --listen SOCK`.
+type Launcher func(sock string) (*exec.Cmd, error)
 
 // Env is what a backend may use of its process, given by the caller
 // instead of taken from fds 0, 1 and 2.
@@ -451,7 +459,10 @@ func All() []Registration {
 }
 
 // PeerReporter is implemented by senders that started or met a receiving
-// process and can return its final report (JSON) after Close.
+// process and can return its result after Close: a recv.Result as the
+// peer protocol's answer carried it (recv.Result.MarshalPeer; the job
+// decodes it with recv.UnmarshalPeer and merges the workers' with
+// recv.Merge), nil when there is none.
 type PeerReporter interface {
 	PeerReport() []byte
 }

@@ -77,7 +77,7 @@ type WorkerResult struct {
 	Plan          string
 	PlanDetail    string
 	Pacer         Pacer
-	PeerReport    []byte
+	PeerReport    []byte // the receiver's result (backend.PeerReporter), nil without one
 	Err           error
 }
 

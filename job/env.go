@@ -25,8 +25,9 @@ type Env struct {
 	// belong to the outcome go into the report.
 	Logger *slog.Logger
 	// Launcher builds the process that receives for a local path when a
-	// run starts its own receiver (Spec.StartReceiver); nil runs this
-	// executable as `wpg recv`.
+	// run starts its own receiver (Spec.StartReceiver), given only its
+	// rendezvous socket (the rest comes in the sender's request); nil runs
+	// this executable as `wpg recv --listen SOCK`.
 	Launcher backend.Launcher
 	// Clock is the wall clock of snapshots (nil: time.Now).
 	Clock func() time.Time

@@ -66,7 +66,7 @@ func peerChoice(s Spec, env Env) backend.Peer {
 
 // backendEnv is the part of env a backend may use.
 func backendEnv(env Env) backend.Env {
-	be := backend.Env{Stdin: env.Stdin, Stdout: env.Stdout, Launcher: backend.Launcher(env.Launcher)}
+	be := backend.Env{Stdin: env.Stdin, Stdout: env.Stdout, Launcher: env.Launcher}
 	if env.Stderr != nil {
 		be.Stderr = env.Stderr
 	}

@@ -2,11 +2,15 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 )
@@ -19,6 +23,7 @@ type Reception struct {
 	inst   backend.Instance
 	rx     backend.Receiver
 	decode recv.Decoder
+	ctl    *peer.Control // the peer protocol's control connection; nil without --listen
 }
 
 // prepareRecv validates s and returns the backend, its options and the
@@ -51,6 +56,9 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 	}
 	if reg.Kind == backend.KindNetwork && s.Interface == "" {
 		p.add("interface", "", fmt.Sprintf("is needed: backend %s receives on a network interface", reg.Name), "add {interface} IFACE")
+	}
+	if s.Batch == 0 {
+		s.Batch = defaultRecvBatch
 	}
 	if s.Batch < 1 || s.Batch > 65536 {
 		p.add("batch", strconv.Itoa(s.Batch), "must be between 1 and 65536", "")
@@ -92,25 +100,129 @@ func ValidateRecv(spec RecvSpec, env Env) error {
 	return err
 }
 
+// defaultRecvBatch is the receive batch when neither the spec nor the
+// sender's request gives one.
+const defaultRecvBatch = 64
+
 // Receive validates spec (every problem at once, as Problems) and opens
 // the receiving side; Wait then receives. Cancelling ctx ends the
 // reception (stop "interrupted").
+//
+// With Listen (a local path's receiver, `wpg recv --listen SOCK`) it
+// first waits for a sender's control connection on the socket and takes
+// the sender's request (docs/local-paths.md, "Peer protocol"): what the
+// spec leaves unset comes from the request, a value the request
+// contradicts is refused (to the sender, and returned) naming both, and
+// Wait answers the sender with the result.
 func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	env = env.withDefaults()
+	var ctl *peer.Control
+	if spec.Listen != "" && spec.Interface == "" {
+		if spec.Backend != "" {
+			if _, _, _, err := prepareRecv(spec, env); err != nil {
+				return nil, err // a receiver that cannot start says so before it waits
+			}
+		}
+		c, err := peer.AcceptRequest(ctx, spec.Listen)
+		if err != nil {
+			return nil, err
+		}
+		if spec, err = applyRequest(spec, c.Request); err != nil {
+			return nil, c.Refuse(err)
+		}
+		if reg, err := backend.Lookup(spec.Backend); err == nil && !slices.Contains(reg.Flags, "listen") {
+			spec.Listen = "" // the pipe: the socket carried the control connection only
+		}
+		ctl = c
+	}
 	reg, o, decode, err := prepareRecv(spec, env)
 	if err != nil {
+		if ctl != nil {
+			return nil, ctl.Refuse(err)
+		}
 		return nil, err
+	}
+	if ctl != nil {
+		if err := ctl.Accept(); err != nil {
+			return nil, err
+		}
+		o.Rendezvous = ctl.Listener
 	}
 	inst, err := reg.Open(ctx, o)
 	if err != nil {
+		if ctl != nil {
+			ctl.Close()
+		}
 		return nil, err
 	}
 	rx, err := inst.NewReceiver()
+	if ctl != nil {
+		ctl.CloseListener()
+	}
 	if err != nil {
 		inst.Close()
+		if ctl != nil {
+			ctl.Close()
+		}
 		return nil, err
 	}
-	return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, inst: inst, rx: rx, decode: decode}, nil
+	if spec.Batch == 0 {
+		spec.Batch = defaultRecvBatch
+	}
+	return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, inst: inst, rx: rx, decode: decode, ctl: ctl}, nil
+}
+
+// applyRequest fills what s leaves unset from the sender's request q and
+// refuses a value q contradicts, naming both.
+func applyRequest(s RecvSpec, q peer.RecvRequest) (RecvSpec, error) {
+	var bad []string
+	conflict := func(what, sender, receiver string) {
+		bad = append(bad, fmt.Sprintf("the sender asks for %s %s, this receiver was started with %s %s", what, sender, what, receiver))
+	}
+	switch {
+	case s.Backend == "":
+		s.Backend = q.Backend
+	case q.Backend != "" && q.Backend != s.Backend:
+		conflict("backend", q.Backend, s.Backend)
+	}
+	switch {
+	case s.Verify == "":
+		s.Verify = q.Verify
+	case verifyName(q.Verify) != verifyName(s.Verify):
+		conflict("--verify", verifyName(q.Verify), verifyName(s.Verify))
+	}
+	switch {
+	case s.MaxFrame == 0:
+		s.MaxFrame = int64(q.MaxFrame)
+	case q.MaxFrame != 0 && int64(q.MaxFrame) != s.MaxFrame:
+		conflict("--size", strconv.Itoa(q.MaxFrame), strconv.FormatInt(s.MaxFrame, 10))
+	}
+	switch {
+	case s.Expect == 0:
+		s.Expect = q.Expect
+	case q.Expect != 0 && q.Expect != s.Expect:
+		conflict("--expect", strconv.FormatUint(q.Expect, 10), strconv.FormatUint(s.Expect, 10))
+	}
+	switch {
+	case s.Slots == 0:
+		s.Slots = q.Slots
+	case q.Slots != 0 && q.Slots != s.Slots:
+		conflict("--slots", strconv.Itoa(q.Slots), strconv.Itoa(s.Slots))
+	}
+	switch {
+	case s.RecvMode == "":
+		s.RecvMode = q.RecvMode
+	case q.RecvMode != "" && q.RecvMode != s.RecvMode:
+		conflict("--recv-mode", q.RecvMode, s.RecvMode)
+	}
+	s.BusyWait = s.BusyWait || q.BusyWait
+	if s.Batch == 0 {
+		s.Batch = q.Batch // the receiver's own batch is its tuning, not a contradiction
+	}
+	if len(bad) > 0 {
+		return s, errors.New(strings.Join(bad, "; "))
+	}
+	return s, nil
 }
 
 // Kind is the kind of the receiving backend (network, local, …).
@@ -127,6 +239,10 @@ func (r *Reception) Info() backend.Info { return r.rx.Info() }
 func (r *Reception) Wait(progress func(recv.Progress)) (recv.Result, error) {
 	opts := recv.Options{Expect: r.spec.Expect, Duration: r.spec.Duration, IdleTimeout: r.spec.IdleTimeout, Batch: r.spec.Batch, Progress: progress}
 	res, err := recv.Run(r.ctx, r.rx, r.decode, opts)
+	if r.ctl != nil {
+		r.ctl.Answer(res, err)
+		r.ctl.Close()
+	}
 	r.rx.Close()
 	if cerr := r.inst.Close(); cerr != nil && err == nil {
 		err = cerr

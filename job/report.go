@@ -8,6 +8,7 @@ import (
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -59,7 +60,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		rep.Plan, rep.PlanDetail = res.Workers[0].Plan, res.Workers[0].PlanDetail
 	}
 	var stats []pace.Stats
-	var verifications []json.RawMessage
+	var verifications []recv.Result
 	for _, w := range res.Workers {
 		wr := report.Worker{Worker: w.Worker, CPU: w.CPU, NUMANode: w.Info.NUMANode, Frames: w.Frames, Bytes: w.Bytes,
 			Seconds: w.Seconds, CPUSeconds: w.CPUSeconds, Mode: w.Info.Mode}
@@ -75,15 +76,17 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 				rep.WakeBoost = p.WakeBoost()
 			}
 		}
-		if len(w.PeerReport) > 0 && json.Valid(w.PeerReport) {
-			wr.Verification = json.RawMessage(w.PeerReport)
-			verifications = append(verifications, wr.Verification)
+		if len(w.PeerReport) > 0 {
+			if v, err := recv.UnmarshalPeer(w.PeerReport); err == nil {
+				wr.Verification, _ = json.Marshal(v)
+				verifications = append(verifications, v)
+			}
 		}
 		rep.CPUSeconds += w.CPUSeconds
 		rep.Workers = append(rep.Workers, wr)
 	}
 	if len(verifications) > 0 {
-		rep.Verification = report.MergeVerification(verifications)
+		rep.Verification, _ = json.Marshal(recv.Merge(verifications...))
 	}
 	if !pr.rate.Unlimited() {
 		rep.Rate = pr.rate.String()

@@ -2,9 +2,11 @@ package membench
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wpg-dev/wpg/internal/memread"
+	"github.com/wpg-dev/wpg/internal/wire"
 )
 
 func TestParseSizes(t *testing.T) {
@@ -72,4 +74,23 @@ func ExampleParseSizes() {
 	sizes, _ := ParseSizes("4K,460800,1M,1G")
 	fmt.Println(sizes)
 	// Output: [4096 460800 1048576 1073741824]
+}
+
+// membench's messages travel in the peer protocol's framing: a request or
+// reply of another kind or version is refused.
+func TestProtoFraming(t *testing.T) {
+	b, err := encodeRequest(request{Op: "alloc", Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := decodeRequest(b); err != nil || r.Op != "alloc" || r.Size != 4096 {
+		t.Fatalf("decodeRequest = %+v, %v", r, err)
+	}
+	if _, err := decodeReply(b); err == nil {
+		t.Fatal("a request was taken as a reply")
+	}
+	old, _ := wire.Encode(kindReply, protoVersion+1, reply{OK: true})
+	if _, err := decodeReply(old); err == nil || !strings.Contains(err.Error(), "version") {
+		t.Fatalf("decodeReply of another version = %v", err)
+	}
 }

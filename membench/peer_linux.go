@@ -3,7 +3,6 @@
 package membench
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -45,9 +44,9 @@ func ServePeer() error {
 			}
 			return fmt.Errorf("membench peer: %w", err)
 		}
-		var req request
-		if err := json.Unmarshal(buf[:n], &req); err != nil {
-			return fmt.Errorf("membench peer: bad request %q: %w", buf[:n], err)
+		req, err := decodeRequest(buf[:n])
+		if err != nil {
+			return fmt.Errorf("membench peer: %w", err)
 		}
 		if req.Op == "bye" {
 			return p.send(reply{OK: true}, nil)
@@ -69,7 +68,7 @@ type peer struct {
 }
 
 func (p *peer) send(r reply, f *os.File) error {
-	b, err := json.Marshal(r)
+	b, err := encodeReply(r)
 	if err != nil {
 		return err
 	}

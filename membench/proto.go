@@ -2,11 +2,41 @@ package membench
 
 import (
 	"encoding/binary"
+
+	"github.com/wpg-dev/wpg/internal/wire"
 )
 
 // The importer (the process that measures) and the exporter (the peer that
-// owns the memory) talk over a SOCK_SEQPACKET unix socket inherited as fd
-// 3; the pipe for the PIPE method is fd 4. One JSON message per packet.
+// owns the memory, started as `wpg membench --peer` with no other
+// arguments) talk over a SOCK_SEQPACKET unix socket inherited as fd 3; the
+// pipe for the PIPE method is fd 4. One message per packet in the framing
+// of the peer protocol (internal/wire: a kind, a version, a typed body):
+// a request (kindRequest) answered by one reply (kindReply).
+
+// Kinds and version of membench's messages (internal/wire).
+const (
+	kindRequest  = "wpg.membench.request"
+	kindReply    = "wpg.membench.reply"
+	protoVersion = 1
+)
+
+// encodeRequest and encodeReply frame a message as one packet.
+func encodeRequest(r request) ([]byte, error) { return wire.Encode(kindRequest, protoVersion, r) }
+func encodeReply(r reply) ([]byte, error)     { return wire.Encode(kindReply, protoVersion, r) }
+
+// decodeRequest and decodeReply read one packet, refusing another kind or
+// version.
+func decodeRequest(b []byte) (request, error) {
+	var r request
+	err := wire.Decode(b, kindRequest, protoVersion, &r)
+	return r, err
+}
+
+func decodeReply(b []byte) (reply, error) {
+	var r reply
+	err := wire.Decode(b, kindReply, protoVersion, &r)
+	return r, err
+}
 
 type request struct {
 	Op     string `json:"op"` // hello, alloc, pipe, free, bye

@@ -4,7 +4,6 @@ package membench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -237,7 +236,10 @@ func startPeer(cfg Config, cpu int) (*peerProc, error) {
 
 // call sends one request and waits for its reply.
 func (p *peerProc) call(req request, fileOut **os.File) (reply, error) {
-	b, _ := json.Marshal(req)
+	b, err := encodeRequest(req)
+	if err != nil {
+		return reply{}, err
+	}
 	if err := sys.SendMsgFile(p.ctl, b, nil); err != nil {
 		return reply{}, p.gone(err)
 	}
@@ -250,8 +252,8 @@ func (p *peerProc) call(req request, fileOut **os.File) (reply, error) {
 	} else if f != nil {
 		_ = f.Close()
 	}
-	var r reply
-	if err := json.Unmarshal(p.buf[:n], &r); err != nil {
+	r, err := decodeReply(p.buf[:n])
+	if err != nil {
 		return reply{}, fmt.Errorf("membench: bad reply from the exporter: %w", err)
 	}
 	if !r.OK && r.Err == "" {
@@ -491,7 +493,10 @@ func gbps(bytes, ns int64) float64 {
 // reads them, each into dst; it returns the time from the request to the
 // last byte read.
 func (c *cell) pipeIteration(dst []byte, ops int64, calls *int64) (int64, error) {
-	b, _ := json.Marshal(request{Op: "pipe", Ops: ops})
+	b, err := encodeRequest(request{Op: "pipe", Ops: ops})
+	if err != nil {
+		return 0, err
+	}
 	t0 := nowNs()
 	if err := sys.SendMsgFile(c.peer.ctl, b, nil); err != nil {
 		return 0, c.peer.gone(err)
@@ -508,8 +513,8 @@ func (c *cell) pipeIteration(dst []byte, ops int64, calls *int64) (int64, error)
 	if err != nil {
 		return 0, c.peer.gone(err)
 	}
-	var r reply
-	if err := json.Unmarshal(c.peer.buf[:n], &r); err != nil || !r.OK {
+	r, err := decodeReply(c.peer.buf[:n])
+	if err != nil || !r.OK {
 		return 0, fmt.Errorf("exporter: pipe write failed: %s", r.Err)
 	}
 	return ns, nil

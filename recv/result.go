@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/hist"
 )
 
 // Result is what a receiver saw. Its JSON field names are part of wpg's
@@ -66,6 +67,13 @@ type Result struct {
 	// Stop says why the receive loop ended: "expect", "duration", "idle",
 	// "eof" or "interrupted" (set by Run).
 	Stop string `json:"stop,omitempty"`
+	// Receivers is the number of receivers merged into this result
+	// (Merge); 0 for the result of one receiver.
+	Receivers int `json:"receivers,omitempty"`
+
+	// lat is the histogram behind Latency (nil without samples or when
+	// decoded from the plain JSON form): Merge takes percentiles from it.
+	lat *hist.Hist
 }
 
 // Schema is the value of Result.Schema; it changes when a field changes
@@ -148,6 +156,7 @@ func (t *Tracker) Result() Result {
 			P999Ns:  t.latency.Quantile(99.9),
 			MaxNs:   t.latency.Max(),
 		}
+		r.lat = t.latency.Clone()
 	}
 	return r
 }

@@ -134,49 +134,6 @@ type Worker struct {
 	Verification json.RawMessage `json:"verification,omitempty"`
 }
 
-// MergeVerification combines the receivers' reports of several workers:
-// the counters are summed, the worst latency kept; one report is returned
-// as it is.
-func MergeVerification(reports []json.RawMessage) json.RawMessage {
-	if len(reports) == 1 {
-		return reports[0]
-	}
-	sums := map[string]float64{}
-	var maxLat float64
-	schema := ""
-	for _, r := range reports {
-		var m map[string]any
-		if json.Unmarshal(r, &m) != nil {
-			continue
-		}
-		if s, ok := m["schema"].(string); ok && schema == "" {
-			schema = s // the receivers' wpg.recv/v1
-		}
-		for _, k := range []string{"frames", "bytes", "lost", "duplicated", "reordered", "out_of_window", "corrupted", "corrupted_bytes", "unsigned", "unsigned_bytes", "missing"} {
-			if v, ok := m[k].(float64); ok {
-				sums[k] += v
-			}
-		}
-		if lat, ok := m["latency"].(map[string]any); ok {
-			if v, ok := lat["max_ns"].(float64); ok && v > maxLat {
-				maxLat = v
-			}
-		}
-	}
-	out := map[string]any{"receivers": len(reports)}
-	if schema != "" {
-		out["schema"] = schema
-	}
-	for k, v := range sums {
-		out[k] = uint64(v)
-	}
-	if maxLat > 0 {
-		out["latency"] = map[string]any{"max_ns": int64(maxLat)}
-	}
-	b, _ := json.Marshal(out)
-	return b
-}
-
 // WriteJSON writes r as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)

@@ -106,7 +106,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		ring.Close()
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	if err := s.Reach(ctx, "cma", o, helloWait); err != nil {
+	if err := s.Reach(ctx, "cma", o, helloWait, peer.RecvRequest{}); err != nil {
 		s.release()
 		return nil, err
 	}
@@ -240,7 +240,7 @@ type receiver struct {
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	m, err := peer.Meet(ctx, "cma", o.Listen, helloWait)
+	m, err := peer.Meet(ctx, "cma", o, helloWait)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/job"
 )
 
 func TestMain(m *testing.M) { peertest.Main(m) }
@@ -93,7 +94,7 @@ func TestReadsPerFrame(t *testing.T) {
 
 func TestFIFOIndependentReceiver(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "frames.fifo")
-	rx := peertest.ReceiverCommand("pipe", "--fifo", fifo)
+	rx := peertest.ReceiverCommand(job.RecvSpec{Backend: "pipe", FIFO: fifo})
 	var out strings.Builder
 	rx.Stdout = &out
 	rx.Stderr = os.Stderr
@@ -123,7 +124,7 @@ func TestReceiverKilled(t *testing.T) {
 	for _, size := range []int{4096, 460800} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "frames.fifo")
-			rx := peertest.ReceiverCommand("pipe", "--fifo", fifo)
+			rx := peertest.ReceiverCommand(job.RecvSpec{Backend: "pipe", FIFO: fifo})
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestSenderKilled(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rx := peertest.ReceiverCommand("pipe", "--fifo", fifo)
+	rx := peertest.ReceiverCommand(job.RecvSpec{Backend: "pipe", FIFO: fifo})
 	var out strings.Builder
 	rx.Stdout = &out
 	if err := rx.Start(); err != nil {

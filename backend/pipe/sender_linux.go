@@ -71,8 +71,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		}
 		s.fd, s.ownFd = w, true
 		rf := os.NewFile(uintptr(r), "pipe-read")
-		// --size lets the receiver size its buffer before the first frame.
-		err = s.Start("pipe", o, false, rf, "--size", strconv.Itoa(s.maxFrame))
+		// MaxFrame lets the receiver size its buffer before the first frame.
+		err = s.Start(ctx, "pipe", o, rf, peer.RecvRequest{MaxFrame: s.maxFrame})
 		rf.Close()
 		if err != nil {
 			sys.CloseFd(w)

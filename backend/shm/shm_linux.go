@@ -92,15 +92,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		}
 		return nil, fmt.Errorf("shm sender: %w (lower --slots or --size)", err)
 	}
-	var args []string
-	if o.Mem.RecvMode != "" {
-		args = append(args, "--recv-mode", o.Mem.RecvMode)
-	}
-	if o.Mem.BusyWait {
-		args = append(args, "--busy-wait")
-	}
 	s := &sender{ctx: ctx, ring: ring, busy: o.Mem.BusyWait, ringBytes: ring.Size()}
-	if err := s.Reach(ctx, "shm", o, helloWait, args...); err != nil {
+	if err := s.Reach(ctx, "shm", o, helloWait, peer.RecvRequest{RecvMode: o.Mem.RecvMode, BusyWait: o.Mem.BusyWait}); err != nil {
 		ring.Close()
 		return nil, err
 	}
@@ -220,7 +213,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	default:
 		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.Mem.RecvMode)
 	}
-	m, err := peer.Meet(ctx, "shm", o.Listen, helloWait)
+	m, err := peer.Meet(ctx, "shm", o, helloWait)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, errors.New("unix: MaxFrame not set")
 	}
 	s := &sender{maxFrame: o.MaxFrame, fd: -1, stall: peer.Stall{Ctx: ctx}}
-	if err := s.Reach(ctx, "unix", o, helloWait); err != nil {
+	if err := s.Reach(ctx, "unix", o, helloWait, peer.RecvRequest{}); err != nil {
 		return nil, err
 	}
 	var err error
@@ -219,7 +219,7 @@ type receiver struct {
 var errEmpty = errors.New("socket empty")
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	m, err := peer.Meet(ctx, "unix", o.Listen, helloWait)
+	m, err := peer.Meet(ctx, "unix", o, helloWait)
 	if err != nil {
 		return nil, err
 	}

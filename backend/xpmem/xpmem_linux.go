@@ -104,7 +104,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		s.release()
 		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
 	}
-	if err := s.Reach(ctx, "xpmem", o, helloWait); err != nil {
+	if err := s.Reach(ctx, "xpmem", o, helloWait, peer.RecvRequest{}); err != nil {
 		s.release()
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		}
 		return nil, fmt.Errorf("xpmem receiver: %w", err)
 	}
-	m, err := peer.Meet(ctx, "xpmem", o.Listen, helloWait)
+	m, err := peer.Meet(ctx, "xpmem", o, helloWait)
 	if err != nil {
 		xp.Close()
 		return nil, err

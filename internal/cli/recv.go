@@ -90,7 +90,7 @@ missing.`,
 func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	spec := job.RecvSpec{
 		Backend: f.backend, Interface: f.iface, Expect: f.expect, Duration: f.duration, IdleTimeout: f.idleTimeout,
-		Batch: f.batch, NoRxRing: f.noRxRing, Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode,
+		NoRxRing: f.noRxRing, Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode,
 		BusyWait: f.busyWait, Slots: f.slots,
 	}
 	if changed(cmd, "ring-bytes") != nil {
@@ -102,6 +102,9 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 	if changed(cmd, "verify") != nil {
 		spec.Verify = f.verify
+	}
+	if changed(cmd, "batch") != nil {
+		spec.Batch = f.batch // else 64, or what a sender's request asks (--listen)
 	}
 	n, err := parsePipeSize(f.pipeSize)
 	if err != nil {

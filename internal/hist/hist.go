@@ -6,7 +6,12 @@
 // significant digits; recording allocates nothing.
 package hist
 
-import "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Hist counts values (ns) in [Lo, Hi]; a value outside is counted at the
 // nearer bound.
@@ -87,4 +92,53 @@ func (h *Hist) Mean() float64 {
 		return 0
 	}
 	return h.h.Mean()
+}
+
+// wire is the JSON form of a Hist: its bounds and the non-zero counts as
+// index, count pairs (an empty latency histogram has some 40 000 buckets).
+type wire struct {
+	Lo     int64      `json:"lo"`
+	Hi     int64      `json:"hi"`
+	Len    int        `json:"len"`
+	Counts [][2]int64 `json:"counts"`
+}
+
+// MarshalJSON encodes h compactly: its bounds and its non-zero buckets.
+func (h *Hist) MarshalJSON() ([]byte, error) {
+	s := h.h.Export()
+	w := wire{Lo: h.lo, Hi: h.hi, Len: len(s.Counts), Counts: [][2]int64{}}
+	for i, c := range s.Counts {
+		if c != 0 {
+			w.Counts = append(w.Counts, [2]int64{int64(i), c})
+		}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes what MarshalJSON wrote, refusing bounds or bucket
+// indexes that do not fit.
+func (h *Hist) UnmarshalJSON(b []byte) error {
+	var w wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if w.Lo < 1 || w.Hi <= w.Lo {
+		return fmt.Errorf("histogram: bounds %d … %d", w.Lo, w.Hi)
+	}
+	n := New(w.Lo, w.Hi)
+	s := n.h.Export()
+	if w.Len != len(s.Counts) {
+		return fmt.Errorf("histogram: %d buckets, want %d for bounds %d … %d", w.Len, len(s.Counts), w.Lo, w.Hi)
+	}
+	for _, p := range w.Counts {
+		if p[0] < 0 || p[0] >= int64(len(s.Counts)) || p[1] < 0 {
+			return fmt.Errorf("histogram: bucket %d count %d out of range", p[0], p[1])
+		}
+		s.Counts[p[0]] = p[1]
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("histogram: %w", err)
+	}
+	*h = Hist{lo: w.Lo, hi: w.Hi, h: hdrhistogram.Import(s)}
+	return nil
 }

@@ -2,10 +2,13 @@
 // (shm, cma, xpmem, unix, pipe). A sender (its Session, as
 // backend.Options.Peer says) either connects to an independently started
 // `wpg recv --listen SOCK` (--connect SOCK) or starts one itself: a
-// child `wpg recv --backend NAME --listen SOCK --json` whose final JSON
-// report it collects after the run. The two sides meet over a unix stream
-// socket and exchange one JSON hello each way, descriptors (a memfd) riding
-// along with SCM_RIGHTS; no marker files are used.
+// child `wpg recv --listen SOCK` and nothing more. Over a control
+// connection to the socket the sender sends a typed RecvRequest (backend,
+// frame size, verify mode, …), the receiver accepts or refuses it, and at
+// the end answers with its recv.Result (the peer protocol: proto.go,
+// docs/local-paths.md). On a data connection the two sides exchange one
+// JSON hello each way, descriptors (a memfd) riding along with
+// SCM_RIGHTS; no marker files are used.
 //
 // The package needs no privileges.
 package peer

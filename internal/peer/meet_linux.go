@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"fmt"
+	"github.com/wpg-dev/wpg/backend"
 	"net"
 	"os"
 	"time"
@@ -31,14 +32,22 @@ func NeedListen(name, listen string) error {
 	return nil
 }
 
-// Meet accepts one sender on listen (--listen), reads its hello within wait
-// and checks that it uses backend name. On an error nothing is left open,
-// and a sender of another backend is told why.
-func Meet(ctx context.Context, name, listen string, wait time.Duration) (*Meeting, error) {
-	if err := NeedListen(name, listen); err != nil {
+// Meet accepts one sender's data connection on o.Rendezvous (the listener
+// job.Receive accepted the control connection on) or, without one, on
+// o.Listen, reads its hello within wait and checks that it uses backend
+// name. On an error nothing is left open, and a sender of another backend
+// is told why.
+func Meet(ctx context.Context, name string, o backend.Options, wait time.Duration) (*Meeting, error) {
+	if err := NeedListen(name, o.Listen); err != nil {
 		return nil, err
 	}
-	conn, err := Accept(ctx, listen)
+	var conn *net.UnixConn
+	var err error
+	if o.Rendezvous != nil {
+		conn, err = acceptOn(ctx, o.Rendezvous, o.Listen)
+	} else {
+		conn, err = Accept(ctx, o.Listen)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s receiver: %w", name, err)
 	}

@@ -3,7 +3,6 @@
 package peer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,63 +37,50 @@ type Hello struct {
 	Error string `json:"error,omitempty"`
 }
 
-// A Launcher builds (does not start) the child process that receives for
-// backend with the given extra flags: backend.Launcher, which a job passes
-// in backend.Options.Env (job.Env's launcher) and Session hands to
-// StartWith; DefaultLauncher runs this executable as `wpg recv`.
+// A Launcher builds (does not start) the child process that receives on
+// a rendezvous socket: backend.Launcher, which a job passes in
+// backend.Options.Env (job.Env's launcher) and Session hands to StartWith;
+// DefaultLauncher runs this executable as `wpg recv --listen SOCK`.
 type Launcher = backend.Launcher
 
-// DefaultLauncher re-executes this executable as
-// `wpg recv --backend BACKEND --json --batch 256 ARGS…`.
-func DefaultLauncher(backend string, args []string) (*exec.Cmd, error) {
+// DefaultLauncher re-executes this executable as `wpg recv --listen SOCK`:
+// the child learns everything else from the sender's RecvRequest.
+func DefaultLauncher(sock string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("start receiver: locate the wpg binary: %w", err)
 	}
-	full := append([]string{"recv", "--backend", backend, "--json", "--batch", "256"}, args...)
-	return exec.Command(exe, full...), nil
+	return exec.Command(exe, "recv", "--listen", sock), nil
 }
 
 // Process is a receiver child started by the sender.
 type Process struct {
 	cmd    *exec.Cmd
-	out    bytes.Buffer
 	errBuf *syncbuf.Buffer // the last 4 KiB of the child's stderr
-	Sock   string          // rendezvous socket: an abstract name ("@…"; "" for a pipe child)
+	Sock   string          // rendezvous socket: an abstract name ("@…")
 	done   chan struct{}
 	werr   error
 }
 
-// VerifyArgs returns the receiver flags that carry the sender's --verify
-// mode to a receiver child ("" = the receiver's default).
-func VerifyArgs(verify string) []string {
-	if verify == "" {
-		return nil
-	}
-	return []string{"--verify", verify}
-}
-
 // StartWith starts a receiver child for backend, built by launch (nil:
-// DefaultLauncher). With listen it passes `--listen
-// @wpg-BACKEND-PID-RANDOM`, a socket in the abstract namespace: nothing on
-// disk, so a sender killed with SIGKILL leaves nothing behind (Accept takes
-// only a peer of our own user on such a socket). stdin, when not nil,
-// becomes the child's standard input (the pipe's read end). The child's
-// stderr goes to stderr (nil: nowhere), and its tail is kept for errors.
-func StartWith(launch Launcher, stderr io.Writer, backend string, listen bool, stdin *os.File, args ...string) (*Process, error) {
+// DefaultLauncher), listening on @wpg-BACKEND-PID-RANDOM, a socket in the
+// abstract namespace: nothing on disk, so a sender killed with SIGKILL
+// leaves nothing behind (Accept takes only a peer of our own user on such
+// a socket). stdin, when not nil, becomes the child's standard input (the
+// pipe's read end). The child's stderr goes to stderr (nil: nowhere), and
+// its tail is kept for errors; its standard output is discarded (its
+// result comes back in the protocol's answer).
+func StartWith(launch Launcher, stderr io.Writer, backend string, stdin *os.File) (*Process, error) {
 	if launch == nil {
 		launch = DefaultLauncher
 	}
 	p := &Process{done: make(chan struct{})}
-	if listen {
-		p.Sock = fmt.Sprintf("@wpg-%s-%d-%016x", backend, os.Getpid(), rand.Uint64())
-		args = append([]string{"--listen", p.Sock}, args...)
-	}
-	cmd, err := launch(backend, args)
+	p.Sock = fmt.Sprintf("@wpg-%s-%d-%016x", backend, os.Getpid(), rand.Uint64())
+	cmd, err := launch(p.Sock)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout = &p.out
+	cmd.Stdout = nil
 	p.errBuf = &syncbuf.Buffer{Max: 4096, Tail: true, Pass: stderr}
 	cmd.Stderr = p.errBuf
 	if stdin != nil {
@@ -140,9 +126,11 @@ func (p *Process) exitErr() error {
 	return fmt.Errorf("receiver process %d exited%s", p.cmd.Process.Pid, msg)
 }
 
-// Wait waits up to timeout for the child to exit (killing it after that)
-// and returns its standard output: the JSON report.
-func (p *Process) Wait(timeout time.Duration) ([]byte, error) {
+// Wait waits up to timeout for the child to exit (killing it after that).
+// With answered (its result came over the control connection) an exit
+// status other than 0 is no error: a receiver that found loss or
+// corruption exits non-zero but still reports.
+func (p *Process) Wait(timeout time.Duration, answered bool) error {
 	var err error
 	select {
 	case <-p.done:
@@ -158,13 +146,11 @@ func (p *Process) Wait(timeout time.Duration) ([]byte, error) {
 	}
 	if err == nil && p.werr != nil {
 		var ee *exec.ExitError
-		// A receiver that found loss or corruption exits non-zero but
-		// still reports; only a missing report is an error here.
-		if !errors.As(p.werr, &ee) || p.out.Len() == 0 {
+		if !errors.As(p.werr, &ee) || !answered {
 			err = p.exitErr()
 		}
 	}
-	return bytes.TrimSpace(p.out.Bytes()), err
+	return err
 }
 
 // Kill stops the child at once (used when the sender fails to start).
@@ -207,37 +193,12 @@ func Dial(ctx context.Context, path string, timeout time.Duration, alive func() 
 // abstract namespace (no file; what Start uses): anyone in the network
 // namespace may connect to it, so only a peer of our own user is taken.
 func Accept(ctx context.Context, path string) (*net.UnixConn, error) {
-	c, err := accept(ctx, path)
-	if err != nil || !strings.HasPrefix(path, "@") {
-		return c, err
-	}
-	if uid, err := sys.PeerUID(c); err != nil || uid != os.Getuid() {
-		c.Close()
-		if err == nil {
-			err = fmt.Errorf("user %d connected, not %d", uid, os.Getuid())
-		}
-		return nil, fmt.Errorf("accept on %s: refused a sender of another user: %w", path, err)
-	}
-	return c, nil
-}
-
-func accept(ctx context.Context, path string) (*net.UnixConn, error) {
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	l, err := listen(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (remove a stale socket file or choose another --listen path)", path, err)
+		return nil, err
 	}
-	l.SetUnlinkOnClose(true)
 	defer l.Close()
-	stop := context.AfterFunc(ctx, func() { l.SetDeadline(time.Now()) })
-	defer stop()
-	c, err := l.AcceptUnix()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("waiting for a sender on %s: %w", path, ctx.Err())
-		}
-		return nil, fmt.Errorf("accept on %s: %w", path, err)
-	}
-	return c, nil
+	return acceptOn(ctx, l, path)
 }
 
 // Send writes h as one message with fds attached.

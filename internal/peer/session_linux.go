@@ -19,14 +19,16 @@ const childWait = 30 * time.Second
 
 // Session is a local sender's hold on its receiver, the part the local
 // paths (shm, cma, xpmem, unix, pipe) share: the receiver child it started
-// (none when it connected to a listening one), the rendezvous connection
-// and the hello exchange over it, the failure path that leaves nothing
-// running, the receiver's details for Info, and the wait for the child's
-// report on Close. A sender embeds it; the promoted PeerReport makes the
-// sender a backend.PeerReporter.
+// (none when it connected to a listening one), the peer protocol's control
+// connection (request, accept, answer), the data connection and the hello
+// exchange over it, the failure path that leaves nothing running, the
+// receiver's details for Info, and the wait for the child's answer on
+// Close. A sender embeds it; the promoted PeerReport makes the sender a
+// backend.PeerReporter.
 type Session struct {
 	Name    string          // backend name, for errors
-	Conn    *net.UnixConn   // the rendezvous connection (nil for a pipe)
+	Ctrl    *net.UnixConn   // the control connection (RecvRequest … RecvAnswer)
+	Conn    *net.UnixConn   // the data connection of the hellos (nil for a pipe)
 	Child   *Process        // the receiver the sender started; nil when it connected to one
 	Where   string          // the receiver for messages: "receiver process PID", the socket path, …
 	PeerPID int             // the receiver's pid from its hello (0 until then)
@@ -34,29 +36,43 @@ type Session struct {
 	report  []byte
 }
 
+// Request fills in what every sender asks of its receiver: the backend
+// name, the sender's pid, the --verify mode and the receive batch.
+func Request(name string, o backend.Options, q RecvRequest) RecvRequest {
+	q.Backend, q.PID, q.Verify = name, os.Getpid(), o.Verify
+	if q.Batch == 0 {
+		q.Batch = childBatch
+	}
+	return q
+}
+
+// childBatch is the receive batch a sender asks of its receiver.
+const childBatch = 256
+
 // Reach connects the sender of backend name to its receiver as o.Peer says:
-// it starts one (`wpg recv --backend name --listen @…` through
-// o.Env.Launcher, with childArgs and the --verify mode) and dials it, or
-// dials the `wpg recv --listen` socket o.Peer.Sock; wait bounds the dial.
-// On an error nothing is left running.
-func (s *Session) Reach(ctx context.Context, name string, o backend.Options, wait time.Duration, childArgs ...string) error {
+// it starts one (`wpg recv --listen @…` through o.Env.Launcher, see
+// Start) or uses the `wpg recv --listen` socket o.Peer.Sock, sends it the
+// request q (see Request) on a control connection, and dials the data
+// connection; wait bounds each dial. On an error nothing is left running.
+func (s *Session) Reach(ctx context.Context, name string, o backend.Options, wait time.Duration, q RecvRequest) error {
 	s.Name = name
+	sock := o.Peer.Sock
+	var alive func() error
 	switch o.Peer.Mode {
 	case backend.PeerConnect:
-		c, err := Dial(ctx, o.Peer.Sock, wait, nil)
-		if err != nil {
-			return fmt.Errorf("%s sender: %w", name, err)
+		s.Where = sock
+		if err := s.control(ctx, sock, wait, nil, Request(name, o, q)); err != nil {
+			return err
 		}
-		s.Conn, s.Where = c, o.Peer.Sock
-		return nil
 	case backend.PeerOwn:
+		if err := s.Start(ctx, name, o, nil, q); err != nil {
+			return err
+		}
+		sock, alive = s.Child.Sock, s.Child.Exited
 	default:
 		return fmt.Errorf("%s sender: the receiver must be reached over a socket (%s is for the pipe path): leave --connect out to let wpg start one, or give --connect SOCK", name, o.Peer)
 	}
-	if err := s.Start(name, o, true, nil, childArgs...); err != nil {
-		return err
-	}
-	c, err := Dial(ctx, s.Child.Sock, wait, s.Child.Exited)
+	c, err := Dial(ctx, sock, wait, alive)
 	if err != nil {
 		s.Abort()
 		return fmt.Errorf("%s sender: %w", name, err)
@@ -65,19 +81,41 @@ func (s *Session) Reach(ctx context.Context, name string, o backend.Options, wai
 	return nil
 }
 
+// control dials the control connection on sock and sends q.
+func (s *Session) control(ctx context.Context, sock string, wait time.Duration, alive func() error, q RecvRequest) error {
+	c, err := Dial(ctx, sock, wait, alive)
+	if err != nil {
+		return fmt.Errorf("%s sender: %w", s.Name, err)
+	}
+	if err := request(c, q, wait, s.Where); err != nil {
+		c.Close()
+		return fmt.Errorf("%s sender: %w", s.Name, err)
+	}
+	s.Ctrl = c
+	return nil
+}
+
 // Start starts the receiver child of backend name (o.Env.Launcher, its
-// stderr to o.Env.Stderr) with args and the --verify mode; with listen it
-// listens on an abstract socket (Process.Sock), and stdin, when not nil,
-// becomes its standard input.
-func (s *Session) Start(name string, o backend.Options, listen bool, stdin *os.File, args ...string) error {
+// stderr to o.Env.Stderr) listening on an abstract socket (Process.Sock),
+// its standard input stdin when not nil (the pipe's read end), and sends
+// it the request q (see Request) on the control connection. On an error
+// nothing is left running.
+func (s *Session) Start(ctx context.Context, name string, o backend.Options, stdin *os.File, q RecvRequest) error {
 	s.Name = name
-	p, err := StartWith(o.Env.Launcher, o.Env.Stderr, name, listen, stdin, append(args, VerifyArgs(o.Verify)...)...)
+	p, err := StartWith(o.Env.Launcher, o.Env.Stderr, name, stdin)
 	if err != nil {
 		return fmt.Errorf("%s sender: %w", name, err)
 	}
 	s.Child, s.Where = p, fmt.Sprintf("receiver process %d", p.PID())
+	if err := s.control(ctx, p.Sock, childDial, p.Exited, Request(name, o, q)); err != nil {
+		s.Abort()
+		return err
+	}
 	return nil
 }
+
+// childDial bounds the wait for a started child's socket.
+const childDial = 10 * time.Second
 
 // Exchange sends h, with fds attached, and reads the receiver's hello
 // within wait, recording its pid. On an error it aborts the session (see
@@ -112,6 +150,9 @@ func (s *Session) Abort() {
 	if s.Conn != nil {
 		s.Conn.Close()
 	}
+	if s.Ctrl != nil {
+		s.Ctrl.Close()
+	}
 	if s.Child != nil {
 		s.Child.Kill()
 	}
@@ -133,15 +174,35 @@ func (s *Session) Hangup(prod *shmring.Producer) error {
 	return err
 }
 
-// Wait waits up to 30 s for the report of a child the sender started (the
-// sender has closed its end of the data path); without a child it returns
-// nil at once.
+// Wait waits up to 30 s for the answer of a child the sender started
+// (the sender has closed its end of the data path), then for the child to
+// exit, and closes the control connection; without a child (a receiver
+// started independently prints its own report) it closes the control
+// connection at once.
 func (s *Session) Wait() error {
+	if s.Ctrl == nil {
+		if s.Child != nil {
+			return s.Child.Wait(childWait, false)
+		}
+		return nil
+	}
+	defer s.Ctrl.Close()
 	if s.Child == nil {
 		return nil
 	}
-	var err error
-	s.report, err = s.Child.Wait(childWait)
+	s.Ctrl.SetReadDeadline(time.Now().Add(childWait))
+	a, aerr := ReadAnswer(s.Ctrl)
+	answered := aerr == nil && len(a.Result) > 0
+	if answered {
+		s.report = a.Result
+	}
+	err := s.Child.Wait(childWait, answered)
+	if err == nil && !answered {
+		err = fmt.Errorf("%s sender: the receiver's answer: %v", s.Name, aerr)
+		if a.Error != "" {
+			err = fmt.Errorf("%s sender: the receiver: %s", s.Name, a.Error)
+		}
+	}
 	return err
 }
 
@@ -152,6 +213,8 @@ func (s *Session) Details(d map[string]string) map[string]string {
 	return d
 }
 
-// PeerReport is the final JSON report of a receiver child the sender
-// started, after Close (nil when it connected to a listening receiver).
+// PeerReport is the result of a receiver child the sender started, as its
+// answer carried it (recv.Result.MarshalPeer; decode it with
+// recv.UnmarshalPeer), after Close; nil when it connected to a listening
+// receiver.
 func (s *Session) PeerReport() []byte { return s.report }

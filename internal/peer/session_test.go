@@ -18,11 +18,11 @@ import (
 func TestSessionRefusesStream(t *testing.T) {
 	var s Session
 	launched := false
-	o := backend.Options{Peer: backend.Peer{Mode: backend.PeerStream}, Env: backend.Env{Launcher: func(string, []string) (*exec.Cmd, error) {
+	o := backend.Options{Peer: backend.Peer{Mode: backend.PeerStream}, Env: backend.Env{Launcher: func(string) (*exec.Cmd, error) {
 		launched = true
 		return exec.Command("true"), nil
 	}}}
-	err := s.Reach(context.Background(), "shm", o, time.Second)
+	err := s.Reach(context.Background(), "shm", o, time.Second, RecvRequest{})
 	if err == nil || !strings.Contains(err.Error(), "--connect SOCK") || launched || s.Child != nil {
 		t.Fatalf("Reach(PeerStream) = %v (launched %v); want a refusal naming --connect and nothing started", err, launched)
 	}
@@ -34,17 +34,17 @@ func TestSessionRefusesStream(t *testing.T) {
 func TestSessionUsesLauncherAndStderr(t *testing.T) {
 	var got []string
 	var stderr syncbuf.Buffer
-	o := backend.Options{Verify: "off", Env: backend.Env{Stderr: &stderr, Launcher: func(name string, args []string) (*exec.Cmd, error) {
-		got = append([]string{name}, args...)
+	o := backend.Options{Verify: "off", Env: backend.Env{Stderr: &stderr, Launcher: func(sock string) (*exec.Cmd, error) {
+		got = append(got, sock)
 		return exec.Command("sh", "-c", "echo no receiver here >&2; exit 3"), nil
 	}}}
 	var s Session
-	err := s.Reach(context.Background(), "unix", o, 5*time.Second, "--extra")
+	err := s.Reach(context.Background(), "unix", o, 5*time.Second, RecvRequest{})
 	if err == nil || !strings.Contains(err.Error(), "no receiver here") {
 		t.Fatalf("Reach with a child that exits = %v; want its stderr in the error", err)
 	}
-	if len(got) < 5 || got[0] != "unix" || got[1] != "--listen" || !strings.HasPrefix(got[2], "@wpg-unix-") || got[3] != "--extra" || got[4] != "--verify" {
-		t.Errorf("launcher got %q; want unix --listen @wpg-unix-… --extra --verify off", got)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "@wpg-unix-") {
+		t.Errorf("launcher got %q; want only the socket @wpg-unix-…", got)
 	}
 	if !strings.Contains(stderr.String(), "no receiver here") {
 		t.Errorf("Env.Stderr got %q; want the child's stderr", stderr.String())

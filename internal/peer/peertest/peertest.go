@@ -4,8 +4,9 @@
 // process before (and independently of) the wpg binary: TestMain calls Main,
 // which runs the test binary as a receiver when Launch (the launcher the
 // helpers put into backend.Options.Env) re-executes it: the child runs
-// recv.Run over the backend's Receiver and prints the JSON result, as
-// `wpg recv --json` does.
+// job.Receive, the code path of `wpg recv` (the peer protocol included: a
+// started child gets only its socket and takes the rest from the sender's
+// request), and prints the JSON result, as `wpg recv --json` does.
 package peertest
 
 import (
@@ -25,6 +26,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/recv"
 )
 
@@ -35,8 +37,8 @@ const (
 
 // Main runs the tests, or the receiver when this process is a child.
 func Main(m *testing.M) {
-	if name := os.Getenv(envChild); name != "" {
-		os.Exit(child(name, os.Args[1:]))
+	if spec := os.Getenv(envChild); spec != "" {
+		os.Exit(child(spec))
 	}
 	if name := os.Getenv(envSender); name != "" {
 		os.Exit(senderChild(name, os.Args[1:]))
@@ -45,9 +47,10 @@ func Main(m *testing.M) {
 }
 
 // Launch is the receiver launcher of the tests (backend.Env.Launcher): it
-// re-executes the test binary as a receiver for backendName.
-func Launch(backendName string, args []string) (*exec.Cmd, error) {
-	return ReceiverCommand(backendName, args...), nil
+// re-executes the test binary as a receiver listening on sock, as
+// peer.DefaultLauncher runs `wpg recv --listen SOCK`.
+func Launch(sock string) (*exec.Cmd, error) {
+	return ReceiverCommand(job.RecvSpec{Listen: sock}), nil
 }
 
 // Env is the backend environment of a test process: its own streams and
@@ -136,35 +139,22 @@ func (r *instReceiver) Close() error {
 	return err
 }
 
-// ReceiverCommand returns a command running a receiver for backendName with
-// flags (--listen, --fifo, --recv-mode, --busy-wait) in a
-// child process, for tests that start the receiver first.
-func ReceiverCommand(backendName string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), envChild+"="+backendName)
+// ReceiverCommand returns a command running a receiver with spec (as
+// `wpg recv` maps its flags onto a job.RecvSpec) in a child process, for
+// tests that start the receiver first.
+func ReceiverCommand(spec job.RecvSpec) *exec.Cmd {
+	b, _ := json.Marshal(spec)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envChild+"="+string(b))
 	return cmd
 }
 
-func child(name string, args []string) int {
-	var o backend.Options
-	for i := 0; i < len(args); i++ {
-		val := func() string {
-			i++
-			if i < len(args) {
-				return args[i]
-			}
-			return ""
-		}
-		switch args[i] {
-		case "--listen":
-			o.Listen = val()
-		case "--fifo":
-			o.Pipe.FIFO = val()
-		case "--recv-mode":
-			o.Mem.RecvMode = val()
-		case "--busy-wait":
-			o.Mem.BusyWait = true
-		}
+// child runs the receiver of the RecvSpec in JSON, as `wpg recv --json`.
+func child(specJSON string) int {
+	var spec job.RecvSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "receiver spec:", err)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -174,13 +164,13 @@ func child(name string, args []string) int {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	rx, err := OpenReceiver(ctx, name, o)
+	env := job.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Launcher: Launch}
+	rcv, err := job.Receive(ctx, spec, env)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "receiver:", err)
 		return 2
 	}
-	res, err := recv.Run(ctx, rx, frame.DecodePayload, recv.Options{Batch: 256})
-	rx.Close()
+	res, err := rcv.Wait(nil)
 	json.NewEncoder(os.Stdout).Encode(res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "receive:", err)
@@ -221,11 +211,12 @@ func Send(s backend.Sender, size int, count uint64, batch int, verify frame.Veri
 	return sent, s.Flush()
 }
 
-// Report parses a receiver's JSON report.
+// Report parses a receiver's result: a peer report (PeerReport) or the
+// JSON of `wpg recv --json`.
 func Report(t testing.TB, b []byte) recv.Result {
 	t.Helper()
-	var r recv.Result
-	if err := json.Unmarshal(b, &r); err != nil {
+	r, err := recv.UnmarshalPeer(b)
+	if err != nil {
 		t.Fatalf("receiver report %q: %v", b, err)
 	}
 	return r
@@ -394,7 +385,7 @@ func Matrix(t *testing.T, name string, o backend.Options, sizes []Size) {
 // with an error saying the receiver has gone.
 func KilledReceiver(t *testing.T, name string, o backend.Options) {
 	sock := t.TempDir() + "/rx.sock"
-	rx := ReceiverCommand(name, "--listen", sock)
+	rx := ReceiverCommand(job.RecvSpec{Backend: name, Listen: sock})
 	rx.Stderr = os.Stderr
 	if err := rx.Start(); err != nil {
 		t.Fatal(err)
@@ -436,7 +427,7 @@ func KilledReceiver(t *testing.T, name string, o backend.Options) {
 // reports the 10 frames and an end of stream.
 func KilledSender(t *testing.T, name string) {
 	sock := t.TempDir() + "/rx.sock"
-	rx := ReceiverCommand(name, "--listen", sock)
+	rx := ReceiverCommand(job.RecvSpec{Backend: name, Listen: sock})
 	var out strings.Builder
 	rx.Stdout = &out
 	rx.Stderr = os.Stderr

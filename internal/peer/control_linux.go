@@ -1,0 +1,157 @@
+//go:build linux
+
+package peer
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/recv"
+)
+
+// requestWait bounds the wait for a request once a sender connected.
+const requestWait = 10 * time.Second
+
+// Control is the receiving side of the peer protocol's control connection
+// (AcceptRequest): the listener, still open so that the backend's receiver
+// accepts the sender's data connection on it (backend.Options.Rendezvous),
+// the control connection and the sender's request.
+type Control struct {
+	Listener *net.UnixListener
+	Conn     *net.UnixConn
+	Request  RecvRequest
+	path     string
+}
+
+// AcceptRequest listens on path (`wpg recv --listen`), accepts the
+// sender's control connection (only one of our own user on an abstract
+// "@" name) and reads its RecvRequest. It honours ctx while waiting; on an
+// error nothing is left open.
+func AcceptRequest(ctx context.Context, path string) (*Control, error) {
+	l, err := listen(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := acceptOn(ctx, l, path)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	c.SetReadDeadline(time.Now().Add(requestWait))
+	q, err := ReadRequest(c)
+	c.SetReadDeadline(time.Time{})
+	if err != nil {
+		_ = WriteAccept(c, RecvAccept{PID: os.Getpid(), Error: err.Error()})
+		c.Close()
+		l.Close()
+		return nil, fmt.Errorf("receiver on %s: %w", path, err)
+	}
+	return &Control{Listener: l, Conn: c, Request: q, path: path}, nil
+}
+
+// Accept tells the sender that its request is taken.
+func (c *Control) Accept() error {
+	if err := WriteAccept(c.Conn, RecvAccept{PID: os.Getpid()}); err != nil {
+		c.Close()
+		return fmt.Errorf("receiver on %s: %w", c.path, err)
+	}
+	return nil
+}
+
+// Refuse tells the sender why its request cannot be served, closes
+// everything and returns err naming the socket.
+func (c *Control) Refuse(err error) error {
+	_ = WriteAccept(c.Conn, RecvAccept{PID: os.Getpid(), Error: err.Error()})
+	c.Close()
+	return fmt.Errorf("receiver on %s: %w", c.path, err)
+}
+
+// CloseListener stops listening (once the data connection is accepted).
+func (c *Control) CloseListener() {
+	if c.Listener != nil {
+		c.Listener.Close()
+		c.Listener = nil
+	}
+}
+
+// Answer sends the receiver's result and the error that ended its
+// reception. A sender that connected to an independently started receiver
+// does not wait for the answer, so a failed write is not an error.
+func (c *Control) Answer(res recv.Result, rerr error) {
+	var a RecvAnswer
+	if b, err := res.MarshalPeer(); err == nil {
+		a.Result = b
+	} else {
+		a.Error = err.Error()
+	}
+	if rerr != nil {
+		a.Error = rerr.Error()
+	}
+	c.Conn.SetWriteDeadline(time.Now().Add(requestWait))
+	_ = WriteAnswer(c.Conn, a)
+}
+
+// Close closes the control connection and the listener.
+func (c *Control) Close() {
+	c.CloseListener()
+	c.Conn.Close()
+}
+
+// request sends q on the control connection c and reads the receiver's
+// RecvAccept within wait; a refusal comes back as an error naming where.
+func request(c *net.UnixConn, q RecvRequest, wait time.Duration, where string) error {
+	c.SetDeadline(time.Now().Add(wait))
+	defer c.SetDeadline(time.Time{})
+	if err := WriteRequest(c, q); err != nil {
+		return err
+	}
+	a, err := ReadAccept(c)
+	if err != nil {
+		return fmt.Errorf("%w (is %s a wpg receiver of this version?)", err, where)
+	}
+	if a.Error != "" {
+		return fmt.Errorf("the receiver (%s) refused the request: %s", where, a.Error)
+	}
+	return nil
+}
+
+// listen listens on path, the socket file removed on close.
+func listen(path string) (*net.UnixListener, error) {
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (remove a stale socket file or choose another --listen path)", path, err)
+	}
+	l.SetUnlinkOnClose(true)
+	return l, nil
+}
+
+// acceptOn accepts one connection on l, honouring ctx; on an abstract
+// name only a peer of our own user is taken.
+func acceptOn(ctx context.Context, l *net.UnixListener, path string) (*net.UnixConn, error) {
+	stop := context.AfterFunc(ctx, func() { l.SetDeadline(time.Now()) })
+	defer stop()
+	c, err := l.AcceptUnix()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("waiting for a sender on %s: %w", path, ctx.Err())
+		}
+		return nil, fmt.Errorf("accept on %s: %w", path, err)
+	}
+	l.SetDeadline(time.Time{})
+	if !strings.HasPrefix(path, "@") {
+		return c, nil
+	}
+	if uid, err := sys.PeerUID(c); err != nil || uid != os.Getuid() {
+		c.Close()
+		if err == nil {
+			err = fmt.Errorf("user %d connected, not %d", uid, os.Getuid())
+		}
+		return nil, fmt.Errorf("accept on %s: refused a sender of another user: %w", path, err)
+	}
+	return c, nil
+}

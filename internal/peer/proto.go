@@ -1,0 +1,98 @@
+package peer
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/wpg-dev/wpg/internal/wire"
+)
+
+// ProtocolVersion is the version of the peer protocol (docs/local-paths.md,
+// "Peer protocol"); a message of another version is refused.
+const ProtocolVersion = 1
+
+// Message kinds of the peer protocol.
+const (
+	KindRequest = "wpg.recv.request"
+	KindAccept  = "wpg.recv.accept"
+	KindAnswer  = "wpg.recv.answer"
+)
+
+// RecvRequest is the first message on the control connection: what the
+// sender asks of its receiver. Zero fields leave the receiver's own
+// settings (or defaults); a non-zero field that contradicts a setting the
+// receiver was started with is refused.
+type RecvRequest struct {
+	// Backend is the sender's local path (shm, cma, xpmem, unix, pipe).
+	Backend string `json:"backend"`
+	// PID is the sender's process id.
+	PID int `json:"pid"`
+	// MaxFrame is the largest payload frame in bytes.
+	MaxFrame int `json:"max_frame,omitempty"`
+	// Verify is the payload verification mode (on, sample, off; "" = on).
+	Verify string `json:"verify,omitempty"`
+	// Expect is the number of frames to expect (0 = until the sender goes).
+	Expect uint64 `json:"expect,omitempty"`
+	// Slots is the ring's slot count (shm; 0 = the sender's hello says).
+	Slots int `json:"slots,omitempty"`
+	// RecvMode is the receiving mode (shm: inplace or copy).
+	RecvMode string `json:"recv_mode,omitempty"`
+	// BusyWait asks the receiver to poll instead of sleeping (shm).
+	BusyWait bool `json:"busy_wait,omitempty"`
+	// Batch is the frames taken per call (0 = the receiver's).
+	Batch int `json:"batch,omitempty"`
+}
+
+// RecvAccept is the receiver's reply to a RecvRequest: its pid, or why it
+// refuses (Error).
+type RecvAccept struct {
+	PID   int    `json:"pid"`
+	Error string `json:"error,omitempty"`
+}
+
+// RecvAnswer is the receiver's last message: its recv.Result in the form
+// of recv.Result.MarshalPeer, and the error that ended its reception, if
+// any.
+type RecvAnswer struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// WriteRequest, WriteAccept and WriteAnswer send one message of the peer
+// protocol on the stream w; ReadRequest, ReadAccept and ReadAnswer read
+// one, refusing a message that is oversized (wire.MaxMessage), of another
+// kind or of another ProtocolVersion with an error that says so.
+func WriteRequest(w io.Writer, q RecvRequest) error {
+	return wire.Write(w, KindRequest, ProtocolVersion, q)
+}
+
+// ReadRequest reads a RecvRequest (see WriteRequest).
+func ReadRequest(r io.Reader) (RecvRequest, error) {
+	var q RecvRequest
+	err := wire.Read(r, KindRequest, ProtocolVersion, &q)
+	return q, err
+}
+
+// WriteAccept sends a RecvAccept (see WriteRequest).
+func WriteAccept(w io.Writer, a RecvAccept) error {
+	return wire.Write(w, KindAccept, ProtocolVersion, a)
+}
+
+// ReadAccept reads a RecvAccept (see WriteRequest).
+func ReadAccept(r io.Reader) (RecvAccept, error) {
+	var a RecvAccept
+	err := wire.Read(r, KindAccept, ProtocolVersion, &a)
+	return a, err
+}
+
+// WriteAnswer sends a RecvAnswer (see WriteRequest).
+func WriteAnswer(w io.Writer, a RecvAnswer) error {
+	return wire.Write(w, KindAnswer, ProtocolVersion, a)
+}
+
+// ReadAnswer reads a RecvAnswer (see WriteRequest).
+func ReadAnswer(r io.Reader) (RecvAnswer, error) {
+	var a RecvAnswer
+	err := wire.Read(r, KindAnswer, ProtocolVersion, &a)
+	return a, err
+}
