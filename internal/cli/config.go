@@ -31,12 +31,17 @@ the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packe
 			if asJSON {
 				type entry struct {
 					Key    string `json:"key"`
-					Value  int64  `json:"value"`
+					Value  any    `json:"value"`
 					Source string `json:"source"`
 				}
 				var list []entry
 				for _, k := range config.Keys {
-					v, _ := cfg.Get(k.Name)
+					var v any
+					if k.Text {
+						v, _ = cfg.GetText(k.Name)
+					} else {
+						v, _ = cfg.Get(k.Name)
+					}
 					list = append(list, entry{k.Name, v, cfg.Sources[k.Name]})
 				}
 				enc := json.NewEncoder(out)
@@ -51,10 +56,9 @@ the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packe
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tFLAG")
 			for _, k := range config.Keys {
-				v, _ := cfg.Get(k.Name)
-				val := fmt.Sprint(v)
-				if k.Size {
-					val = config.FormatSize(v)
+				val := cfg.Value(k)
+				if val == "" {
+					val = `""`
 				}
 				flag := k.Flag
 				if flag == "" {

@@ -42,6 +42,15 @@ type Server struct {
 	PreviewMax   int64
 	JobHistory   int64
 	JobHistoryDB int64
+	// Listen is the address `wpg serve` binds ("127.0.0.1:8080").
+	Listen string
+	// DB is the path of the job database ("" = the state directory's
+	// wpg/jobs.db, chosen by the CLI). A relative path in a file is
+	// relative to the file's directory.
+	DB string
+	// TokenFile is the path of a file holding the API token ("" = none).
+	// A relative path in a file is relative to the file's directory.
+	TokenFile string
 }
 
 // Key describes one configuration key.
@@ -53,6 +62,12 @@ type Key struct {
 	Help    string
 	Default int64
 	field   func(*Config) *int64
+	// Text is true for a key that holds a string (Path: a file path);
+	// its default is DefaultText and GetText reads it.
+	Text        bool
+	Path        bool
+	DefaultText string
+	text        func(*Config) *string
 }
 
 // Keys lists every key, in the order `wpg config` prints them.
@@ -69,32 +84,64 @@ var Keys = []Key{
 		Help: "finished jobs shown on the jobs page", field: func(c *Config) *int64 { return &c.Server.JobHistory }},
 	{Name: "server.job_history_db", Min: 0, Default: 1000,
 		Help: "finished jobs kept in the job database", field: func(c *Config) *int64 { return &c.Server.JobHistoryDB }},
+	{Name: "server.listen", Flag: "--listen", Text: true, DefaultText: "127.0.0.1:8080",
+		Help: "address wpg serve listens on (host:port)", text: func(c *Config) *string { return &c.Server.Listen }},
+	{Name: "server.db", Flag: "--db", Text: true, Path: true,
+		Help: "job database of wpg serve (\"\": $XDG_STATE_HOME/wpg/jobs.db)", text: func(c *Config) *string { return &c.Server.DB }},
+	{Name: "server.token_file", Flag: "--token-file", Text: true, Path: true,
+		Help: "file holding the API token of wpg serve (\"\": none)", text: func(c *Config) *string { return &c.Server.TokenFile }},
 }
 
 // Default returns the built-in configuration.
 func Default() *Config {
 	c := &Config{Sources: map[string]string{}}
 	for _, k := range Keys {
-		*k.field(c) = k.Default
+		if k.Text {
+			*k.text(c) = k.DefaultText
+		} else {
+			*k.field(c) = k.Default
+		}
 		c.Sources[k.Name] = "default"
 	}
 	return c
 }
 
-// Get returns the value of the named key.
+// Get returns the value of the named integer key (false for a text key).
 func (c *Config) Get(name string) (int64, bool) {
 	for _, k := range Keys {
-		if k.Name == name {
+		if k.Name == name && !k.Text {
 			return *k.field(c), true
 		}
 	}
 	return 0, false
 }
 
+// GetText returns the value of the named text key (false for an integer key).
+func (c *Config) GetText(name string) (string, bool) {
+	for _, k := range Keys {
+		if k.Name == name && k.Text {
+			return *k.text(c), true
+		}
+	}
+	return "", false
+}
+
+// SetText overrides a text key from a command-line flag.
+func (c *Config) SetText(name, v, source string) error {
+	for _, k := range Keys {
+		if k.Name == name && k.Text {
+			*k.text(c) = v
+			c.Sources[name] = source
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown text configuration key %q", name)
+}
+
 // Set overrides a key from a command-line flag.
 func (c *Config) Set(name string, v int64, source string) error {
 	for _, k := range Keys {
-		if k.Name == name {
+		if k.Name == name && !k.Text {
 			if v < k.Min {
 				return fmt.Errorf("%s: %d is below the minimum %d", source, v, k.Min)
 			}
@@ -175,6 +222,9 @@ type rawConfig struct {
 		PreviewMax   any `toml:"preview_max"`
 		JobHistory   any `toml:"job_history"`
 		JobHistoryDB any `toml:"job_history_db"`
+		Listen       any `toml:"listen"`
+		DB           any `toml:"db"`
+		TokenFile    any `toml:"token_file"`
 	} `toml:"server"`
 }
 
@@ -206,6 +256,9 @@ func (c *Config) Parse(path string, data []byte) error {
 		"server.preview_max":       raw.Server.PreviewMax,
 		"server.job_history":       raw.Server.JobHistory,
 		"server.job_history_db":    raw.Server.JobHistoryDB,
+		"server.listen":            raw.Server.Listen,
+		"server.db":                raw.Server.DB,
+		"server.token_file":        raw.Server.TokenFile,
 	}
 	c.File = path
 	for _, k := range Keys {
@@ -215,6 +268,18 @@ func (c *Config) Parse(path string, data []byte) error {
 		}
 		line, col := locate(data, k.Name)
 		where := fmt.Sprintf("%s:%d:%d", path, line, col)
+		if k.Text {
+			str, ok := v.(string)
+			if !ok {
+				return fmt.Errorf("%s: %s: %v is not a string: want a quoted string, e.g. %s = %q", where, k.Name, v, k.Name[strings.LastIndex(k.Name, ".")+1:], textExample(k))
+			}
+			if k.Path && str != "" && !filepath.IsAbs(str) {
+				str = filepath.Join(filepath.Dir(path), str)
+			}
+			*k.text(c) = str
+			c.Sources[k.Name] = fmt.Sprintf("%s:%d", path, line)
+			continue
+		}
 		n, err := toInt(v, k)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %v", where, k.Name, err)
@@ -226,6 +291,28 @@ func (c *Config) Parse(path string, data []byte) error {
 		c.Sources[k.Name] = fmt.Sprintf("%s:%d", path, line)
 	}
 	return nil
+}
+
+func textExample(k Key) string {
+	switch {
+	case k.DefaultText != "":
+		return k.DefaultText
+	case k.Path:
+		return "/var/lib/wpg/" + k.Name[strings.LastIndex(k.Name, ".")+1:]
+	}
+	return "text"
+}
+
+// Value formats the value of the named key as `wpg config` prints it.
+func (c *Config) Value(k Key) string {
+	if k.Text {
+		return *k.text(c)
+	}
+	v := *k.field(c)
+	if k.Size {
+		return units.FormatSize(v)
+	}
+	return fmt.Sprint(v)
 }
 
 func keyNames() []string {

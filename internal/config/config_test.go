@@ -113,18 +113,33 @@ func TestParseSize(t *testing.T) {
 func ExampleDefault() {
 	c := Default()
 	for _, k := range Keys {
-		v, _ := c.Get(k.Name)
-		if k.Size {
-			fmt.Println(k.Name, FormatSize(v), c.Sources[k.Name])
-		} else {
-			fmt.Println(k.Name, v, c.Sources[k.Name])
-		}
+		fmt.Printf("%s %q %s\n", k.Name, c.Value(k), c.Sources[k.Name])
 	}
 	// Output:
-	// tx.prerender_max_bytes 256 MiB default
-	// tx.prerender_max_packets 100000000 default
-	// tx.ring_bytes 16 MiB default
-	// server.preview_max 256 default
-	// server.job_history 100 default
-	// server.job_history_db 1000 default
+	// tx.prerender_max_bytes "256 MiB" default
+	// tx.prerender_max_packets "100000000" default
+	// tx.ring_bytes "16 MiB" default
+	// server.preview_max "256" default
+	// server.job_history "100" default
+	// server.job_history_db "1000" default
+	// server.listen "127.0.0.1:8080" default
+	// server.db "" default
+	// server.token_file "" default
+}
+
+func TestTextKeys(t *testing.T) {
+	c := Default()
+	if err := c.Parse("/etc/wpg/wpg.toml", []byte("[server]\nlisten = \"0.0.0.0:9000\"\ndb = \"jobs.db\"\ntoken_file = \"/run/token\"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.Listen != "0.0.0.0:9000" || c.Server.DB != "/etc/wpg/jobs.db" || c.Server.TokenFile != "/run/token" {
+		t.Errorf("got %+v", c.Server)
+	}
+	if c.Sources["server.db"] != "/etc/wpg/wpg.toml:3" {
+		t.Errorf("source %q", c.Sources["server.db"])
+	}
+	err := Default().Parse("wpg.toml", []byte("[server]\nlisten = 8080\n"))
+	if err == nil || !strings.Contains(err.Error(), "wpg.toml:2:10: server.listen: 8080 is not a string: want a quoted string") {
+		t.Errorf("got %v", err)
+	}
 }

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/server"
+)
+
+func init() { register(newServeCmd) }
+
+func newServeCmd() *cobra.Command {
+	var listen, token, tokenFile, db string
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "serve the HTTP API: start jobs, stream their progress, keep their history, export metrics",
+		Long: `serve runs wpg as an HTTP server (docs/api.md): POST a job spec to /api/v1/jobs to start a run,
+follow it live as Server-Sent Events, stop it, read its report (the JSON of wpg send --json) and its
+per-second samples, preview templates, and scrape /metrics with Prometheus. Several jobs run at once,
+each on its own cores: a job asking for a core a running job holds is refused (409).
+
+It listens on 127.0.0.1:8080 unless --listen (or server.listen in wpg.toml) says otherwise, and refuses a
+non-loopback address without a token. With --token or --token-file (server.token_file) every /api/v1
+call and /metrics need "Authorization: Bearer TOKEN". Jobs and their samples are kept in a SQLite
+database, --db (server.db; default $XDG_STATE_HOME/wpg/jobs.db, ~/.local/state when unset), pruned to
+server.job_history_db finished jobs; a job that was running when the server died is marked interrupted.
+SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0.`,
+		Example: "  wpg serve\n  wpg serve --listen 0.0.0.0:8080 --token-file /etc/wpg/token --db /var/lib/wpg/jobs.db",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			for flag, key := range map[string]string{"listen": "server.listen", "db": "server.db", "token-file": "server.token_file"} {
+				if fl := cmd.Flags().Lookup(flag); fl.Changed {
+					if err := cfg.SetText(key, fl.Value.String(), "--"+flag); err != nil {
+						return usageError(err)
+					}
+				}
+			}
+			if token != "" && cmd.Flags().Changed("token-file") {
+				return usageError(fmt.Errorf("--token and --token-file both give the token: give one of them"))
+			}
+			if token == "" && cfg.Server.TokenFile != "" {
+				b, err := os.ReadFile(cfg.Server.TokenFile)
+				if err != nil {
+					return usageError(fmt.Errorf("token file (%s, from %s): %w", cfg.Server.TokenFile, cfg.Sources["server.token_file"], err))
+				}
+				if token = strings.TrimSpace(string(b)); token == "" {
+					return usageError(fmt.Errorf("token file %s is empty: write the token into it", cfg.Server.TokenFile))
+				}
+			}
+			if err := server.CheckListen(cfg.Server.Listen, token); err != nil {
+				return usageError(err)
+			}
+			path := cfg.Server.DB
+			if path == "" {
+				dir := os.Getenv("XDG_STATE_HOME")
+				if dir == "" {
+					home, err := os.UserHomeDir()
+					if err != nil {
+						return usageError(fmt.Errorf("no home directory for the job database: give --db PATH"))
+					}
+					dir = filepath.Join(home, ".local", "state")
+				}
+				path = filepath.Join(dir, "wpg", "jobs.db")
+				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+					return usageError(fmt.Errorf("job database directory: %w: give --db PATH", err))
+				}
+			}
+			level := slog.LevelInfo
+			if verbose {
+				level = slog.LevelDebug
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+			history := int(cfg.Server.JobHistory)
+			if history == 0 {
+				history = -1 // none
+			}
+			markStarted(cmd)
+			return server.ListenAndServe(cmd.Context(), server.Options{
+				Listen:       cfg.Server.Listen,
+				Token:        token,
+				DB:           path,
+				PreviewMax:   int(cfg.Server.PreviewMax),
+				JobHistory:   history,
+				JobHistoryDB: int(cfg.Server.JobHistoryDB),
+				Limits: job.Limits{
+					RingBytes:           cfg.TX.RingBytes,
+					PrerenderMaxBytes:   cfg.TX.PrerenderMaxBytes,
+					PrerenderMaxPackets: cfg.TX.PrerenderMaxPackets,
+				},
+				Logger: log,
+			}, func(a net.Addr) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "wpg serve: listening on http://%s (API: /api/v1, docs/api.md)\n", a)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on, host:port (server.listen)")
+	cmd.Flags().StringVar(&token, "token", "", "API token required as Authorization: Bearer (visible in ps: prefer --token-file)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the API token (server.token_file)")
+	cmd.Flags().StringVar(&db, "db", "", "job database, SQLite (server.db; default $XDG_STATE_HOME/wpg/jobs.db)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log at debug level")
+	return cmd
+}

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestServeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "jobs.db")
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--listen", "0.0.0.0:0", "--db", db}, "no token is set"},
+		{[]string{"serve", "--listen", "nonsense", "--db", db}, "write host:port"},
+		{[]string{"serve", "--token", "a", "--token-file", empty, "--db", db}, "give one of them"},
+		{[]string{"serve", "--token-file", empty, "--db", db}, "is empty"},
+		{[]string{"serve", "--token-file", filepath.Join(dir, "missing"), "--db", db}, "token file"},
+	} {
+		_, errs, code := runCLI(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, ExitUsage, c.want)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a refused serve created its database")
+	}
+}

@@ -1,0 +1,588 @@
+package server
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/sysinfo"
+	"github.com/wpg-dev/wpg/template"
+)
+
+// Paging of GET /api/v1/jobs.
+const (
+	DefaultPageLimit = 50
+	MaxPageLimit     = 500
+)
+
+// FieldError is one problem of a request, as 400 responses list them:
+// job.OptionError's fields, and for templates the line and column.
+type FieldError struct {
+	Field  string `json:"field"`
+	Value  string `json:"value"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix"`
+	Line   int    `json:"line,omitempty"`
+	Col    int    `json:"col,omitempty"`
+	Path   string `json:"path,omitempty"`
+}
+
+// ErrorBody is the body of every error response: Errors for 400, Error
+// (and Job, for a conflict with a running job) otherwise.
+type ErrorBody struct {
+	Errors []FieldError `json:"errors,omitempty"`
+	Error  string       `json:"error,omitempty"`
+	Job    int64        `json:"job,omitempty"`
+}
+
+// JobView is a job as the API shows it.
+type JobView struct {
+	ID        int64           `json:"id"`
+	Name      string          `json:"name"`
+	Status    Status          `json:"status"`
+	Backend   string          `json:"backend"`
+	Cores     string          `json:"cores,omitempty"`
+	Spec      json.RawMessage `json:"spec"`
+	CreatedAt time.Time       `json:"created_at"`
+	StartedAt time.Time       `json:"started_at"`
+	EndedAt   *time.Time      `json:"ended_at,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	// Frames, Bytes, PPS and BPS: live while running, the report's after.
+	Frames    uint64  `json:"frames"`
+	Bytes     uint64  `json:"bytes"`
+	PPS       float64 `json:"pps"`
+	BPS       float64 `json:"bps"`
+	Elapsed   float64 `json:"elapsed_seconds"`
+	HasReport bool    `json:"has_report"`
+}
+
+// SnapshotView is one snapshot of the event stream.
+type SnapshotView struct {
+	Job            int64        `json:"job"`
+	At             time.Time    `json:"at"`
+	Elapsed        float64      `json:"elapsed_seconds"`
+	Frames         uint64       `json:"frames"`
+	Bytes          uint64       `json:"bytes"`
+	PPS            float64      `json:"pps"`
+	BPS            float64      `json:"bps"`
+	Workers        []WorkerView `json:"workers"`
+	Done           bool         `json:"done"`
+	LatenessMaxNs  int64        `json:"lateness_max_ns"`
+	LatenessMeanNs int64        `json:"lateness_mean_ns"`
+	P50JitterNs    int64        `json:"p50_jitter_ns"`
+	P99JitterNs    int64        `json:"p99_jitter_ns"`
+}
+
+// WorkerView is one worker of a snapshot.
+type WorkerView struct {
+	Worker int     `json:"worker"`
+	Frames uint64  `json:"frames"`
+	Bytes  uint64  `json:"bytes"`
+	PPS    float64 `json:"pps"`
+}
+
+func snapshotView(id int64, s job.Snapshot) SnapshotView {
+	v := SnapshotView{Job: id, At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
+		Done: s.Done, LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.P50JitterNs, P99JitterNs: s.P99JitterNs,
+		Workers: make([]WorkerView, len(s.Workers))}
+	for i, w := range s.Workers {
+		v.Workers[i] = WorkerView{w.Worker, w.Frames, w.Bytes, w.PPS}
+	}
+	return v
+}
+
+// CreateRequest is the body of POST /api/v1/jobs: a job.Spec (its JSON
+// fields at the top level) and a name for people.
+type CreateRequest struct {
+	Name string `json:"name"`
+	job.Spec
+}
+
+// PreviewRequest is the body of POST /api/v1/preview.
+type PreviewRequest struct {
+	// Template is the text of a *.wpg.yaml template ("": the embedded
+	// default).
+	Template string `json:"template"`
+	// Frames is how many frames to show (0: 4), capped at
+	// server.preview_max.
+	Frames int `json:"frames"`
+}
+
+// PreviewFrame is one frame of a preview, with its bytes in hex.
+type PreviewFrame struct {
+	template.PreviewFrame
+	Hex string `json:"hex"`
+}
+
+// PreviewResponse is the answer of POST /api/v1/preview.
+type PreviewResponse struct {
+	Template  string         `json:"template"`
+	Requested int            `json:"requested"`
+	Limit     int            `json:"limit"`
+	Capped    bool           `json:"capped"`
+	Frames    []PreviewFrame `json:"frames"`
+	// Ended is true when the template ran out of frames before Requested.
+	Ended bool `json:"ended"`
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v1/jobs", s.handleCreate)
+	mux.HandleFunc("GET /api/v1/jobs", s.handleList)
+	mux.HandleFunc("GET /api/v1/jobs/{id}", s.handleGet)
+	mux.HandleFunc("POST /api/v1/jobs/{id}/stop", s.handleStop)
+	mux.HandleFunc("DELETE /api/v1/jobs/{id}", s.handleDelete)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/report", s.handleReport)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/samples", s.handleSamples)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/events", s.handleEvents)
+	mux.HandleFunc("POST /api/v1/preview", s.handlePreview)
+	mux.HandleFunc("GET /api/v1/backends", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"backends": s.Backends()})
+	})
+	mux.HandleFunc("GET /api/v1/sysinfo", s.handleSysinfo)
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.URL.Path + " (docs/api.md lists them)"})
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		s.mu.Lock()
+		n := len(s.running)
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "jobs_running": n})
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+
+	var h http.Handler = mux
+	h = s.guard(h)
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusForbidden, ErrorBody{Error: "cross-origin request refused: state-changing calls must come from the same origin or from a client that sends no Origin or Sec-Fetch-Site header (curl, scripts)"})
+	}))
+	h = cop.Handler(h)
+	return h
+}
+
+// guard checks the token and caps the body.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/metrics") && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="wpg"`)
+			writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong token: send Authorization: Bearer TOKEN (the token wpg serve was given)"})
+			return
+		}
+		if r.ContentLength > s.opt.MaxBody {
+			writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) tooLarge() string {
+	return fmt.Sprintf("request body over %d bytes: send less (a template of at most %d bytes)", s.opt.MaxBody, s.opt.MaxBody)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b) // escapes <, > and &
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		code = http.StatusInternalServerError
+		b.Reset()
+		fmt.Fprintf(&b, "{\"error\": %q}\n", err.Error())
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(b.Bytes())
+}
+
+// decode reads a JSON body into v strictly; false when it has answered.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	var typ *json.UnmarshalTypeError
+	fe := FieldError{Reason: "the body is not valid JSON: " + err.Error(), Fix: "send one JSON object (docs/api.md)"}
+	switch {
+	case errors.As(err, &tooBig):
+		writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
+		return false
+	case errors.As(err, &typ):
+		fe = FieldError{Field: strings.TrimPrefix(typ.Field, "Spec."), Value: typ.Value, Reason: fmt.Sprintf("is a JSON %s: want %s", typ.Value, typ.Type), Fix: "see docs/api.md for the field's type"}
+		if typ.Type.String() == "time.Duration" {
+			fe.Fix = "give a duration in nanoseconds (10 s = 10000000000)"
+		}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		fe = FieldError{Field: name, Reason: "is not a field of this request", Fix: "remove it; docs/api.md lists the fields"}
+	}
+	writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{fe}})
+	return false
+}
+
+func problemsBody(ps job.Problems) ErrorBody {
+	b := ErrorBody{}
+	for _, p := range ps {
+		fe := FieldError{Field: p.Field, Value: p.Value, Reason: p.Reason, Fix: p.Fix}
+		if fe.Reason == "" && p.Err != nil {
+			fe.Reason = p.Err.Error()
+		}
+		var te *template.Error
+		if errors.As(p.Err, &te) {
+			fe.Line, fe.Col, fe.Path = te.Line, te.Col, te.Path
+		}
+		b.Errors = append(b.Errors, fe)
+	}
+	return b
+}
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	req := CreateRequest{Spec: job.NewSpec()}
+	if !s.decode(w, r, &req) {
+		return
+	}
+	e, err := s.create(r.Context(), req.Name, req.Spec)
+	var conflict *ConflictError
+	switch {
+	case err == nil:
+		w.Header().Set("Location", fmt.Sprintf("/api/v1/jobs/%d", e.id))
+		writeJSON(w, http.StatusCreated, s.view(e, nil))
+	case job.AsProblems(err) != nil:
+		writeJSON(w, http.StatusBadRequest, problemsBody(job.AsProblems(err)))
+	case errors.As(err, &conflict):
+		writeJSON(w, http.StatusConflict, ErrorBody{Error: err.Error(), Job: conflict.Job})
+	case errors.Is(err, errClosing):
+		writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: err.Error() + ": start the job again once it is back"})
+	default:
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: err.Error()})
+	}
+}
+
+// view shows a job: a running entry live, else its record.
+func (s *Server) view(e *entry, rec *JobRecord) JobView {
+	if e != nil {
+		select {
+		case <-e.done:
+			rec = e.final
+		default:
+			spec, _ := json.Marshal(e.spec)
+			snap := e.run.Snapshot()
+			return JobView{ID: e.id, Name: e.name, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
+				Spec: spec, CreatedAt: e.created.UTC(), StartedAt: e.created.UTC(), Frames: snap.Frames, Bytes: snap.Bytes, PPS: snap.PPS, BPS: snap.BPS,
+				Elapsed: snap.Elapsed.Seconds()}
+		}
+	}
+	v := JobView{ID: rec.ID, Name: rec.Name, Status: rec.Status, Cores: rec.Cores, Spec: json.RawMessage(rec.Spec),
+		CreatedAt: time.Unix(0, rec.CreatedAt).UTC(), StartedAt: time.Unix(0, rec.StartedAt).UTC(), Error: rec.Error,
+		Frames: rec.Frames, Bytes: rec.Bytes, HasReport: rec.Report != nil}
+	var spec job.Spec
+	if json.Unmarshal([]byte(rec.Spec), &spec) == nil {
+		v.Backend = spec.BackendName()
+	}
+	if rec.EndedAt != 0 {
+		t := time.Unix(0, rec.EndedAt).UTC()
+		v.EndedAt = &t
+		v.Elapsed = t.Sub(v.StartedAt).Seconds()
+	}
+	if rec.Report != nil {
+		var rep struct{ PPS, BPS, Seconds float64 }
+		if json.Unmarshal(rec.Report, &rep) == nil {
+			v.PPS, v.BPS, v.Elapsed = rep.PPS, rep.BPS, rep.Seconds
+		}
+	}
+	return v
+}
+
+func intParam(r *http.Request, name string, def, lo, hi int) (int, *FieldError) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, &FieldError{Field: name, Value: v, Reason: fmt.Sprintf("is not a whole number from %d to %d", lo, hi), Fix: fmt.Sprintf("e.g. %s=%d", name, def)}
+	}
+	return n, nil
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	offset, e1 := intParam(r, "offset", 0, 0, 1<<31-1)
+	limit, e2 := intParam(r, "limit", DefaultPageLimit, 1, MaxPageLimit)
+	if e1 != nil || e2 != nil {
+		var b ErrorBody
+		for _, e := range []*FieldError{e1, e2} {
+			if e != nil {
+				b.Errors = append(b.Errors, *e)
+			}
+		}
+		writeJSON(w, http.StatusBadRequest, b)
+		return
+	}
+	recs, total, err := s.store.List(r.Context(), offset, limit)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		return
+	}
+	s.mu.Lock()
+	running := len(s.running)
+	s.mu.Unlock()
+	jobs := make([]JobView, 0, len(recs))
+	for _, rec := range recs {
+		var e *entry
+		if rec.Status == StatusRunning {
+			e = s.lookup(rec.ID)
+		}
+		if e != nil {
+			jobs = append(jobs, s.view(e, nil))
+		} else {
+			jobs = append(jobs, s.view(nil, rec))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs, "total": total, "offset": offset, "limit": limit, "running": running})
+}
+
+// find resolves {id}: the running entry or the record; false when it has
+// answered (400, 404).
+func (s *Server) find(w http.ResponseWriter, r *http.Request) (*entry, *JobRecord, bool) {
+	id, ok := parseID(r.PathValue("id"))
+	if !ok {
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Field: "id", Value: r.PathValue("id"), Reason: "is not a job ID", Fix: "use the id that POST /api/v1/jobs returned (a whole number from 1)"}}})
+		return nil, nil, false
+	}
+	if e := s.lookup(id); e != nil {
+		select {
+		case <-e.done:
+		default:
+			return e, nil, true
+		}
+	}
+	rec, err := s.store.Get(r.Context(), id)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		return nil, nil, false
+	}
+	if rec == nil {
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("no job %d: GET /api/v1/jobs lists them", id)})
+		return nil, nil, false
+	}
+	return nil, rec, true
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	if e, rec, ok := s.find(w, r); ok {
+		writeJSON(w, http.StatusOK, s.view(e, rec))
+	}
+}
+
+func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
+	e, rec, ok := s.find(w, r)
+	if !ok {
+		return
+	}
+	if e == nil {
+		writeJSON(w, http.StatusConflict, ErrorBody{Error: fmt.Sprintf("job %d has already ended (%s)", rec.ID, rec.Status), Job: rec.ID})
+		return
+	}
+	e.stopAsked.Store(true)
+	e.run.Stop()
+	writeJSON(w, http.StatusAccepted, s.view(e, nil))
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
+	e, rec, ok := s.find(w, r)
+	if !ok {
+		return
+	}
+	if e != nil {
+		writeJSON(w, http.StatusConflict, ErrorBody{Error: fmt.Sprintf("job %d is running: stop it first (POST /api/v1/jobs/%d/stop)", e.id, e.id), Job: e.id})
+		return
+	}
+	if _, err := s.store.Delete(r.Context(), rec.ID); err != nil {
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		return
+	}
+	s.forget(rec.ID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
+	e, rec, ok := s.find(w, r)
+	if !ok {
+		return
+	}
+	switch {
+	case e != nil:
+		writeJSON(w, http.StatusConflict, ErrorBody{Error: fmt.Sprintf("job %d is still running: its report comes at its end (GET /api/v1/jobs/%d/events)", e.id, e.id), Job: e.id})
+	case rec.Report == nil:
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("job %d (%s) has no report: %s", rec.ID, rec.Status, rec.Error), Job: rec.ID})
+	default:
+		var b bytes.Buffer
+		json.HTMLEscape(&b, rec.Report)
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Write(b.Bytes())
+	}
+}
+
+func (s *Server) handleSamples(w http.ResponseWriter, r *http.Request) {
+	e, rec, ok := s.find(w, r)
+	if !ok {
+		return
+	}
+	id := int64(0)
+	if e != nil {
+		id = e.id
+	} else {
+		id = rec.ID
+	}
+	xs, err := s.store.Samples(r.Context(), id)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"job": id, "interval_seconds": SampleInterval.Seconds(), "samples": xs})
+}
+
+// handleEvents streams a job as Server-Sent Events: "snapshot" events
+// about 4 a second while it runs, then one "report" event with the job and
+// its report, and the stream ends. A finished job gets the report event
+// at once.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	e, rec, ok := s.find(w, r)
+	if !ok {
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	send := func(event string, n int, v any) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\nid: %d\ndata: %s\n\n", event, n, data); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	final := func(n int, rec *JobRecord) {
+		send("report", n, map[string]any{"job": s.view(nil, rec), "report": json.RawMessage(orNull(rec.Report))})
+	}
+	if e == nil {
+		final(0, rec)
+		return
+	}
+	tick := time.NewTicker(SnapshotInterval)
+	defer tick.Stop()
+	for n := 0; ; n++ {
+		select {
+		case <-e.done:
+			final(n, e.final)
+			return
+		default:
+		}
+		if send("snapshot", n, snapshotView(e.id, e.run.Snapshot())) != nil {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-e.done:
+		case <-tick.C:
+		}
+	}
+}
+
+func orNull(b []byte) []byte {
+	if b == nil {
+		return []byte("null")
+	}
+	return b
+}
+
+func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
+	var req PreviewRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.Frames < 0 {
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Field: "frames", Value: strconv.Itoa(req.Frames), Reason: "is negative", Fix: "give a number of frames from 1 (0: 4)"}}})
+		return
+	}
+	if req.Frames == 0 {
+		req.Frames = 4
+	}
+	resp := PreviewResponse{Requested: req.Frames, Limit: s.opt.PreviewMax, Frames: []PreviewFrame{}}
+	n := req.Frames
+	if n > s.opt.PreviewMax {
+		n, resp.Capped = s.opt.PreviewMax, true
+	}
+	spec := template.Default()
+	if strings.TrimSpace(req.Template) != "" {
+		var err error
+		if spec, err = template.Parse("template", []byte(req.Template)); err != nil {
+			writeJSON(w, http.StatusBadRequest, templateErrors(err))
+			return
+		}
+	}
+	resp.Template = spec.File
+	frames, err := template.Preview(spec, n)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, templateErrors(err))
+		return
+	}
+	for _, f := range frames {
+		resp.Frames = append(resp.Frames, PreviewFrame{PreviewFrame: f, Hex: hex.EncodeToString(f.Bytes)})
+	}
+	resp.Ended = len(frames) < n
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func templateErrors(err error) ErrorBody {
+	fe := FieldError{Field: "template", Reason: err.Error()}
+	var te *template.Error
+	if errors.As(err, &te) {
+		fe.Reason, fe.Fix, fe.Line, fe.Col, fe.Path = te.Msg, te.Fix, te.Line, te.Col, te.Path
+		if fe.Reason == "" && te.Err != nil {
+			fe.Reason = te.Err.Error()
+		}
+	}
+	return ErrorBody{Errors: []FieldError{fe}}
+}
+
+func (s *Server) handleSysinfo(w http.ResponseWriter, _ *http.Request) {
+	s.sysOnce.Do(func() {
+		env, err := sysinfo.HostFS().Environment("")
+		body := map[string]any{"environment": env, "features": sysinfo.Features()}
+		if err != nil {
+			body["error"] = err.Error()
+		}
+		s.sysJSON, _ = json.Marshal(body)
+	})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(s.sysJSON)
+}

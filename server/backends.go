@@ -1,0 +1,65 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/wpg-dev/wpg/backend"
+)
+
+// BackendInfo is one registered backend and whether this server can run
+// it (GET /api/v1/backends).
+type BackendInfo struct {
+	Name         string `json:"name"`
+	Kind         string `json:"kind"`
+	Summary      string `json:"summary"`
+	Receives     bool   `json:"receives"`
+	Payload      bool   `json:"payload"`
+	SingleWorker bool   `json:"single_worker"`
+	NeedsPeer    bool   `json:"needs_peer"`
+	// Options are the backend-specific options it reads (JSON names).
+	Options []string `json:"options"`
+	// Runnable is false when this server cannot run it; WhyNot says why
+	// and how to put it right.
+	Runnable bool   `json:"runnable"`
+	WhyNot   string `json:"why_not,omitempty"`
+	// Needs says what a job of it must give (a peer, a FIFO).
+	Needs string `json:"needs,omitempty"`
+}
+
+// backendCaps are the capabilities a backend needs to open at all.
+var backendCaps = map[string][]string{
+	"afpacket": {"CAP_NET_RAW"},
+	"afxdp":    {"CAP_NET_RAW", "CAP_BPF"},
+	"pcap":     {"CAP_NET_RAW"},
+	"dpdk":     {"CAP_SYS_ADMIN"},
+}
+
+// Backends lists the registered backends with what this server can run.
+func (s *Server) Backends() []BackendInfo {
+	out := []BackendInfo{}
+	for _, r := range backend.All() {
+		b := BackendInfo{Name: r.Name, Kind: string(r.Kind), Summary: r.Summary, Receives: r.Receives, Payload: r.Payload,
+			SingleWorker: r.SingleWorker, NeedsPeer: r.NeedsPeer, Runnable: true, Options: []string{}}
+		for _, f := range r.Flags {
+			b.Options = append(b.Options, strings.ReplaceAll(f, "-", "_"))
+		}
+		var missing []string
+		for _, c := range backendCaps[r.Name] {
+			if !s.opt.Caps(c) {
+				missing = append(missing, c)
+			}
+		}
+		if missing != nil {
+			b.Runnable = false
+			b.WhyNot = "needs " + strings.Join(missing, " and ") + ": run wpg serve as root, or `sudo setcap " + strings.ToLower(strings.Join(missing, ",")) + "+ep $(which wpg)`"
+		}
+		switch {
+		case r.Name == "pipe":
+			b.Needs = "fifo (a FIFO another process reads) or start_receiver: a job of wpg serve has no standard output"
+		case r.NeedsPeer:
+			b.Needs = "start_receiver (the server starts wpg recv) or connect (a wpg recv --listen socket)"
+		}
+		out = append(out, b)
+	}
+	return out
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package server
+
+// hasCap: capabilities are Linux's; elsewhere none is held.
+func hasCap(string) bool { return false }

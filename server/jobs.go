@@ -1,0 +1,312 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+// entry is a job this process started.
+type entry struct {
+	id        int64
+	name      string
+	spec      job.Spec
+	cores     []int
+	created   time.Time
+	run       *job.Run
+	stopAsked atomic.Bool
+
+	// Set once the run has ended (before done is closed).
+	final  *JobRecord
+	report *report.Report
+	done   chan struct{}
+}
+
+// ConflictError is a job refused because a running job holds one of its
+// CPUs (409).
+type ConflictError struct {
+	Job   int64 // the running job
+	Cores []int // the CPUs both want
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("cores %s are held by running job %d: choose other cores, or stop job %d first", job.FormatCPUList(e.Cores), e.Job, e.Job)
+}
+
+// errClosing refuses a job while the server shuts down (503).
+var errClosing = errors.New("the server is shutting down")
+
+// env is the job environment: no standard streams.
+func (s *Server) env() job.Env {
+	return job.Env{Logger: s.log, Launcher: s.opt.Launcher, Probes: s.opt.Probes}
+}
+
+// heldLocked returns the CPUs running and starting jobs hold.
+func (s *Server) heldLocked() map[int]int64 {
+	held := map[int]int64{}
+	for _, m := range []map[int64]*entry{s.running, s.pending} {
+		for id, e := range m {
+			for _, c := range e.cores {
+				held[c] = id
+			}
+		}
+	}
+	return held
+}
+
+// resolveCores returns the CPUs spec pins its workers to (nil: none), with
+// auto_pin resolved to CPUs no running job holds (and spec rewritten to
+// name them).
+func (s *Server) resolveCoresLocked(spec *job.Spec) ([]int, error) {
+	held := s.heldLocked()
+	switch {
+	case spec.Cores != "" && !spec.AutoPin:
+		list, err := sysinfo.ParseCPUList(spec.Cores)
+		if err != nil {
+			return nil, nil // Validate names the problem
+		}
+		if len(list) > spec.Workers && spec.Workers > 0 {
+			list = list[:spec.Workers]
+		}
+		conflict := &ConflictError{}
+		for _, c := range list {
+			if id, ok := held[c]; ok {
+				conflict.Job = id
+				conflict.Cores = append(conflict.Cores, c)
+			}
+		}
+		if conflict.Cores != nil {
+			return nil, conflict
+		}
+		return list, nil
+	case spec.AutoPin && spec.Cores == "":
+		allowed, err := sys.AllowedCPUs()
+		if err != nil {
+			return nil, err
+		}
+		free := slices.DeleteFunc(slices.Clone(allowed), func(c int) bool { _, ok := held[c]; return ok })
+		if len(free) < spec.Workers {
+			var id int64
+			for _, j := range held {
+				id = j
+			}
+			return nil, &ConflictError{Job: id, Cores: slices.DeleteFunc(slices.Clone(allowed), func(c int) bool { return slices.Contains(free, c) })}
+		}
+		var node []int
+		if spec.Interface != "" {
+			node = sysinfo.HostFS().IfaceCPUs(spec.Interface)
+		}
+		list, err := engine.AutoCores(free, node, spec.Workers)
+		if err != nil {
+			return nil, err
+		}
+		spec.AutoPin = false
+		spec.Cores = job.FormatCPUList(list)
+		return list, nil
+	}
+	return nil, nil
+}
+
+// create validates and starts a job: job.Problems (400), *ConflictError
+// (409), errClosing (503) or another error (500).
+func (s *Server) create(ctx context.Context, name string, spec job.Spec) (*entry, error) {
+	spec.Limits = s.opt.Limits
+	env := s.env()
+	var ps job.Problems
+	if spec.BackendName() == "pipe" && spec.FIFO == "" && spec.Connect == "" && !spec.StartReceiver {
+		ps = append(ps, &job.OptionError{Field: "fifo", Reason: "is needed: a job of wpg serve has no standard input or output to carry the frames",
+			Fix: "give {fifo} (a FIFO another process reads) or {start_receiver}"})
+	}
+	if err := job.Validate(spec, env); err != nil {
+		ps = append(ps, job.AsProblems(stdoutFix(spec, err))...)
+		if len(ps) == 0 {
+			return nil, err
+		}
+	}
+	if ps != nil {
+		return nil, ps
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil, errClosing
+	}
+	cores, err := s.resolveCoresLocked(&spec)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	now := time.Now()
+	e := &entry{name: name, spec: spec, cores: cores, created: now, done: make(chan struct{})}
+	rec := &JobRecord{Name: name, Spec: string(specJSON), Status: StatusRunning, Cores: job.FormatCPUList(cores), CreatedAt: now.UnixNano(), StartedAt: now.UnixNano()}
+	if err := s.store.Insert(ctx, rec); err != nil {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("job database: %w", err)
+	}
+	e.id = rec.ID
+	// Its cores stay reserved while it starts, without the lock (Start
+	// compiles the frames); Close waits for it.
+	s.pending[e.id] = e
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	run, err := job.Start(s.ctx, spec, env)
+	s.mu.Lock()
+	delete(s.pending, e.id)
+	if err != nil {
+		s.mu.Unlock()
+		defer s.wg.Done()
+		rec.Status, rec.EndedAt, rec.Error = StatusFailed, time.Now().UnixNano(), err.Error()
+		if ferr := s.store.Finish(context.Background(), rec); ferr != nil {
+			s.log.Error("job database", "job", rec.ID, "err", ferr)
+		}
+		return nil, stdoutFix(spec, err)
+	}
+	e.run = run
+	s.running[e.id] = e
+	if s.closing { // Close has stopped the others already
+		e.stopAsked.Store(true)
+		run.Stop()
+	}
+	s.mu.Unlock()
+	go s.monitor(e, rec)
+	s.log.Info("job started", "job", e.id, "name", name, "backend", spec.BackendName(), "cores", rec.Cores)
+	return e, nil
+}
+
+// stdoutFix adds, to a problem about the standard streams, that a server
+// job has none.
+func stdoutFix(spec job.Spec, err error) error {
+	ps := job.AsProblems(err)
+	if ps == nil {
+		return err
+	}
+	for _, p := range ps {
+		if spec.BackendName() == "pipe" && (p.Field == "fifo" || p.Field == "backend" || p.Field == "output") {
+			p.Fix = "a job of wpg serve has no standard input or output: give {fifo} (a FIFO another process reads) or {start_receiver}"
+		}
+	}
+	return ps
+}
+
+// monitor stores a running job's samples each second and, at its end, its
+// report and status.
+func (s *Server) monitor(e *entry, rec *JobRecord) {
+	defer s.wg.Done()
+	tick := time.NewTicker(SampleInterval)
+	defer tick.Stop()
+	var last job.Snapshot
+	var t int64
+	for running := true; running; {
+		select {
+		case <-e.run.Done():
+			running = false
+		case <-tick.C:
+			snap := e.run.Snapshot()
+			if snap.Elapsed == 0 {
+				continue
+			}
+			t++
+			x := Sample{T: t, Frames: snap.Frames, Bytes: snap.Bytes}
+			if dt := snap.At.Sub(last.At).Seconds(); last.At.IsZero() {
+				x.PPS, x.BPS = snap.PPS, snap.BPS
+			} else if dt > 0 {
+				x.PPS = float64(snap.Frames-last.Frames) / dt
+				x.BPS = float64(snap.Bytes-last.Bytes) * 8 / dt
+			}
+			last = snap
+			if err := s.store.AddSample(context.Background(), e.id, x); err != nil {
+				s.log.Error("job database: sample", "job", e.id, "err", err)
+			}
+		}
+	}
+	rep := e.run.Report()
+	rec.EndedAt = time.Now().UnixNano()
+	switch {
+	case rep == nil:
+		rec.Status = StatusFailed
+		if err := e.run.Err(); err != nil {
+			rec.Error = err.Error()
+		}
+	case e.stopAsked.Load():
+		rec.Status = StatusStopped
+	case rep.Failed != nil || rep.Error != "":
+		rec.Status = StatusFailed
+	default:
+		rec.Status = StatusDone
+	}
+	if rep != nil {
+		var b bytes.Buffer
+		if err := rep.WriteJSON(&b); err == nil {
+			rec.Report = b.Bytes()
+		}
+		rec.Frames, rec.Bytes = rep.Frames, rep.Bytes
+		if rec.Error == "" {
+			rec.Error = rep.Error
+			if rep.Failed != nil {
+				rec.Error = rep.Failed.Error()
+			}
+		}
+	}
+	if err := s.store.Finish(context.Background(), rec); err != nil {
+		s.log.Error("job database: finish", "job", e.id, "err", err)
+	}
+	if n, err := s.store.Prune(context.Background(), int64(s.opt.JobHistoryDB)); err != nil {
+		s.log.Error("job database: prune", "err", err)
+	} else if n > 0 {
+		s.log.Debug("job database: pruned the oldest finished jobs", "jobs", n)
+	}
+	s.mu.Lock()
+	e.final, e.report = rec, rep
+	delete(s.running, e.id)
+	s.finished = append(s.finished, e)
+	if len(s.finished) > s.opt.JobHistory {
+		s.finished = slices.Delete(s.finished, 0, len(s.finished)-s.opt.JobHistory)
+	}
+	s.mu.Unlock()
+	close(e.done)
+	s.log.Info("job ended", "job", e.id, "status", rec.Status, "frames", rec.Frames)
+}
+
+// lookup returns the running or recently finished entry of id, or nil.
+func (s *Server) lookup(id int64) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.running[id]; e != nil {
+		return e
+	}
+	for _, e := range s.finished {
+		if e.id == id {
+			return e
+		}
+	}
+	return nil
+}
+
+func (s *Server) forget(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished = slices.DeleteFunc(s.finished, func(e *entry) bool { return e.id == id })
+}
+
+func parseID(v string) (int64, bool) {
+	id, err := strconv.ParseInt(v, 10, 64)
+	return id, err == nil && id > 0
+}

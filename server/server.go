@@ -1,0 +1,263 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/sysinfo"
+)
+
+// Defaults of Options.
+const (
+	DefaultListen       = "127.0.0.1:8080"
+	DefaultMaxBody      = 1 << 20
+	DefaultPreviewMax   = 256
+	DefaultJobHistory   = 100
+	DefaultJobHistoryDB = 1000
+	// SnapshotInterval is how often the event stream sends a snapshot.
+	SnapshotInterval = 250 * time.Millisecond
+	// SampleInterval is how often a running job's sample is stored.
+	SampleInterval = time.Second
+)
+
+// Options configure a Server.
+type Options struct {
+	// Listen is the address ListenAndServe binds (DefaultListen when "").
+	Listen string
+	// Token, when not empty, is required on every /api/v1 call and on
+	// /metrics as "Authorization: Bearer TOKEN".
+	Token string
+	// DB is the path of the job database (created when missing).
+	DB string
+	// PreviewMax caps the frames of one preview (server.preview_max).
+	PreviewMax int
+	// JobHistory is how many finished jobs of this process /metrics
+	// keeps showing (server.job_history; 0: DefaultJobHistory, negative:
+	// none).
+	JobHistory int
+	// JobHistoryDB is how many finished jobs the database keeps
+	// (server.job_history_db); the oldest are pruned.
+	JobHistoryDB int
+	// MaxBody caps a request body in bytes (DefaultMaxBody when 0): 413.
+	MaxBody int64
+	// Limits are the site defaults (wpg.toml [tx]) given to every job.
+	Limits job.Limits
+	// Logger receives what the server has to say; nil discards.
+	Logger *slog.Logger
+	// Launcher builds the receiver processes of jobs that start their own
+	// (job.Env.Launcher); nil runs this executable as `wpg recv`.
+	Launcher backend.Launcher
+	// Probes caches kernel feature probes for every job and /sysinfo
+	// (nil: sysinfo.HostProbes).
+	Probes *sysinfo.Probes
+	// Caps reports whether the process holds a capability by name
+	// ("CAP_NET_RAW"); nil reads this process's effective set.
+	Caps func(name string) bool
+}
+
+// Server is the HTTP server of wpg serve: its jobs, its database and its
+// handler.
+type Server struct {
+	opt   Options
+	log   *slog.Logger
+	store *Store
+	reg   *prometheus.Registry
+	h     http.Handler
+
+	ctx    context.Context // the jobs' context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	running  map[int64]*entry
+	pending  map[int64]*entry // starting: their cores are held
+	finished []*entry         // of this process, newest last, at most JobHistory
+	closing  bool
+	wg       sync.WaitGroup // one per starting job and running job's monitor
+
+	sysOnce sync.Once
+	sysJSON []byte
+}
+
+// New opens the job database (marking jobs left running as interrupted)
+// and returns a server; Handler serves it, Close stops its jobs.
+func New(ctx context.Context, opt Options) (*Server, error) {
+	if opt.PreviewMax <= 0 {
+		opt.PreviewMax = DefaultPreviewMax
+	}
+	switch {
+	case opt.JobHistory == 0:
+		opt.JobHistory = DefaultJobHistory
+	case opt.JobHistory < 0:
+		opt.JobHistory = 0
+	}
+	if opt.JobHistoryDB <= 0 {
+		opt.JobHistoryDB = DefaultJobHistoryDB
+	}
+	if opt.MaxBody <= 0 {
+		opt.MaxBody = DefaultMaxBody
+	}
+	if opt.Caps == nil {
+		opt.Caps = hasCap
+	}
+	if opt.Probes == nil {
+		opt.Probes = sysinfo.HostProbes()
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opt.DB == "" {
+		return nil, errors.New("server: no job database path: give Options.DB (wpg serve --db)")
+	}
+	store, n, err := OpenStore(ctx, opt.DB)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		log.Warn("jobs were running when the server last stopped: marked interrupted", "jobs", n, "db", opt.DB)
+	}
+	s := &Server{opt: opt, log: log, store: store, running: map[int64]*entry{}, pending: map[int64]*entry{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.reg = s.newRegistry()
+	s.h = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.h }
+
+// Store returns the job database.
+func (s *Server) Store() *Store { return s.store }
+
+// Close refuses new jobs, stops every running job (their event streams end
+// with the report), waits for their reports to be stored and closes the
+// database.
+func (s *Server) Close() error {
+	if !s.stopJobs() {
+		return nil
+	}
+	return s.store.Close()
+}
+
+// stopJobs refuses new jobs, stops the running ones and waits for their
+// reports to be stored; false when it has run before.
+func (s *Server) stopJobs() bool {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return false
+	}
+	s.closing = true
+	for _, e := range s.running {
+		e.stopAsked.Store(true)
+		e.run.Stop()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.cancel()
+	return true
+}
+
+// CheckListen refuses an address that is not a loopback one when there is
+// no token: the API starts jobs on this host.
+func CheckListen(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %v: write host:port, e.g. %s", addr, err, DefaultListen)
+	}
+	if token != "" {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("listen address %q is not a loopback address and no token is set: anyone who reaches it could start jobs on this host; give --token-file FILE (or --token), or listen on %s", addr, DefaultListen)
+}
+
+// ListenAndServe checks the address (CheckListen), opens the server,
+// listens, calls ready (when not nil) with the address bound and serves
+// until ctx is cancelled. Then it shuts down gracefully: the event
+// streams end, running jobs are stopped and their reports stored, and
+// requests in flight get up to 5 s to finish.
+func ListenAndServe(ctx context.Context, opt Options, ready func(net.Addr)) error {
+	if opt.Listen == "" {
+		opt.Listen = DefaultListen
+	}
+	if err := CheckListen(opt.Listen, opt.Token); err != nil {
+		return err
+	}
+	s, err := New(ctx, opt)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opt.Listen)
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("listen on %s: %w", opt.Listen, err)
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is cancelled, then shuts down as
+// ListenAndServe says and closes the server.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.log.Info("serving", "addr", ln.Addr().String(), "db", s.opt.DB, "token", s.opt.Token != "")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.log.Info("shutting down: stopping running jobs")
+	s.stopJobs() // the event streams get their report events and end
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if serr := hs.Shutdown(sctx); serr != nil && err == nil {
+		err = serr
+	}
+	cerr := s.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, cerr)
+}
+
+// authorized reports whether r carries the token (always, without one).
+func (s *Server) authorized(r *http.Request) bool {
+	if s.opt.Token == "" {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	const pfx = "Bearer "
+	if len(h) < len(pfx) || !strings.EqualFold(h[:len(pfx)], pfx) {
+		return false
+	}
+	got := sha256.Sum256([]byte(h[len(pfx):]))
+	want := sha256.Sum256([]byte(s.opt.Token))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}

@@ -1,0 +1,295 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// Status is the state of a job.
+type Status string
+
+// The states of a job. Running is the only unfinished one.
+const (
+	StatusRunning     Status = "running"
+	StatusDone        Status = "done"
+	StatusFailed      Status = "failed"
+	StatusStopped     Status = "stopped"
+	StatusInterrupted Status = "interrupted" // the server died while it ran
+)
+
+// migrations are the schema versions in order: migrations[i] brings a
+// database from version i to i+1. Append only.
+var migrations = []string{
+	`CREATE TABLE jobs (
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		name       TEXT NOT NULL DEFAULT '',
+		spec       TEXT NOT NULL,
+		status     TEXT NOT NULL,
+		cores      TEXT NOT NULL DEFAULT '',
+		created_at INTEGER NOT NULL,
+		started_at INTEGER NOT NULL DEFAULT 0,
+		ended_at   INTEGER NOT NULL DEFAULT 0,
+		error      TEXT NOT NULL DEFAULT '',
+		frames     INTEGER NOT NULL DEFAULT 0,
+		bytes      INTEGER NOT NULL DEFAULT 0,
+		report     TEXT
+	);
+	CREATE INDEX jobs_status ON jobs(status, id);
+	CREATE TABLE samples (
+		job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		t      INTEGER NOT NULL,
+		frames INTEGER NOT NULL,
+		bytes  INTEGER NOT NULL,
+		pps    REAL NOT NULL,
+		bps    REAL NOT NULL,
+		PRIMARY KEY (job_id, t)
+	);`,
+}
+
+// SchemaVersion is the schema version this build writes.
+var SchemaVersion = len(migrations)
+
+// Store is the job database.
+type Store struct {
+	db *sql.DB
+}
+
+// JobRecord is one job as the database holds it. Times are Unix
+// nanoseconds (0: not yet).
+type JobRecord struct {
+	ID        int64
+	Name      string
+	Spec      string // the job.Spec, JSON
+	Status    Status
+	Cores     string
+	CreatedAt int64
+	StartedAt int64
+	EndedAt   int64
+	Error     string
+	Frames    uint64
+	Bytes     uint64
+	Report    []byte // report JSON; nil when none
+}
+
+// Sample is one second of a job: the totals at its end and the rates over
+// it.
+type Sample struct {
+	// T is the second since the job started (1, 2, …).
+	T      int64   `json:"t"`
+	Frames uint64  `json:"frames"`
+	Bytes  uint64  `json:"bytes"`
+	PPS    float64 `json:"pps"`
+	BPS    float64 `json:"bps"`
+}
+
+// OpenStore opens (creating it if need be) the job database at path,
+// migrates its schema to SchemaVersion and marks every job still
+// "running" as interrupted, ending it at its last sample. It returns how
+// many jobs it marked.
+func OpenStore(ctx context.Context, path string) (*Store, int, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(5000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, 0, fmt.Errorf("job database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one connection: one writer
+	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, 0, fmt.Errorf("job database %s: %w", path, err)
+	}
+	n, err := s.markInterrupted(ctx)
+	if err != nil {
+		db.Close()
+		return nil, 0, fmt.Errorf("job database %s: %w", path, err)
+	}
+	return s, n, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var v int
+	err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES (0)`); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this wpg's %d: use a newer wpg, or another --db", v, len(migrations))
+	}
+	for ; v < len(migrations); v++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration to version %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, v+1); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) markInterrupted(ctx context.Context) (int, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?,
+		ended_at = MAX(started_at, started_at + 1000000000 * COALESCE((SELECT MAX(t) FROM samples WHERE job_id = jobs.id), 0)),
+		error = 'the server stopped while the job ran; its samples up to then are kept'
+		WHERE status = ?`, StatusInterrupted, StatusRunning)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Version returns the database's schema version.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v)
+	return v, err
+}
+
+// Insert adds a job and sets its ID.
+func (s *Store) Insert(ctx context.Context, j *JobRecord) error {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO jobs (name, spec, status, cores, created_at, started_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		j.Name, j.Spec, j.Status, j.Cores, j.CreatedAt, j.StartedAt)
+	if err != nil {
+		return err
+	}
+	j.ID, err = res.LastInsertId()
+	return err
+}
+
+// Finish records a job's end: its status, error, totals and report.
+func (s *Store) Finish(ctx context.Context, j *JobRecord) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?, ended_at = ?, error = ?, frames = ?, bytes = ?, report = ? WHERE id = ?`,
+		j.Status, j.EndedAt, j.Error, int64(j.Frames), int64(j.Bytes), nullBytes(j.Report), j.ID)
+	return err
+}
+
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// AddSample records one second of a running job.
+func (s *Store) AddSample(ctx context.Context, id int64, x Sample) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO samples (job_id, t, frames, bytes, pps, bps) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, x.T, int64(x.Frames), int64(x.Bytes), x.PPS, x.BPS)
+	return err
+}
+
+// Samples returns a job's samples in order.
+func (s *Store) Samples(ctx context.Context, id int64) ([]Sample, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t, frames, bytes, pps, bps FROM samples WHERE job_id = ? ORDER BY t`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Sample{}
+	for rows.Next() {
+		var x Sample
+		var f, b int64
+		if err := rows.Scan(&x.T, &f, &b, &x.PPS, &x.BPS); err != nil {
+			return nil, err
+		}
+		x.Frames, x.Bytes = uint64(f), uint64(b)
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+const jobColumns = `id, name, spec, status, cores, created_at, started_at, ended_at, error, frames, bytes, report`
+
+func scanJob(sc interface{ Scan(...any) error }) (*JobRecord, error) {
+	var j JobRecord
+	var f, b int64
+	var rep sql.NullString
+	if err := sc.Scan(&j.ID, &j.Name, &j.Spec, &j.Status, &j.Cores, &j.CreatedAt, &j.StartedAt, &j.EndedAt, &j.Error, &f, &b, &rep); err != nil {
+		return nil, err
+	}
+	j.Frames, j.Bytes = uint64(f), uint64(b)
+	if rep.Valid {
+		j.Report = []byte(rep.String)
+	}
+	return &j, nil
+}
+
+// Get returns one job, or nil when there is none with that ID.
+func (s *Store) Get(ctx context.Context, id int64) (*JobRecord, error) {
+	j, err := scanJob(s.db.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return j, err
+}
+
+// List returns limit jobs from offset, running ones first, then the rest
+// newest first, and the number of jobs in all.
+func (s *Store) List(ctx context.Context, offset, limit int) ([]*JobRecord, int, error) {
+	var total int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs`).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY (status = ?) DESC, id DESC LIMIT ? OFFSET ?`, StatusRunning, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []*JobRecord{}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, j)
+	}
+	return out, total, rows.Err()
+}
+
+// Delete removes a finished job and its samples; false when there is no
+// finished job with that ID.
+func (s *Store) Delete(ctx context.Context, id int64) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM jobs WHERE id = ? AND status != ?`, id, StatusRunning)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// Prune keeps the keep newest finished jobs and deletes the older ones
+// with their samples; it returns how many it deleted.
+func (s *Store) Prune(ctx context.Context, keep int64) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM jobs WHERE status != ? AND id NOT IN
+		(SELECT id FROM jobs WHERE status != ? ORDER BY id DESC LIMIT ?)`, StatusRunning, StatusRunning, keep)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
