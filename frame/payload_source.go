@@ -126,7 +126,14 @@ func baseBlock(cfg PayloadConfig) ([]byte, error) {
 			return nil, fmt.Errorf("--payload-file: %w", err)
 		}
 		defer f.Close()
-		b := make([]byte, cfg.Size)
+		// A regular file shorter than the payload is read whole and repeated:
+		// size the buffer by the file, so a 1 KiB file for a 1 GiB payload
+		// does not cost a 1 GiB read buffer.
+		want := cfg.Size
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 && st.Size() < int64(want) {
+			want = int(st.Size())
+		}
+		b := make([]byte, want)
 		m, err := io.ReadFull(f, b)
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 			if errors.Is(err, io.EOF) {

@@ -319,3 +319,20 @@ func TestPayloadVerifyOffEndStamps(t *testing.T) {
 		t.Fatal("a stale last stamp passed")
 	}
 }
+
+// A short --payload-file for a large payload is read into a buffer of its
+// own size and repeated: a 10-byte file for a 1 GiB payload used to cost a
+// 1 GiB read buffer (and a fatal out-of-memory under an address-space limit).
+func TestPayloadFileBufferSizedByTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.bin")
+	if err := os.WriteFile(path, []byte("abcdefghij"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := baseBlock(PayloadConfig{Size: MaxPayload, Fill: FillFile, File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "abcdefghij" || cap(b) != 10 {
+		t.Fatalf("base block %q, cap %d: want the 10 bytes of the file in a 10-byte buffer", b, cap(b))
+	}
+}
