@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -32,96 +33,16 @@ var (
 // the JSON name of the Spec and RecvSpec field that carries it.
 func fieldOfFlag(flag string) string { return strings.ReplaceAll(flag, "-", "_") }
 
-// sendSet reports whether the Spec field named field is given.
-func sendSet(s Spec, field string) bool {
-	switch field {
-	case "interface":
-		return s.Interface != ""
-	case "ring_depth":
-		return s.RingDepth != 0
-	case "ring_bytes":
-		return s.RingBytes != 0
-	case "no_tx_ring":
-		return s.NoTxRing
-	case "tx_copy":
-		return s.TxCopy != ""
-	case "qdisc_bypass":
-		return s.QdiscBypass
-	case "queue":
-		return s.Queue != nil
-	case "xdp_mode":
-		return s.XDPMode != ""
-	case "busy_poll":
-		return s.BusyPoll
-	case "output":
-		return s.Output != ""
-	case "format":
-		return s.Format != ""
-	case "fifo":
-		return s.FIFO != ""
-	case "vmsplice":
-		return s.Vmsplice
-	case "pipe_size":
-		return s.PipeSize != 0
-	case "connect":
-		return s.Connect != ""
-	case "recv_mode":
-		return s.RecvMode != ""
-	case "busy_wait":
-		return s.BusyWait
-	case "slots":
-		return s.Slots != 0
-	case "raw":
-		return s.Raw
-	case "fill":
-		return s.Fill != ""
-	case "payload_file":
-		return s.PayloadFile != ""
-	case "seed":
-		return s.Seed != nil
-	case "verify":
-		return s.Verify != ""
-	case "plan":
-		return s.Plan != ""
-	case "prerender_max_bytes":
-		return s.PrerenderMaxBytes != 0
-	case "prerender_max_packets":
-		return s.PrerenderMaxPackets != 0
-	case "burst":
-		return s.Burst != 0
-	case "wait":
-		return s.Wait != ""
-	case "wake_boost":
-		return s.WakeBoost != ""
-	case "rt_priority":
-		return s.RTPriority != 0
-	case "fail_under":
-		return s.FailUnder != nil
-	}
-	return false
-}
-
-// recvSet reports whether the RecvSpec field named field is given.
-func recvSet(s RecvSpec, field string) bool {
-	switch field {
-	case "interface":
-		return s.Interface != ""
-	case "ring_bytes":
-		return s.RingBytes != 0
-	case "no_rx_ring":
-		return s.NoRxRing
-	case "listen":
-		return s.Listen != ""
-	case "fifo":
-		return s.FIFO != ""
-	case "recv_mode":
-		return s.RecvMode != ""
-	case "busy_wait":
-		return s.BusyWait
-	case "slots":
-		return s.Slots != 0
-	case "pipe_size":
-		return s.PipeSize != 0
+// given reports whether the field of v (a Spec or RecvSpec, not a pointer)
+// whose JSON name is field holds a non-zero value: an option the user gave.
+// A name v has no field for is not given.
+func given(v any, field string) bool {
+	rv := reflect.ValueOf(v)
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		if name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ","); name == field {
+			return !rv.Field(i).IsZero()
+		}
 	}
 	return false
 }
@@ -153,7 +74,7 @@ func checkBackendFields(p *problems, reg backend.Registration, set func(field st
 // the payload and template ones, the paced ones (paced: whether Rate
 // gives a rate) and the TX-ring ones.
 func checkApplies(p *problems, s Spec, reg backend.Registration, paced bool) {
-	set := func(f string) bool { return sendSet(s, f) }
+	set := func(f string) bool { return given(s, f) }
 	checkBackendFields(p, reg, set)
 	if s.Verify != "" && !reg.Payload {
 		p.add("verify", "", fmt.Sprintf("checks payload frames (backends %s), not the packets of %s", joinNames(backendsWhere(true)), reg.Name), "drop {verify} (packets carry their own checksums)")

@@ -47,7 +47,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 		p.add("backend", reg.Name, "has no receiving side", "choose one of the backends wpg sysinfo lists as receiving")
 		return reg, backend.Options{}, nil, p.err()
 	}
-	checkBackendFields(&p, reg, func(f string) bool { return recvSet(s, f) })
+	checkBackendFields(&p, reg, func(f string) bool { return given(s, f) })
 	if s.Verify != "" && !reg.Payload {
 		p.add("verify", "", fmt.Sprintf("checks payload frames (backends %s), not the packets of %s", joinNames(backendsWhere(true)), reg.Name), "drop {verify} (packets carry their own checksums)")
 	}
