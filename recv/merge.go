@@ -90,8 +90,7 @@ func Merge(rs ...Result) Result {
 	if exact && len(hs) > 0 {
 		h := hist.Merged(latencyMinNs, latencyMaxNs, hs...)
 		m.lat = h
-		m.Latency = &Latency{Samples: uint64(h.Count()), MinNs: h.Min(), MeanNs: h.Mean(),
-			P50Ns: h.Quantile(50), P99Ns: h.Quantile(99), P999Ns: h.Quantile(99.9), MaxNs: h.Max()}
+		m.Latency = latencyOf(h)
 	}
 	return m
 }

@@ -147,18 +147,16 @@ func (t *Tracker) Result() Result {
 		r.BPS = float64(r.Bytes) * 8 / r.Seconds
 	}
 	if n := t.latency.Count(); n > 0 {
-		r.Latency = &Latency{
-			Samples: uint64(n),
-			MinNs:   t.latency.Min(),
-			MeanNs:  t.latency.Mean(),
-			P50Ns:   t.latency.Quantile(50),
-			P99Ns:   t.latency.Quantile(99),
-			P999Ns:  t.latency.Quantile(99.9),
-			MaxNs:   t.latency.Max(),
-		}
+		r.Latency = latencyOf(t.latency)
 		r.lat = t.latency.Clone()
 	}
 	return r
+}
+
+// latencyOf summarises a latency histogram that holds samples.
+func latencyOf(h *hist.Hist) *Latency {
+	return &Latency{Samples: uint64(h.Count()), MinNs: h.Min(), MeanNs: h.Mean(),
+		P50Ns: h.Quantile(50), P99Ns: h.Quantile(99), P999Ns: h.Quantile(99.9), MaxNs: h.Max()}
 }
 
 // OK reports whether every expected frame arrived exactly once and intact:
