@@ -37,3 +37,15 @@ func TestPipeRawWithoutAPipeIsAUsageError(t *testing.T) {
 		t.Fatalf("exit %d, %d bytes on stdout, want 12288: %s", code, len(out), errs)
 	}
 }
+
+// The same holds on every local path whose sender starts its own receiver
+// without --connect: `wpg send --backend shm --raw` used to run, and end in
+// "verification failed: 3 of 3 sent frames never arrived".
+func TestRawWithOwnReceiverIsAUsageError(t *testing.T) {
+	for _, b := range []string{"shm", "unix", "cma"} {
+		_, errs, code := run(t, t.TempDir(), "send", "--backend", b, "--raw", "--size", "4096", "--count", "3")
+		if code != 2 || !strings.Contains(errs, "own receiver") || !strings.Contains(errs, "--raw") {
+			t.Errorf("%s: exit %d, want 2 naming --raw and the receiver: %s", b, code, errs)
+		}
+	}
+}

@@ -87,14 +87,19 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		rateOK = false
 	}
 	checkApplies(&p, s, reg, rateOK && !pr.rate.Unlimited())
-	if s.StartReceiver && reg.NeedsPeer && s.Connect == "" && s.FIFO == "" && s.Raw {
-		p.add("raw", "", fmt.Sprintf("frames carry no wpg header, so the receiver this run starts for %s cannot take them", reg.Name), "drop {raw}, or send them with {start_receiver} off into your own reader")
-	}
-	if !s.StartReceiver && reg.Name == "pipe" && s.Raw && s.Connect == "" && s.FIFO == "" && !stdoutIsPipe(env) {
-		// Without a pipe on stdout the pipe sender starts a wpg receiver of
-		// its own, which cannot read headerless frames.
-		p.add("raw", "", "frames carry no wpg header, and standard output is not a pipe, so wpg's own receiver would have to read them",
-			"pipe stdout into the program that reads them (wpg send --backend pipe --raw … | ffmpeg …), or give {fifo} PATH")
+	if s.Raw && reg.NeedsPeer && s.Connect == "" && s.FIFO == "" && peerChoice(s, env).Mode == backend.PeerOwn {
+		// The run would start wpg's own receiver, which cannot read
+		// frames without a wpg header.
+		switch {
+		case s.StartReceiver:
+			p.add("raw", "", fmt.Sprintf("frames carry no wpg header, so the receiver this run starts for %s cannot take them", reg.Name), "drop {raw}, or send them with {start_receiver} off into your own reader")
+		case reg.Name == "pipe":
+			p.add("raw", "", "frames carry no wpg header, and standard output is not a pipe, so wpg's own receiver would have to read them",
+				"pipe stdout into the program that reads them (wpg send --backend pipe --raw … | ffmpeg …), or give {fifo} PATH")
+		default:
+			p.add("raw", "", fmt.Sprintf("frames carry no wpg header, and without {connect} this run starts wpg's own receiver for %s, which cannot take them", reg.Name),
+				"drop {raw} (headerless frames are for readers of your own: --backend pipe into a pipe or {fifo})")
+		}
 	}
 	if pr.layer, err = pace.ParseLayer(s.RateLayer); err != nil {
 		p.wrap("rate_layer", s.RateLayer, err)
@@ -196,6 +201,3 @@ func DataOnStdout(spec Spec) bool {
 
 // joinNames is "a, b, c".
 func joinNames(names []string) string { return strings.Join(names, ", ") }
-
-// stdoutIsPipe reports whether Env.Stdout is a pipe or FIFO.
-func stdoutIsPipe(env Env) bool { return env.Stdout != nil && sys.IsPipe(int(env.Stdout.Fd())) }
