@@ -2,9 +2,13 @@ package job
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
 )
 
@@ -17,6 +21,7 @@ type Run struct {
 	done chan struct{}
 	rep  *report.Report
 	err  error
+	live *liveLateness
 }
 
 // Start validates spec (as Validate does: every problem at once, as
@@ -29,11 +34,12 @@ func Start(ctx context.Context, spec Spec, env Env) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	j, err := engine.Start(ctx, pr.engineConfig())
+	live := newLiveLateness(pr.spec.Workers)
+	j, err := engine.Start(ctx, pr.engineConfig(live))
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{})}
+	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{}), live: live}
 	env.Logger.Debug("run started", "backend", pr.reg.Name, "workers", pr.spec.Workers, "rate", pr.spec.Rate, "cores", pr.cores)
 	go r.finish()
 	return r, nil
@@ -96,13 +102,94 @@ type Snapshot struct {
 	PPS, BPS      float64
 	// Workers are the per-worker counts.
 	Workers []WorkerSnapshot
-	// Done is true once the run has ended. The lateness fields are filled
-	// then: each pacer's histogram belongs to its worker thread while it
-	// runs, and reading it from outside would disturb the hot loop.
+	// Done is true once the run has ended.
 	Done bool
+	// Lateness is how late the paced workers' grants were against their
+	// deadlines, from the start to about 50 ms before At (each pacer hands
+	// its recent grants over every 50 ms, never waiting for a reader); all
+	// of them once Done. Zero for a flat-out run. LatenessSince gives the
+	// window between two snapshots.
+	Lateness LatenessStats
 	// LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs: the
 	// report's, once Done (zero before, and for flat-out runs).
 	LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs int64
+
+	lat *hist.Hist // cumulative lateness behind Lateness (nil: none)
+}
+
+// LatenessStats summarises the lateness of pacer grants (ns).
+type LatenessStats struct {
+	// Count is the number of grants (a grant releases a burst of frames).
+	Count int64
+	// P50Ns, P99Ns and MaxNs are percentiles of the lateness; MaxNs of a
+	// window (LatenessSince) is its largest histogram bucket, within 0.1 %.
+	P50Ns, P99Ns, MaxNs int64
+}
+
+func latenessOf(h *hist.Hist) LatenessStats {
+	if h.Count() == 0 {
+		return LatenessStats{}
+	}
+	return LatenessStats{Count: h.Count(), P50Ns: h.Quantile(50), P99Ns: h.Quantile(99), MaxNs: h.Max()}
+}
+
+// LatenessSince returns the lateness of the grants between prev and s, two
+// snapshots of the same run with prev taken first (a zero prev: since the
+// start).
+func (s Snapshot) LatenessSince(prev Snapshot) LatenessStats {
+	if s.lat == nil {
+		return LatenessStats{}
+	}
+	return latenessOf(s.lat.Sub(prev.lat))
+}
+
+// liveLateness gathers the pacers' lateness while a run goes, for
+// Snapshot.
+type liveLateness struct {
+	mu     sync.Mutex
+	pacers []atomic.Pointer[pace.Pacer]
+	cum    *hist.Hist
+	ended  bool
+}
+
+func newLiveLateness(workers int) *liveLateness {
+	return &liveLateness{pacers: make([]atomic.Pointer[pace.Pacer], max(workers, 1))}
+}
+
+// add registers worker i's pacer (called on the worker's goroutine).
+func (l *liveLateness) add(i int, p *pace.Pacer) {
+	if l != nil && i >= 0 && i < len(l.pacers) {
+		l.pacers[i].Store(p)
+	}
+}
+
+// snapshot collects what the pacers handed over (everything, once done:
+// the workers have stopped) and returns a copy of the cumulative
+// histogram, nil for a flat-out run.
+func (l *liveLateness) snapshot(done bool) *hist.Hist {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return l.cum
+	}
+	for i := range l.pacers {
+		p := l.pacers[i].Load()
+		if p == nil {
+			continue
+		}
+		if l.cum == nil {
+			l.cum = pace.LatenessHist()
+		}
+		p.Collect(l.cum, done)
+	}
+	if l.cum == nil {
+		return nil
+	}
+	if done {
+		l.ended = true // no more changes: share it
+		return l.cum
+	}
+	return l.cum.Clone()
 }
 
 // WorkerSnapshot is one worker's counts so far.
@@ -112,9 +199,11 @@ type WorkerSnapshot struct {
 	PPS           float64
 }
 
-// Snapshot returns the progress so far. It only reads the workers'
-// counters (atomics: no lock, nothing the hot loop waits for), so it is
-// cheap and safe at any rate from any goroutine.
+// Snapshot returns the progress so far. It reads the workers' counters
+// (atomics) and takes the lateness the pacers handed over; nothing the hot
+// loop waits for, and safe from any goroutine. A paced run's snapshot
+// copies a histogram (some 200 KiB): take a few a second and share them
+// between readers, not one per reader.
 func (r *Run) Snapshot() Snapshot {
 	c := r.job.Counters()
 	s := Snapshot{At: r.env.Clock(), Elapsed: r.job.Elapsed(), Workers: make([]WorkerSnapshot, c.Workers())}
@@ -133,6 +222,14 @@ func (r *Run) Snapshot() Snapshot {
 		s.PPS = float64(s.Frames) / secs
 		s.BPS = float64(s.Bytes) * 8 / secs
 	}
+	done := false
+	select {
+	case <-r.done:
+		done = true
+	default:
+	}
+	s.lat = r.live.snapshot(done)
+	s.Lateness = latenessOf(s.lat)
 	select {
 	case <-r.done:
 		s.Done = true

@@ -171,8 +171,9 @@ func clockName(s string) string {
 	return s
 }
 
-// engineConfig is the engine's view of a prepared run.
-func (pr *prepared) engineConfig() engine.Config {
+// engineConfig is the engine's view of a prepared run; live learns of
+// each worker's pacer (nil: nobody reads them while the run goes).
+func (pr *prepared) engineConfig(live *liveLateness) engine.Config {
 	s := pr.spec
 	ecfg := engine.Config{
 		Backend:   pr.reg,
@@ -187,7 +188,11 @@ func (pr *prepared) engineConfig() engine.Config {
 	}
 	if !pr.rate.Unlimited() {
 		pc := pr.pacer
-		ecfg.NewPacer = func(int) engine.Pacer { return pace.New(pc) }
+		ecfg.NewPacer = func(i int) engine.Pacer {
+			p := pace.New(pc)
+			live.add(i, p)
+			return p
+		}
 	}
 	return ecfg
 }

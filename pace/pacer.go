@@ -187,7 +187,24 @@ type Pacer struct {
 	grants, frames, forgiven, behind int64
 	latSum, latMax, lagMax           int64
 	hist                             *hist.Hist
+
+	// live lateness for readers on other goroutines (Collect): each grant
+	// is recorded into win as well, and every liveEvery win goes to the
+	// reader through filled, taking an empty one from spares; with no
+	// spare left (nobody reads), win keeps counting. The worker never
+	// waits for the reader.
+	win            *hist.Hist
+	winEnd         int64
+	filled, spares chan *hist.Hist
 }
+
+// liveEvery is how often a pacer hands its recent lateness to Collect, and
+// liveWindows how many such windows may wait for the reader: one reading
+// every liveEvery × liveWindows (400 ms) sees grants up to liveEvery old.
+const (
+	liveEvery   = 50 * time.Millisecond
+	liveWindows = 8
+)
 
 // New returns a pacer for cfg. The schedule starts at the first Grant.
 func New(cfg Config) *Pacer {
@@ -218,6 +235,12 @@ func New(cfg Config) *Pacer {
 		p.unlimited, p.fps = true, 0
 		return p
 	}
+	p.win = newWindow()
+	p.filled = make(chan *hist.Hist, liveWindows)
+	p.spares = make(chan *hist.Hist, liveWindows)
+	for range liveWindows {
+		p.spares <- newWindow()
+	}
 	p.periodF = 1e9 / cfg.FPS
 	whole, frac := math.Modf(p.periodF)
 	p.periodNs = int64(whole)
@@ -245,6 +268,12 @@ func New(cfg Config) *Pacer {
 }
 
 func newHist() *hist.Hist { return hist.New(1, histMax.Nanoseconds()) }
+
+func newWindow() *hist.Hist { return hist.NewCoarse(1, histMax.Nanoseconds()) }
+
+// LatenessHist returns an empty histogram with the bounds pacers record
+// lateness in (ns), for Collect.
+func LatenessHist() *hist.Hist { return newHist() }
 
 // Setup prepares the calling thread (the worker's own locked, pinned
 // thread) before the loop: for the sleeping wait modes it sets the timer
@@ -405,6 +434,10 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 		late = histMax.Nanoseconds()
 	}
 	p.hist.Record(late)
+	p.win.Record(late)
+	if now >= p.winEnd {
+		p.handOver(now)
+	}
 
 	lag := now - p.next
 	if lag > p.lagMax {
@@ -441,6 +474,52 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 		p.notBefore = now + int64(float64(p.burst)*p.periodF/gentleSpeed)
 	}
 	return n
+}
+
+// handOver passes the lateness recorded since the last hand-over to
+// Collect, if a spare window is left (else win keeps counting and goes at
+// the next chance).
+func (p *Pacer) handOver(now int64) {
+	p.winEnd = now + liveEvery.Nanoseconds()
+	if p.win.Count() == 0 {
+		return
+	}
+	select {
+	case s := <-p.spares:
+		p.filled <- p.win // never blocks: a window is in spares, filled or the reader's hands
+		p.win = s
+	default:
+	}
+}
+
+// Collect adds to into the lateness of the grants handed over since the
+// last Collect, for a reader on another goroutine while the worker runs:
+// the worker hands its recent grants over every 50 ms and never waits for
+// the reader, so a reader that collects at least every 400 ms sees grants
+// up to about 50 ms old. The windows keep 2 significant digits, so live
+// percentiles are within 1 % (Stats is exact). After the worker has
+// stopped calling Grant, stopped = true takes the rest as well. A
+// flat-out pacer adds nothing. Concurrent Collects must be serialised by
+// the caller.
+func (p *Pacer) Collect(into *hist.Hist, stopped bool) {
+	if p.unlimited {
+		return
+	}
+	for {
+		select {
+		case h := <-p.filled:
+			into.Merge(h)
+			h.Reset()
+			p.spares <- h
+			continue
+		default:
+		}
+		break
+	}
+	if stopped {
+		into.Merge(p.win)
+		p.win.Reset()
+	}
 }
 
 // Return gives back n frames granted but not sent (the path was full), so

@@ -25,6 +25,13 @@ func New(lo, hi int64) *Hist {
 	return &Hist{lo: lo, hi: hi, h: hdrhistogram.New(lo, hi, 3)}
 }
 
+// NewCoarse returns an empty histogram of values from lo to hi with 2
+// significant digits (within 1 %): an eighth of New's memory, for the
+// short windows a pacer hands to readers while it runs.
+func NewCoarse(lo, hi int64) *Hist {
+	return &Hist{lo: lo, hi: hi, h: hdrhistogram.New(lo, hi, 2)}
+}
+
 // Record counts v.
 func (h *Hist) Record(v int64) {
 	_ = h.h.RecordValue(min(max(v, h.lo), h.hi))
@@ -42,6 +49,26 @@ func (h *Hist) Clone() *Hist {
 	c := New(h.lo, h.hi)
 	c.Merge(h)
 	return c
+}
+
+// Reset empties h, keeping its bounds and its memory.
+func (h *Hist) Reset() { h.h.Reset() }
+
+// Sub returns a new histogram holding the counts of h less those of o: the
+// values recorded between two cumulative copies, o taken before h. A
+// bucket that would go negative (o is not an earlier copy of h) counts 0;
+// a nil o subtracts nothing.
+func (h *Hist) Sub(o *Hist) *Hist {
+	s := h.h.Export()
+	if o != nil {
+		os := o.h.Export()
+		for i := range s.Counts {
+			if i < len(os.Counts) {
+				s.Counts[i] = max(0, s.Counts[i]-os.Counts[i])
+			}
+		}
+	}
+	return &Hist{lo: h.lo, hi: h.hi, h: hdrhistogram.Import(s)}
 }
 
 // Merged returns a new histogram of lo … hi holding the counts of every

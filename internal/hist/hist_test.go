@@ -39,3 +39,29 @@ func TestRecordAllocatesNothing(t *testing.T) {
 		t.Fatalf("Record allocates %v times", n)
 	}
 }
+
+// Sub gives the values recorded between two cumulative copies.
+func TestSub(t *testing.T) {
+	h := New(1, 1_000_000)
+	for v := int64(1); v <= 100; v++ {
+		h.Record(v)
+	}
+	before := h.Clone()
+	for v := int64(1000); v < 1100; v++ {
+		h.Record(v)
+	}
+	d := h.Sub(before)
+	if d.Count() != 100 || d.Min() < 999 || d.Max() > 1101 {
+		t.Fatalf("window: %d values from %d to %d, want 100 from 1000 to 1099", d.Count(), d.Min(), d.Max())
+	}
+	if all := h.Sub(nil); all.Count() != 200 {
+		t.Fatalf("less nothing: %d values, want 200", all.Count())
+	}
+	if neg := before.Sub(h); neg.Count() != 0 {
+		t.Fatalf("an earlier copy less a later one: %d values, want 0", neg.Count())
+	}
+	h.Reset()
+	if h.Count() != 0 {
+		t.Fatal("Reset left values")
+	}
+}
