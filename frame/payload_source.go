@@ -121,6 +121,11 @@ func baseBlock(cfg PayloadConfig) ([]byte, error) {
 		}
 		return b[:n], nil
 	case FillFile:
+		// A FIFO would block the open until a writer came (and ignore
+		// signals meanwhile): the payload is read once, before sending.
+		if st, err := os.Stat(cfg.File); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+			return nil, fmt.Errorf("--payload-file %s is a FIFO: the payload is read once, before sending; give a regular file or a device such as /dev/urandom", cfg.File)
+		}
 		f, err := os.Open(cfg.File)
 		if err != nil {
 			return nil, fmt.Errorf("--payload-file: %w", err)

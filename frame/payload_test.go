@@ -336,3 +336,39 @@ func TestPayloadFileBufferSizedByTheFile(t *testing.T) {
 		t.Fatalf("base block %q, cap %d: want the 10 bytes of the file in a 10-byte buffer", b, cap(b))
 	}
 }
+
+// TestPayloadDetectsEveryFlip: DecodePayload catches a single flipped bit
+// anywhere in a large payload (where the receiver's CRC-32C is the folded
+// kernel on CPUs that have it), and a swap of two different 8-byte words
+// between stamps (which a sum of words would miss).
+func TestPayloadDetectsEveryFlip(t *testing.T) {
+	for _, size := range []int{460800, 1 << 20} {
+		s, err := NewPayloadSource(PayloadConfig{Size: size, Fill: FillRandom, Seed: 9}, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := renderOne(t, s)
+		if _, ok, corrupt := DecodePayload(f); !ok || corrupt {
+			t.Fatalf("size %d: intact frame: ok=%v corrupt=%v", size, ok, corrupt)
+		}
+		for k := 0; k < 300; k++ {
+			p := PayloadHeaderLen + (k*7919*131)%size
+			bit := byte(1) << (k % 8)
+			f[p] ^= bit
+			if _, ok, corrupt := DecodePayload(f); !ok || !corrupt {
+				t.Fatalf("size %d: bit %#x of payload byte %d flipped: ok=%v corrupt=%v", size, bit, p-PayloadHeaderLen, ok, corrupt)
+			}
+			f[p] ^= bit
+		}
+		a, b := PayloadHeaderLen+16, PayloadHeaderLen+2048
+		wa, wb := binary.LittleEndian.Uint64(f[a:]), binary.LittleEndian.Uint64(f[b:])
+		if wa == wb {
+			t.Fatal("test words are equal")
+		}
+		binary.LittleEndian.PutUint64(f[a:], wb)
+		binary.LittleEndian.PutUint64(f[b:], wa)
+		if _, ok, corrupt := DecodePayload(f); !ok || !corrupt {
+			t.Fatalf("size %d: two words swapped: ok=%v corrupt=%v", size, ok, corrupt)
+		}
+	}
+}

@@ -43,15 +43,26 @@ const (
 	ringBudget  = 16 << 20 // default ring size target in bytes
 	maxDefSlots = 32768
 	copyBudget  = 1 << 20 // bytes copied out per Next in copy mode (cache-sized)
-	helloWait   = 10 * time.Second
-	waitSlice   = 20 * time.Millisecond
+	// cacheMinFrame … cacheMaxFrame: frame strides that get a two-slot ring.
+	cacheMinFrame = 128 << 10
+	cacheMaxFrame = 2<<20 + 64
+	helloWait     = 10 * time.Second
+	waitSlice     = 20 * time.Millisecond
 )
 
-// DefaultSlots is the slot count used when --slots is not given: about
-// 16 MiB of ring, at least 4 slots (2 above 64 MiB frames), at most 32768
-// (a deep ring for small frames rides out wake-up latencies).
+// DefaultSlots is the slot count used when --slots is not given: two for
+// frames of 128 KiB … 2 MiB, so that the ring stays in the receiver's L2
+// from frame to frame (the sender rewrites only header and stamps of a slot;
+// verified, in place: 19.4 → 29.7 GB/s at 1 MiB, 20.4 → 35.3 at 460,800 B,
+// 21.3 → 28.4 at 128 KiB, medians of alternated runs; 4 MiB unchanged);
+// otherwise about 16 MiB of ring, at least 4 slots (2 above 64 MiB
+// frames), at most 32768 (a deep ring for small frames rides out wake-up
+// latencies).
 func DefaultSlots(maxFrame int) int {
 	stride := (maxFrame + 63) &^ 63
+	if stride >= cacheMinFrame && stride <= cacheMaxFrame {
+		return 2
+	}
 	n := ringBudget / stride
 	minSlots := 4
 	if stride > 64<<20 {

@@ -28,7 +28,7 @@ func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "shm", backen
 func TestSenderKilled(t *testing.T) { peertest.KilledSender(t, "shm") }
 
 func TestDefaultSlots(t *testing.T) {
-	for _, c := range []struct{ frame, want int }{{96, 32768}, {460832, 32}, {1<<20 + 32, 8}, {16<<20 + 32, 4}, {1<<30 + 32, 2}} {
+	for _, c := range []struct{ frame, want int }{{96, 32768}, {64<<10 + 32, 128}, {128<<10 + 32, 2}, {460832, 2}, {1<<20 + 32, 2}, {2<<20 + 32, 2}, {4<<20 + 32, 4}, {16<<20 + 32, 4}, {1<<30 + 32, 2}} {
 		if got := DefaultSlots(c.frame); got != c.want {
 			t.Errorf("DefaultSlots(%d) = %d, want %d", c.frame, got, c.want)
 		}

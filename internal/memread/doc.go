@@ -10,5 +10,9 @@
 // tuned on), AVX-512 loops with regular or non-temporal stores otherwise,
 // and the runtime's copy for small buffers and other CPUs.
 //
+// CRC32C is the payload receivers' CRC-32C: hash/crc32's value, computed by
+// folding with VPCLMULQDQ on AVX-512 CPUs (about four times the speed of
+// hash/crc32's crc32-instruction loop on cache-resident data).
+//
 // It needs no privileges and allocates nothing.
 package memread
