@@ -8,5 +8,7 @@
 //
 // The engine knows nothing about templates, rates or reports: it is given a
 // source factory, a backend registration, an optional pacer factory and a
-// clock, and returns per-worker results.
+// clock, and returns per-worker results. A source that keeps its own
+// schedule (TimedSource) is handed to the pacer to follow (Follower); one
+// that counts its streams (StreamCounter) reports them per worker.
 package engine

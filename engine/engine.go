@@ -78,7 +78,10 @@ type WorkerResult struct {
 	PlanDetail    string
 	Pacer         Pacer
 	PeerReport    []byte // the receiver's result (backend.PeerReporter), nil without one
-	Err           error
+	// StreamFrames are the frames of each stream this worker rendered
+	// (StreamCounter), nil when the source does not count them.
+	StreamFrames []uint64
+	Err          error
 }
 
 // Result is the outcome of a run.
@@ -126,6 +129,7 @@ type Job struct {
 	reason   atomic.Value // Stop
 	counters Counters
 	start    atomic.Int64 // unix ns when the workers started, 0 before
+	origin   atomic.Int64 // Config.Now when the workers started: timed sources' common start
 	done     chan struct{}
 	result   Result
 	// halt cancels the context the backends were opened with, so that one
@@ -224,6 +228,7 @@ func (j *Job) run(ctx context.Context) {
 	}
 	t0 := time.Now()
 	j.start.Store(t0.UnixNano())
+	j.origin.Store(cfg.Now())
 	close(startCh)
 
 	var timer <-chan time.Time
@@ -330,6 +335,9 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		fail(err)
 		return
 	}
+	if c, ok := src.(interface{ Close() error }); ok {
+		defer c.Close() // files a source reads (a replayed capture), also when the worker fails
+	}
 	snd, err := j.inst.NewSender(backend.Worker{Index: i, MaxFrame: max(cfg.Options.MaxFrame, src.MaxFrame())})
 	if err != nil {
 		fail(err)
@@ -348,14 +356,30 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		}
 	}
 	var pacer Pacer
+	ts, _ := src.(TimedSource)
+	if ts != nil && !ts.Timed() {
+		ts = nil
+	}
 	if cfg.NewPacer != nil {
 		pacer = cfg.NewPacer(i)
 		res.Pacer = pacer
+		if f, ok := pacer.(Follower); ok && ts != nil {
+			f.Follow(commonStart{ts, &j.origin}) // the source's own schedule instead of one rate
+		} else if ts != nil {
+			snd.Close()
+			fail(errors.New("the streams keep their own schedules, and the run's pacer cannot follow them"))
+			return
+		}
 		if err := pacer.Setup(); err != nil {
 			snd.Close()
 			fail(err)
 			return
 		}
+	}
+	if ts != nil && pacer == nil {
+		snd.Close()
+		fail(errors.New("the streams keep their own schedules, and the run has no pacer to keep them"))
+		return
 	}
 	if i == 0 {
 		j.result.MeanFrame = src.MeanFrame()
@@ -371,6 +395,12 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 	// appears in the result.
 	limited, limit := cfg.Count > 0, share(cfg.Count, i, cfg.Workers)
 	frames, bytes, empty, err := j.loop(snd, src, pacer, limited, limit, i)
+	if es, ok := src.(ErrSource); ok && err == nil {
+		err = es.Err()
+	}
+	if sc, ok := src.(StreamCounter); ok {
+		res.StreamFrames = sc.StreamFrames()
+	}
 	if d, ok := pacer.(interface{ Done() }); ok {
 		d.Done() // e.g. leave a real-time priority the pacer took
 	}
@@ -412,9 +442,16 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 	timed, _ := snd.(TimedSender)
 	var stamps []int64
 	var sched ScheduledPacer
+	ts, _ := src.(TimedSource)
+	if ts != nil && !ts.Timed() {
+		ts = nil
+	}
 	if timed != nil {
 		stamps = make([]int64, batch)
 		sched, _ = pacer.(ScheduledPacer)
+		if ts != nil {
+			ts.RecordDues(stamps) // Render writes each frame's due time
+		}
 	}
 	prev := now() // the end of the previous batch's render, for stamps
 	for !stop.Load() {
@@ -451,7 +488,9 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 		sent := 0
 		switch {
 		case m > 0 && timed != nil:
-			stampBatch(stamps[:m], prev, t, sched)
+			if ts == nil {
+				stampBatch(stamps[:m], prev, t, sched)
+			}
 			sent, err = timed.CommitAt(lens[:m], stamps[:m])
 		case m > 0:
 			sent, err = snd.Commit(lens[:m])

@@ -1,5 +1,11 @@
 package engine
 
+import (
+	"sync/atomic"
+
+	"github.com/wpg-dev/wpg/pace"
+)
+
 // Source renders the frames of one worker. A packet template compiles to a
 // Source (package template); payload frames are one too (package frame).
 //
@@ -63,3 +69,53 @@ type ScheduledPacer interface {
 type Deliverer interface {
 	Delivered() (frames, bytes uint64)
 }
+
+// TimedSource is implemented by a Source whose frames keep their own
+// schedule (package template: streams with their own rates and bursts, a
+// capture replayed with its own timing). When Timed reports true the
+// engine gives the schedule to the worker's pacer (a Follower, which the
+// job must supply, --rate or not), starts every worker's schedule at the
+// job's start (Config.Now when the workers were released, which must be
+// the pacer's clock), and records each frame's due time as its send time
+// on a TimedSender.
+type TimedSource interface {
+	Source
+	pace.Timetable
+	// Timed reports whether the source keeps its own schedule.
+	Timed() bool
+	// RecordDues makes every later Render write frame i's due time into
+	// dues[i] (len(dues) is the batch).
+	RecordDues(dues []int64)
+}
+
+// Follower is implemented by a Pacer that can keep a TimedSource's
+// schedule instead of its own rate (pace.Pacer.Follow). The engine calls
+// Follow once, before Setup.
+type Follower interface {
+	Follow(t pace.Timetable)
+}
+
+// StreamCounter is implemented by a Source that counts the frames it
+// rendered of each of its streams (package template); the engine reports
+// them per worker (WorkerResult.StreamFrames) after the loop.
+type StreamCounter interface {
+	StreamFrames() []uint64
+}
+
+// ErrSource is implemented by a Source that can fail while rendering (a
+// capture that can no longer be read): Err, checked after the loop, is
+// then the worker's error.
+type ErrSource interface {
+	Err() error
+}
+
+// commonStart starts a worker's timetable at the job's start (origin,
+// Config.Now's timescale) rather than at the worker's first grant, so that
+// the workers of a job share one schedule.
+type commonStart struct {
+	TimedSource
+	origin *atomic.Int64
+}
+
+// Start ignores the pacer's time for the job's.
+func (c commonStart) Start(int64) { c.TimedSource.Start(c.origin.Load()) }

@@ -1,5 +1,6 @@
 // Package header provides []byte views of network headers (Ethernet, 802.1Q
-// VLAN, IPv4, IPv6, UDP, TCP, ICMPv4/ICMPv6 echo, ARP) with accessors at
+// VLAN, MPLS, IPv4, IPv6, UDP, TCP and its option kinds, ICMPv4/ICMPv6 echo,
+// ARP, GRE, and the VNI of VXLAN and Geneve) with accessors at
 // fixed offsets, and the internet checksum: full computation, pseudo-header
 // sums and the RFC 1624 incremental update used when a field is patched in
 // place.

@@ -7,7 +7,9 @@
 //
 // The engine gives each of W workers its own Pacer with
 // rate.Split(W).FramesPerSecond(meanFrameBytes, layer); streams share a
-// worker's rate inside the frame source, not here.
+// worker's rate inside the frame source, not here. A source whose streams
+// keep their own schedules (rates, bursts, a capture's own timing) is a
+// Timetable the pacer follows instead of one rate (Pacer.Follow).
 //
 // Privileges: none. Setup lowers the calling thread's timer slack
 // (PR_SET_TIMERSLACK), which any thread may do for itself.

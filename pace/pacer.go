@@ -164,6 +164,7 @@ type Pacer struct {
 	groupLeft  int   // frames of the current burst not yet handed out
 	started    bool
 	capNs      int64
+	tt         Timetable // the schedule followed instead of the fixed rate (follow.go)
 
 	// learned oversleep (ns): an exponentially weighted mean, and a
 	// streaming estimate of its 90th percentile (robust to the rare
@@ -235,12 +236,7 @@ func New(cfg Config) *Pacer {
 		p.unlimited, p.fps = true, 0
 		return p
 	}
-	p.win = newWindow()
-	p.filled = make(chan *hist.Hist, liveWindows)
-	p.spares = make(chan *hist.Hist, liveWindows)
-	for range liveWindows {
-		p.spares <- newWindow()
-	}
+	p.initLive()
 	p.periodF = 1e9 / cfg.FPS
 	whole, frac := math.Modf(p.periodF)
 	p.periodNs = int64(whole)
@@ -401,6 +397,9 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	if p.unlimited {
 		return max
 	}
+	if p.tt != nil {
+		return p.grantTimed(max, stop) // follow.go
+	}
 	if p.groupLeft > 0 { // the rest of a burst goes without waiting
 		n := min(p.groupLeft, max)
 		p.groupLeft -= n
@@ -433,11 +432,7 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 	if late > histMax.Nanoseconds() {
 		late = histMax.Nanoseconds()
 	}
-	p.hist.Record(late)
-	p.win.Record(late)
-	if now >= p.winEnd {
-		p.handOver(now)
-	}
+	p.recordLate(late, now)
 
 	lag := now - p.next
 	if lag > p.lagMax {
@@ -474,6 +469,29 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 		p.notBefore = now + int64(float64(p.burst)*p.periodF/gentleSpeed)
 	}
 	return n
+}
+
+// initLive sets up the windows of live lateness (a paced pacer's).
+func (p *Pacer) initLive() {
+	if p.win != nil {
+		return
+	}
+	p.win = newWindow()
+	p.filled = make(chan *hist.Hist, liveWindows)
+	p.spares = make(chan *hist.Hist, liveWindows)
+	for range liveWindows {
+		p.spares <- newWindow()
+	}
+}
+
+// recordLate records one grant's lateness: the run's histogram and the
+// live window handed to Collect.
+func (p *Pacer) recordLate(late, now int64) {
+	p.hist.Record(late)
+	p.win.Record(late)
+	if now >= p.winEnd {
+		p.handOver(now)
+	}
 }
 
 // handOver passes the lateness recorded since the last hand-over to
@@ -526,6 +544,10 @@ func (p *Pacer) Collect(into *hist.Hist, stopped bool) {
 // that they are due again at once and the average rate holds.
 func (p *Pacer) Return(n int) {
 	if n <= 0 || p.unlimited {
+		return
+	}
+	if p.tt != nil { // follow.go: the frames are still the timetable's
+		p.frames -= int64(n)
 		return
 	}
 	p.frames -= int64(n)

@@ -48,6 +48,7 @@ const (
 	kindFrames             // pps or fps: frames per second
 	kindBits               // bits per second
 	kindIFG                // a fixed interval between frame starts
+	kindLink               // a share of the link's speed (--rate 50%), resolved by OfLink
 )
 
 // Rate is a parsed --rate. The zero value is unlimited.
@@ -56,6 +57,9 @@ type Rate struct {
 	value float64       // frames/s for kindFrames, bits/s for kindBits
 	ifg   time.Duration // kindIFG
 	unit  string        // "pps" or "fps" for kindFrames, for String
+	// share is the fraction of the link of a kindLink rate; linkBps the
+	// link's speed once resolved (OfLink), 0 before.
+	share, linkBps float64
 }
 
 // ErrBadRate is wrapped by every ParseRate error.
@@ -70,6 +74,9 @@ const rateExamples = `examples: 1Mpps, 250kpps, 1000pps, 15fps, 10Gbps, 500Mbps,
 //   - bits per second: "500Mbps", "10Gbps", "2.5Gbit/s", "800kbps"
 //     (prefixes k/K, M, G, T); counted at the layer given to
 //     FramesPerSecond;
+//   - "<p>%": p percent (0 < p <= 100) of the link's speed, counted at
+//     layer 1 (what the link carries) whatever the layer given; it has no
+//     frame rate until OfLink gives it the speed;
 //   - "ifg=<duration>": a fixed interval between the starts of consecutive
 //     frames, in Go duration syntax ("10us", "1.5ms", "100ns"); it forces
 //     a burst of 1;
@@ -82,6 +89,16 @@ func ParseRate(s string) (Rate, error) {
 	switch strings.ToLower(t) {
 	case "", "0", "unlimited", "max":
 		return Rate{}, nil
+	}
+	if pct, ok := strings.CutSuffix(t, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		switch {
+		case err != nil || math.IsNaN(v):
+			return Rate{}, fmt.Errorf("%w %q: a share of the link is a number and %%, e.g. 50%% (%s)", ErrBadRate, s, rateExamples)
+		case v <= 0 || v > 100:
+			return Rate{}, fmt.Errorf("%w %q: a share of the link is above 0%% and at most 100%% (%s)", ErrBadRate, s, rateExamples)
+		}
+		return Rate{kind: kindLink, share: v / 100}, nil
 	}
 	if rest, ok := strings.CutPrefix(strings.ToLower(t), "ifg="); ok {
 		d, err := time.ParseDuration(strings.TrimSpace(rest))
@@ -168,6 +185,24 @@ func unitPrefix(mult float64) string {
 
 func formatNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// LinkShare reports whether the rate is a share of the link's speed
+// (--rate 50%).
+func (r Rate) LinkShare() bool { return r.kind == kindLink }
+
+// Resolved reports whether the rate has a frame rate: not a share of the
+// link still waiting for OfLink.
+func (r Rate) Resolved() bool { return r.kind != kindLink || r.linkBps > 0 }
+
+// OfLink resolves a share of the link (LinkShare) for a link of linkBps
+// bits per second (sysinfo: /sys/class/net/IFACE/speed × 10⁶); other
+// rates are returned unchanged.
+func (r Rate) OfLink(linkBps float64) Rate {
+	if r.kind == kindLink {
+		r.linkBps = linkBps
+	}
+	return r
+}
+
 // Unlimited reports whether the rate means "as fast as the path goes".
 func (r Rate) Unlimited() bool { return r.kind == kindUnlimited }
 
@@ -177,7 +212,7 @@ func (r Rate) IFG() bool { return r.kind == kindIFG }
 
 // Bits reports whether the rate is a bit rate, whose frame rate depends on
 // the frame size and the layer.
-func (r Rate) Bits() bool { return r.kind == kindBits }
+func (r Rate) Bits() bool { return r.kind == kindBits || r.kind == kindLink }
 
 // FramesPerSecond converts the rate to frames per second. meanFrameBytes
 // (the mean frame length as wpg builds it, without FCS) and layer matter
@@ -197,6 +232,10 @@ func (r Rate) FramesPerSecond(meanFrameBytes float64, layer Layer) float64 {
 			return 0
 		}
 		return r.value / (8 * b)
+	case kindLink:
+		if b := meanFrameBytes + L1Overhead; b > 0 {
+			return r.share * r.linkBps / (8 * b)
+		}
 	}
 	return 0
 }
@@ -216,6 +255,8 @@ func (r Rate) Split(w int) Rate {
 		s.value = r.value / float64(w)
 	case kindIFG:
 		s.ifg = r.ifg * time.Duration(w)
+	case kindLink:
+		s.linkBps = r.linkBps / float64(w)
 	}
 	return s
 }
@@ -231,6 +272,8 @@ func (r Rate) String() string {
 		return scaled(r.value, []string{"", "k", "M", "G", "T"}) + "bps"
 	case kindIFG:
 		return "ifg=" + r.ifg.String()
+	case kindLink:
+		return strconv.FormatFloat(r.share*100, 'f', -1, 64) + "%"
 	}
 	return ""
 }
@@ -301,3 +344,7 @@ func longDuration(sec float64) string {
 func (r Rate) Config(meanFrameBytes float64, layer Layer, workers int) Config {
 	return Config{FPS: r.Split(workers).FramesPerSecond(meanFrameBytes, layer), IFG: r.IFG()}
 }
+
+// MarshalText writes the rate as String does ("2kpps", "" for unlimited),
+// so that a spec holding one reads well as JSON.
+func (r Rate) MarshalText() ([]byte, error) { return []byte(r.String()), nil }

@@ -63,7 +63,10 @@ type Source struct {
 	mean     float64
 	plan     string
 	detail   string
-	memo     *memo // set by KeepFrames
+	memo     *memo     // set by KeepFrames
+	tl       *timeline // the streams' own schedules (timed.go), nil when shared
+	fps      float64   // a timed source's frame rate (timed.go)
+	failed   bool      // a replay's capture could not be read: no more frames (replay.go)
 }
 
 // maxSched bounds the precomputed interleaving (sum of shares).
@@ -87,10 +90,21 @@ type cstream struct {
 	sizeCur cursor      // index into sizes (when the size varies)
 	sizeVar bool
 	fields  []pfield
-	ipCsum  int // IPv4 header checksum offset when it changes per frame, else -1 (then it is in the image)
-	ipLen   int // offsets of length fields to patch when the size varies; -1 if none
-	ip6Len  int
-	udpLen  int
+	lens    []lenField // length fields to patch when the size varies
+	rck     []rtck     // the checksums patched per frame, innermost first (the others are in the image)
+	sigCov  uint8      // the checksums of rck (bits: positions in rck) covering the signature
+	preCk   []rtck     // prerendered: the checksums the signature changes, innermost first
+	pre1    int        // prerendered: the one checksum the signature changes when nothing else does (the common case), else -1
+	pre1udp bool
+	many    bool           // more than two checksums per frame: the others are summed in rest
+	rest    [maxCks]uint64 // their sums while a frame is rendered (positions 2 and up)
+	c0      int            // the first checksum's field (rck[0]), -1 for none
+	c0udp   bool
+	c0bad   bool
+	c0in1   bool // the second covers the first
+	c1      int  // the second checksum's field (rck[1]), -1 for none
+	c1udp   bool
+	c1bad   bool
 
 	// Prerendering.
 	pre    bool
@@ -103,12 +117,28 @@ type cstream struct {
 	pj     int
 
 	memo *memo // the Source's, once KeepFrames was called
+
+	fr *fragger // the datagrams' fragments (fragment.go), nil for whole datagrams
+
+	rp *replay // a capture replayed (replay.go), nil for a layer stack
+	tm *stime  // the stream's own schedule (timed.go), nil when shared
 }
 
 type sizeEntry struct {
 	n      int
-	ip, l4 uint64 // base sums
-	oddSig bool   // signature at an odd offset from the L4 header
+	sums   [maxCks]uint64 // base sums, per checksum of the layout
+	oddSig bool           // signature at an odd offset from the start of the checksummed data
+}
+
+// rtck is a checksum finished per frame: checksum i of the layout. In
+// cstream.rck, into and the fields' coverage are by position in rck (the
+// first two are summed in registers); in preCk, by layout index.
+type rtck struct {
+	i        int
+	field    int
+	into     uint8 // the checksums covering this one's field
+	udp, bad bool
+	c        *cksum
 }
 
 type preFrame struct {
@@ -147,8 +177,15 @@ type cursor struct {
 	list       []uint64
 }
 
+// kindDiv is the cursor kind of a tuple field (Value.Div > 1): computed
+// in next, off the inlined fast path.
+const kindDiv Kind = 255
+
 func newCursor(v *Value, k, w uint64) cursor {
 	c := cursor{v: v, kind: v.Kind, k: k, w: w}
+	if v.Div > 1 {
+		c.kind = kindDiv
+	}
 	if p := v.Period(); p > 0 {
 		c.n = p
 		c.idx = k % p
@@ -179,6 +216,8 @@ func (c *cursor) next() uint64 {
 		x = c.v.At(c.k)
 		c.k += c.w
 		return x
+	case kindDiv:
+		x = c.v.at(c.idx / c.v.Div)
 	default:
 		return c.v.From
 	}
@@ -247,6 +286,15 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	var shares float64
 	for i := range spec.Streams {
 		st := &spec.Streams[i]
+		if st.Replay != nil { // replay.go
+			why, err := s.compileReplay(st, i, o)
+			if err != nil {
+				s.closeReplays()
+				return nil, err
+			}
+			details = append(details, fmt.Sprintf("stream %d (%s): %s", i, st.Name, why))
+			continue
+		}
 		L := newLayout(st, uint16(i))
 		cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
 		if st.Count == 0 {
@@ -254,9 +302,21 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 		} else if st.Count > uint64(o.Worker) {
 			cs.left = (st.Count - uint64(o.Worker) + W - 1) / W
 		}
+		// A fragmented stream counts datagrams; it sends count fragments
+		// of each (fragment.go), always streamed.
+		frag := newFragger(st)
+		if frag != nil {
+			cs.left *= uint64(frag.g.count)
+		}
 		maxN := int(st.Size.Max())
+		if frag != nil {
+			maxN = frag.g.frameLen(0) // the datagram is rendered into the fragger's buffer
+		}
 		s.maxFrame = max(s.maxFrame, maxN)
 		mean := meanOf(&st.Size)
+		if frag != nil {
+			mean = frag.g.mean()
+		}
 		s.mean += mean * float64(st.Share)
 		shares += float64(st.Share)
 
@@ -280,7 +340,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 		}
 		var why string
 		pre := false
-		if o.Plan != PlanStream && finite && need > 0 {
+		if o.Plan != PlanStream && finite && need > 0 && frag == nil {
 			// cost adds the per-frame index of varying sizes to the frames.
 			var bytes, cost int64
 			if need <= uint64(max(budgetPkts, 0)) {
@@ -316,6 +376,8 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 					why += ", one period of its fields, replayed"
 				}
 			}
+		} else if frag != nil {
+			why = "streamed: fragments are cut from each datagram as it is rendered"
 		} else if o.Plan == PlanStream {
 			why = "streamed (--plan stream)"
 		} else if !finite {
@@ -341,6 +403,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 				why = "streamed: " + why
 			}
 			cs.compileStream()
+			cs.fr = frag
 			nstream++
 		}
 		details = append(details, fmt.Sprintf("stream %d (%s): %s", i, st.Name, why))
@@ -371,6 +434,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	default:
 		s.plan = fmt.Sprintf("prerender %d/stream %d", npre, nstream)
 	}
+	s.finish(spec) // timed.go
 	s.detail = strings.Join(details, "; ")
 	return s, nil
 }
@@ -471,8 +535,9 @@ func (cs *cstream) compileStream() {
 	}
 	index := map[uint64]uint64{}
 	for i, n := range distinct {
-		ip, l4 := L.baseSums(scratch, int(n))
-		cs.sizes = append(cs.sizes, sizeEntry{n: int(n), ip: ip, l4: l4, oddSig: (int(n)-frame.SignatureLen-max(L.l4, 0))&1 == 1})
+		// Every checksummed region starts at an even offset: the
+		// signature's parity from it is the frame's.
+		cs.sizes = append(cs.sizes, sizeEntry{n: int(n), sums: L.baseSums(scratch, int(n)), oddSig: (int(n)-frame.SignatureLen)&1 == 1})
 		index[n] = uint64(i)
 	}
 	if cs.sizeVar {
@@ -504,31 +569,66 @@ func (cs *cstream) compileStream() {
 			}
 		}
 		cs.sizeCur = newCursor(&iv, cs.k, cs.w)
-		cs.ipLen, cs.ip6Len, cs.udpLen = -1, -1, -1
-		switch {
-		case st.IPv4 != nil:
-			cs.ipLen = L.l3 + 2
-		case st.IPv6 != nil:
-			cs.ip6Len = L.l3 + 4
-		}
-		if st.UDP != nil {
-			cs.udpLen = L.l4 + 4
+		cs.lens = L.lens
+	}
+	// A checksum changes only with a varying field it covers, the size,
+	// the signature or a checksum inside it that changes; otherwise it is
+	// final in the image (and in the base sums of those covering it).
+	var varying uint8
+	for i := range L.slots {
+		if L.slots[i].v.Kind != Fixed {
+			varying |= L.slots[i].cov
 		}
 	}
-	// The IPv4 header checksum changes only with a varying header field or
-	// size; otherwise it is final in the image.
-	cs.ipCsum = L.ipCsum
-	if L.ipCsum >= 0 && !cs.sizeVar {
-		varies := false
-		for i := range L.slots {
-			if L.slots[i].v.Kind != Fixed && L.slots[i].cov&covIP != 0 {
-				varies = true
+	if cs.sig {
+		varying |= L.tail
+	}
+	for i := range L.cks {
+		c := &L.cks[i]
+		if cs.sizeVar || varying&(1<<i) != 0 {
+			cs.rck = append(cs.rck, rtck{i: i, field: c.field, into: L.into[i], udp: c.udp, bad: c.bad, c: c})
+			varying |= L.into[i]
+			continue
+		}
+		x := c.finish(cs.sizes[0].sums[i])
+		binary.BigEndian.PutUint16(cs.img[c.field:], x)
+		for m := L.into[i]; m != 0; m &= m - 1 {
+			cs.sizes[0].sums[bits.TrailingZeros8(m)] += uint64(x)
+		}
+	}
+	// From here on, checksums are known by their position in rck.
+	remap := func(m uint8) uint8 {
+		var out uint8
+		for k := range cs.rck {
+			if m&(1<<cs.rck[k].i) != 0 {
+				out |= 1 << k
 			}
 		}
-		if !varies {
-			binary.BigEndian.PutUint16(cs.img[L.ipCsum:], ^header.Fold(cs.sizes[0].ip))
-			cs.ipCsum = -1
+		return out
+	}
+	for k := range cs.rck {
+		cs.rck[k].into = remap(cs.rck[k].into)
+	}
+	for j := range cs.sizes {
+		var rs [maxCks]uint64
+		for k := range cs.rck {
+			rs[k] = cs.sizes[j].sums[cs.rck[k].i]
 		}
+		cs.sizes[j].sums = rs
+	}
+	if cs.sig {
+		cs.sigCov = remap(L.tail)
+	}
+	cs.many = len(cs.rck) > 2
+	cs.c0 = -1
+	if len(cs.rck) > 0 {
+		r := &cs.rck[0]
+		cs.c0, cs.c0udp, cs.c0bad, cs.c0in1 = r.field, r.udp, r.bad, r.into&2 != 0
+	}
+	cs.c1 = -1
+	if len(cs.rck) > 1 {
+		r := &cs.rck[1]
+		cs.c1, cs.c1udp, cs.c1bad = r.field, r.udp, r.bad
 	}
 	for i := range L.slots {
 		sl := &L.slots[i]
@@ -541,7 +641,7 @@ func (cs *cstream) compileStream() {
 				rmw = true
 			}
 		}
-		cs.fields = append(cs.fields, pfield{rmw: rmw, base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: sl.cov, c: newCursor(&sl.v, cs.k, cs.w)})
+		cs.fields = append(cs.fields, pfield{rmw: rmw, base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: remap(sl.cov), c: newCursor(&sl.v, cs.k, cs.w)})
 	}
 }
 
@@ -574,6 +674,22 @@ func (cs *cstream) prerender(ctx context.Context, need uint64) (string, error) {
 	L, st := cs.L, cs.L.st
 	cs.pre = true
 	cs.npre = int(need)
+	if cs.sig {
+		// The checksums the signature changes: those running to the end
+		// of the frame, and those covering a checksum that changes.
+		hit := L.tail
+		for i := range L.cks {
+			if hit&(1<<i) != 0 {
+				c := &L.cks[i]
+				cs.preCk = append(cs.preCk, rtck{i: i, field: c.field, into: L.into[i], udp: c.udp, bad: c.bad, c: c})
+				hit |= L.into[i]
+			}
+		}
+	}
+	cs.pre1 = -1
+	if len(cs.preCk) == 1 && !cs.preCk[0].bad {
+		cs.pre1, cs.pre1udp = cs.preCk[0].field, cs.preCk[0].udp
+	}
 	d, err := newDelta(ctx, cs, need)
 	if err != nil {
 		return "", err
@@ -591,7 +707,7 @@ func (cs *cstream) prerender(ctx context.Context, need uint64) (string, error) {
 	if fixed {
 		// One size: frame j is at j*n, no index.
 		cs.fixN = int(st.Size.From)
-		cs.fixOdd = (cs.fixN-frame.SignatureLen-max(L.l4, 0))&1 == 1
+		cs.fixOdd = (cs.fixN-frame.SignatureLen)&1 == 1
 	} else {
 		cs.frames = make([]preFrame, need)
 	}
@@ -606,7 +722,7 @@ func (cs *cstream) prerender(ctx context.Context, need uint64) (string, error) {
 		n := int(sc.next())
 		L.write(cs.arena[off:], n, k, 0, false)
 		if !fixed {
-			cs.frames[j] = preFrame{off: off, n: uint16(n), odd: (n-frame.SignatureLen-max(L.l4, 0))&1 == 1}
+			cs.frames[j] = preFrame{off: off, n: uint16(n), odd: (n-frame.SignatureLen)&1 == 1}
 		}
 		off += n
 		k += cs.w
@@ -626,6 +742,12 @@ func sigSum(seq uint64, tsSum uint64, odd bool) uint64 {
 
 // renderOne writes the stream's next frame into b and returns its length.
 func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
+	if cs.rp != nil {
+		return cs.renderReplay(b, now) // replay.go
+	}
+	if cs.fr != nil && !cs.fr.inside {
+		return cs.renderFragment(b, now, nowSum) // fragment.go
+	}
 	seq := cs.k | cs.seqTag
 	cs.k += cs.w
 	if cs.pre {
@@ -663,13 +785,38 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 			sig := b[n-frame.SignatureLen:]
 			binary.BigEndian.PutUint64(sig[4:], seq)
 			binary.BigEndian.PutUint64(sig[12:], now)
-			if c := cs.L.l4Csum; c >= 0 {
+			if c := cs.pre1; c >= 0 {
+				// One right checksum covers the signature, and no other
+				// checksum covers it: adjust it from the frame's value.
 				old := binary.BigEndian.Uint16(b[c:])
 				x := ^header.Fold(uint64(^old) + sigSum(seq, nowSum, odd))
-				if x == 0 && cs.L.udp {
+				if x == 0 && cs.pre1udp {
 					x = 0xffff
 				}
 				binary.BigEndian.PutUint16(b[c:], x)
+			} else if len(cs.preCk) > 0 {
+				// Adjust the checksums from the frame's own values: the
+				// signature's change, and that of every checksum inside.
+				var d [maxCks]uint64
+				ss := sigSum(seq, nowSum, odd)
+				for k := range cs.preCk {
+					r := &cs.preCk[k]
+					c := r.c
+					old := binary.BigEndian.Uint16(b[r.field:])
+					right := old
+					if c.bad {
+						right = goodSum(old, c.udp)
+					}
+					sum := uint64(^right) + d[r.i&(maxCks-1)]
+					if L := cs.L; L.tail&(1<<r.i) != 0 {
+						sum += ss
+					}
+					x := c.finish(sum)
+					binary.BigEndian.PutUint16(b[r.field:], x)
+					for m := r.into; m != 0; m &= m - 1 {
+						d[bits.TrailingZeros8(m)&(maxCks-1)] += uint64(^old) + uint64(x)
+					}
+				}
 			}
 		}
 		return n
@@ -690,17 +837,13 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	} else {
 		copy(b[:n], cs.img[:n])
 	}
-	ip, l4 := se.ip, se.l4
-	if cs.sizeVar {
-		if cs.ipLen >= 0 {
-			binary.BigEndian.PutUint16(b[cs.ipLen:], uint16(n-cs.L.l3))
-		}
-		if cs.ip6Len >= 0 {
-			binary.BigEndian.PutUint16(b[cs.ip6Len:], uint16(n-cs.L.l3-header.IPv6Len))
-		}
-		if cs.udpLen >= 0 {
-			binary.BigEndian.PutUint16(b[cs.udpLen:], uint16(n-cs.L.l4))
-		}
+	// The first two checksums in registers, the rest (tunnels) in cs.rest.
+	s0, s1 := se.sums[0], se.sums[1]
+	if cs.many {
+		cs.rest = se.sums
+	}
+	for _, f := range cs.lens { // only when the size varies
+		binary.BigEndian.PutUint16(b[f.off:], uint16(n-f.sub))
 	}
 	for i := range cs.fields {
 		f := &cs.fields[i]
@@ -729,11 +872,16 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 			storeSlot(b, f.off, f.width, f.base|v)
 		}
 		s := header.Word64Sum(v)
-		if f.cov&covIP != 0 {
-			ip += s
+		if f.cov&1 != 0 {
+			s0 += s
 		}
-		if f.cov&covL4 != 0 {
-			l4 += s
+		if f.cov&2 != 0 {
+			s1 += s
+		}
+		if f.cov > 3 {
+			for m := f.cov &^ 3; m != 0; m &= m - 1 {
+				cs.rest[bits.TrailingZeros8(m)&(maxCks-1)] += s
+			}
 		}
 	}
 	if cs.sig {
@@ -744,24 +892,86 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 		}
 		binary.BigEndian.PutUint64(sig[4:], seq)
 		binary.BigEndian.PutUint64(sig[12:], now)
-		l4 += sigSum(seq, nowSum, se.oddSig)
+		ss := sigSum(seq, nowSum, se.oddSig)
+		if cs.sigCov&1 != 0 {
+			s0 += ss
+		}
+		if cs.sigCov&2 != 0 {
+			s1 += ss
+		}
+		if cs.many {
+			cs.addRest(cs.sigCov, ss)
+		}
 	}
-	if c := cs.ipCsum; c >= 0 {
-		binary.BigEndian.PutUint16(b[c:], ^header.Fold(ip))
-	}
-	if c := cs.L.l4Csum; c >= 0 {
-		x := ^header.Fold(l4)
-		if x == 0 && cs.L.udp {
+	// Innermost first: an outer checksum adds the inner ones' values. The
+	// first (the L4 checksum, as a rule) is finished by hand here.
+	if c := cs.c0; c >= 0 {
+		x := ^header.Fold(s0)
+		if x == 0 && cs.c0udp {
 			x = 0xffff
 		}
+		if cs.c0bad {
+			x = badSum(x, cs.c0udp)
+		}
 		binary.BigEndian.PutUint16(b[c:], x)
+		if c1 := cs.c1; c1 >= 0 { // the second (an IPv4 header, as a rule)
+			if cs.c0in1 {
+				s1 += uint64(x)
+			}
+			y := ^header.Fold(s1)
+			if y == 0 && cs.c1udp {
+				y = 0xffff
+			}
+			if cs.c1bad {
+				y = badSum(y, cs.c1udp)
+			}
+			binary.BigEndian.PutUint16(b[c1:], y)
+			if cs.many {
+				cs.finishRest(b, x, y)
+			}
+		}
 	}
 	return n
+}
+
+// finishRest finishes the checksums after the first two, given their
+// values x0 and x1.
+func (cs *cstream) finishRest(b []byte, x0, x1 uint16) {
+	cs.addRest(cs.rck[0].into, uint64(x0))
+	cs.addRest(cs.rck[1].into, uint64(x1))
+	for k := 2; k < len(cs.rck); k++ {
+		r := &cs.rck[k]
+		x := r.final(cs.rest[k&(maxCks-1)])
+		binary.BigEndian.PutUint16(b[r.field:], x)
+		cs.addRest(r.into, uint64(x))
+	}
+}
+
+// final turns the sum of checksum r into the value written.
+func (r *rtck) final(sum uint64) uint16 {
+	x := ^header.Fold(sum)
+	if x == 0 && r.udp {
+		x = 0xffff
+	}
+	if r.bad {
+		x = badSum(x, r.udp)
+	}
+	return x
+}
+
+// addRest adds x to the sums of the checksums from the third on in m.
+func (cs *cstream) addRest(m uint8, x uint64) {
+	for m &^= 3; m != 0; m &= m - 1 {
+		cs.rest[bits.TrailingZeros8(m)&(maxCks-1)] += x
+	}
 }
 
 // Render implements engine.Source: it writes up to len(bufs) frames and
 // returns how many; fewer means every stream reached its count.
 func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
+	if s.tl != nil || s.failed {
+		return s.renderTimed(bufs, lens, nowNs) // timed.go
+	}
 	now := uint64(nowNs)
 	nowSum := header.Word64Sum(now)
 	n := 0

@@ -47,8 +47,9 @@ func render(t testing.TB, s *Spec, o CompileOptions, n int, now int64) [][]byte 
 	return out
 }
 
-// checkFrame verifies every checksum of f from scratch (a valid checksum
-// sums to zero) and that gopacket decodes it without error.
+// checkFrame verifies every checksum and length of f from scratch (a
+// valid checksum sums to zero; frameChecksums walks tunnels too) and that
+// gopacket decodes it without error.
 func checkFrame(t testing.TB, f []byte) {
 	t.Helper()
 	var (
@@ -69,47 +70,7 @@ func checkFrame(t testing.TB, f []byte) {
 	if err := dlp.DecodeLayers(f, &decoded); err != nil {
 		t.Fatalf("gopacket: %v\n%x", err, f)
 	}
-	off := header.EthernetLen
-	et := header.Ethernet(f).Type()
-	for et == header.EtherTypeVLAN || et == header.EtherTypeQinQ {
-		et = header.VLAN(f[off:]).Type()
-		off += header.VLANLen
-	}
-	var l4 []byte
-	var pseudo uint64
-	var proto uint8
-	switch et {
-	case header.EtherTypeIPv4:
-		h := header.IPv4(f[off:])
-		if c := header.Checksum(h[:20], 0); c != 0 {
-			t.Fatalf("bad IPv4 header checksum\n%x", f)
-		}
-		if int(h.TotalLength()) != len(f)-off {
-			t.Fatalf("IPv4 total length %d, frame has %d", h.TotalLength(), len(f)-off)
-		}
-		proto = h.Protocol()
-		l4 = f[off+20:]
-		if proto != header.ProtoICMPv4 {
-			pseudo = h.PseudoSum(len(l4))
-		}
-	case header.EtherTypeIPv6:
-		h := header.IPv6(f[off:])
-		proto = h.NextHeader()
-		l4 = f[off+40:]
-		if int(h.PayloadLength()) != len(l4) {
-			t.Fatalf("IPv6 payload length %d, have %d", h.PayloadLength(), len(l4))
-		}
-		pseudo = h.PseudoSum(proto, len(l4))
-	}
-	switch proto {
-	case header.ProtoUDP, header.ProtoTCP, header.ProtoICMPv4, header.ProtoICMPv6:
-		if c := header.Checksum(l4, pseudo); c != 0 {
-			t.Fatalf("bad L4 (proto %d) checksum\n%x", proto, f)
-		}
-		if proto == header.ProtoUDP && int(header.UDP(l4).Length()) != len(l4) {
-			t.Fatalf("UDP length %d, have %d", header.UDP(l4).Length(), len(l4))
-		}
-	}
+	checkSums(t, f)
 }
 
 var plans = []string{PlanStream, PlanPrerender}

@@ -37,7 +37,7 @@ func newDelta(ctx context.Context, cs *cstream, need uint64) (*delta, error) {
 	}
 	n := int(st.Size.From)
 	nw := (n + 7) / 8
-	d := &delta{n: n, base: make([]byte, n), odd: (n-frame.SignatureLen-max(L.l4, 0))&1 == 1}
+	d := &delta{n: n, base: make([]byte, n), odd: (n-frame.SignatureLen)&1 == 1}
 	L.write(d.base, n, cs.k, 0, false)
 	scratch := make([]byte, n)
 	varies := make([]bool, nw)
@@ -50,9 +50,9 @@ func newDelta(ctx context.Context, cs *cstream, need uint64) (*delta, error) {
 	}
 	// The prerendered replay adjusts the L4 checksum from the frame's own
 	// value: it must come from the frame, never a previous lap's.
-	if cs.sig && L.l4Csum >= 0 {
-		mark(L.l4Csum)
-		mark(L.l4Csum + 1)
+	for _, r := range cs.preCk {
+		mark(r.field)
+		mark(r.field + 1)
 	}
 	limit := nw / deltaMaxShare
 	k := cs.k

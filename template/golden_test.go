@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // and a change to either shows up as a diff of testdata/golden.
 func TestGolden(t *testing.T) {
 	specs := map[string]*Spec{"default": Default()}
-	for _, name := range []string{"mixed", "udp64"} {
+	for _, name := range []string{"mixed", "udp64", "mpls", "gre", "vxlan", "geneve", "raw", "tcp-options", "bad-checksums", "syn-sweep", "fragments", "stream-rates"} {
 		specs[name] = mustLoad(t, "../examples/"+name+".wpg.yaml")
 	}
 	for name, s := range specs {

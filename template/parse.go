@@ -46,6 +46,7 @@ type rawStream struct {
 	Ethernet  *rawEthernet `yaml:"ethernet"`
 	VLAN      *rawVLAN     `yaml:"vlan"`
 	QinQ      *rawQinQ     `yaml:"qinq"`
+	MPLS      []rawMPLS    `yaml:"mpls"`
 	IPv4      *rawIPv4     `yaml:"ipv4"`
 	IPv6      *rawIPv6     `yaml:"ipv6"`
 	ARP       *rawARP      `yaml:"arp"`
@@ -53,7 +54,69 @@ type rawStream struct {
 	TCP       *rawTCP      `yaml:"tcp"`
 	ICMP      *rawICMP     `yaml:"icmp"`
 	ICMPv6    *rawICMP     `yaml:"icmpv6"`
+	GRE       *rawGRE      `yaml:"gre"`
+	VXLAN     *rawVXLAN    `yaml:"vxlan"`
+	Geneve    *rawVXLAN    `yaml:"geneve"`
+	Raw       []rawRaw     `yaml:"raw"`
 	Payload   *rawPayload  `yaml:"payload"`
+	Tuple     node         `yaml:"tuple"`
+	// The stream's own schedule and a capture to replay (timing.go, replay.go).
+	Rate   node      `yaml:"rate"`
+	Delay  node      `yaml:"delay"`
+	Burst  *rawBurst `yaml:"burst"`
+	Pcap   node      `yaml:"pcap"`
+	Timing node      `yaml:"timing"`
+	Speed  node      `yaml:"speed"`
+}
+
+// layers returns the layer keys of the stream.
+func (r *rawStream) layers() *rawHeaders {
+	return &rawHeaders{Ethernet: r.Ethernet, VLAN: r.VLAN, QinQ: r.QinQ, MPLS: r.MPLS, IPv4: r.IPv4, IPv6: r.IPv6, ARP: r.ARP,
+		UDP: r.UDP, TCP: r.TCP, ICMP: r.ICMP, ICMPv6: r.ICMPv6, GRE: r.GRE, VXLAN: r.VXLAN, Geneve: r.Geneve, Raw: r.Raw}
+}
+
+// rawHeaders are the layer keys of a tunnel's inner stack, and (layers)
+// of a stream.
+type rawHeaders struct {
+	Ethernet *rawEthernet `yaml:"ethernet"`
+	VLAN     *rawVLAN     `yaml:"vlan"`
+	QinQ     *rawQinQ     `yaml:"qinq"`
+	MPLS     []rawMPLS    `yaml:"mpls"`
+	IPv4     *rawIPv4     `yaml:"ipv4"`
+	IPv6     *rawIPv6     `yaml:"ipv6"`
+	ARP      *rawARP      `yaml:"arp"`
+	UDP      *rawUDP      `yaml:"udp"`
+	TCP      *rawTCP      `yaml:"tcp"`
+	ICMP     *rawICMP     `yaml:"icmp"`
+	ICMPv6   *rawICMP     `yaml:"icmpv6"`
+	GRE      *rawGRE      `yaml:"gre"`
+	VXLAN    *rawVXLAN    `yaml:"vxlan"`
+	Geneve   *rawVXLAN    `yaml:"geneve"`
+	Raw      []rawRaw     `yaml:"raw"`
+}
+
+type rawMPLS struct {
+	Label node `yaml:"label"`
+	TC    node `yaml:"tc"`
+	TTL   node `yaml:"ttl"`
+}
+
+type rawGRE struct {
+	Key      node        `yaml:"key"`
+	Seq      node        `yaml:"seq"`
+	Checksum node        `yaml:"checksum"`
+	Inner    *rawHeaders `yaml:"inner"`
+}
+
+type rawVXLAN struct {
+	VNI   node        `yaml:"vni"`
+	Inner *rawHeaders `yaml:"inner"`
+}
+
+type rawRaw struct {
+	After node `yaml:"after"`
+	Hex   node `yaml:"hex"`
+	Type  node `yaml:"type"`
 }
 
 type rawEthernet struct {
@@ -75,24 +138,32 @@ type rawQinQ struct {
 }
 
 type rawIPv4 struct {
-	Src      node `yaml:"src"`
-	Dst      node `yaml:"dst"`
-	TTL      node `yaml:"ttl"`
-	DSCP     node `yaml:"dscp"`
-	ECN      node `yaml:"ecn"`
-	ID       node `yaml:"id"`
-	DF       node `yaml:"df"`
-	Protocol node `yaml:"protocol"`
+	Src      node         `yaml:"src"`
+	Dst      node         `yaml:"dst"`
+	TTL      node         `yaml:"ttl"`
+	DSCP     node         `yaml:"dscp"`
+	ECN      node         `yaml:"ecn"`
+	ID       node         `yaml:"id"`
+	DF       node         `yaml:"df"`
+	Protocol node         `yaml:"protocol"`
+	Checksum node         `yaml:"checksum"`
+	Fragment *rawFragment `yaml:"fragment"`
+}
+
+type rawFragment struct {
+	MTU node `yaml:"mtu"`
+	ID  node `yaml:"id"`
 }
 
 type rawIPv6 struct {
-	Src        node `yaml:"src"`
-	Dst        node `yaml:"dst"`
-	HopLimit   node `yaml:"hop_limit"`
-	DSCP       node `yaml:"dscp"`
-	ECN        node `yaml:"ecn"`
-	FlowLabel  node `yaml:"flow_label"`
-	NextHeader node `yaml:"next_header"`
+	Src        node         `yaml:"src"`
+	Dst        node         `yaml:"dst"`
+	HopLimit   node         `yaml:"hop_limit"`
+	DSCP       node         `yaml:"dscp"`
+	ECN        node         `yaml:"ecn"`
+	FlowLabel  node         `yaml:"flow_label"`
+	NextHeader node         `yaml:"next_header"`
+	Fragment   *rawFragment `yaml:"fragment"`
 }
 
 type rawARP struct {
@@ -104,23 +175,36 @@ type rawARP struct {
 }
 
 type rawUDP struct {
-	Src node `yaml:"src"`
-	Dst node `yaml:"dst"`
+	Src      node `yaml:"src"`
+	Dst      node `yaml:"dst"`
+	Checksum node `yaml:"checksum"`
 }
 
 type rawTCP struct {
-	Src    node `yaml:"src"`
-	Dst    node `yaml:"dst"`
-	Seq    node `yaml:"seq"`
-	Ack    node `yaml:"ack"`
-	Flags  node `yaml:"flags"`
-	Window node `yaml:"window"`
+	Src      node           `yaml:"src"`
+	Dst      node           `yaml:"dst"`
+	Seq      node           `yaml:"seq"`
+	Ack      node           `yaml:"ack"`
+	Flags    node           `yaml:"flags"`
+	Window   node           `yaml:"window"`
+	Options  *rawTCPOptions `yaml:"options"`
+	Checksum node           `yaml:"checksum"`
+}
+
+type rawTCPOptions struct {
+	MSS        node `yaml:"mss"`
+	WScale     node `yaml:"wscale"`
+	SACK       node `yaml:"sack_permitted"`
+	Timestamps node `yaml:"timestamps"`
+	TSVal      node `yaml:"tsval"`
+	TSEcr      node `yaml:"tsecr"`
 }
 
 type rawICMP struct {
-	Type node `yaml:"type"`
-	ID   node `yaml:"id"`
-	Seq  node `yaml:"seq"`
+	Type     node `yaml:"type"`
+	ID       node `yaml:"id"`
+	Seq      node `yaml:"seq"`
+	Checksum node `yaml:"checksum"`
 }
 
 type rawPayload struct {
@@ -169,6 +253,9 @@ func Parse(file string, data []byte) (*Spec, error) {
 		return nil, e
 	}
 	if e := p.checkNulls(p.root, ""); e != nil {
+		return nil, e
+	}
+	if e := p.checkTags(p.root); e != nil { // parse_headers.go
 		return nil, e
 	}
 	var raw rawFile

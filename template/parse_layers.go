@@ -71,7 +71,50 @@ func (p *parser0) ipv4(r *rawIPv4, path string, hasL4 bool) (*IPv4, error) {
 		return nil, p.errAt(r.Protocol.n, path+".protocol", "protocol is set from the udp/tcp/icmp layer", "remove ipv4.protocol (it is only for raw payload over IPv4)")
 	}
 	h.Protocol = uint8(proto)
+	if h.Checksum, err = p.checksum(r.Checksum, path+".checksum", false, ChecksumRight); err != nil {
+		return nil, err
+	}
+	if r.Fragment != nil {
+		if r.DF.set() && h.DF {
+			return nil, p.errAt(r.DF.n, path+".df", "df: true forbids the fragments fragment asks for", "remove df (fragments are sent with DF clear)")
+		}
+		h.DF = false
+		if !r.ID.set() { // each datagram its own identification
+			h.ID = Value{Kind: Increment, From: 0, To: 65535, Step: 1}
+		}
+		if h.Fragment, err = p.fragment(r.Fragment, path+".fragment", false); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// fragment parses fragment: {mtu, id}; id only for IPv6 (IPv4 has ipv4.id).
+func (p *parser0) fragment(r *rawFragment, path string, v6 bool) (*Fragment, error) {
+	if !r.MTU.set() {
+		return nil, p.keyErr(path, "fragment needs an mtu", "write fragment: {mtu: 1500} (the largest IP packet of a fragment)")
+	}
+	lo := uint64(header.IPv4MinLen + 8)
+	if v6 {
+		lo = header.IPv6Len + 8 + 8
+	}
+	mtu, err := p.optFixed(r.MTU, path+".mtu", ftype{"MTU", fUint, MaxFrameSize - header.EthernetLen, "1500"}, 0)
+	if err != nil {
+		return nil, err
+	}
+	if mtu < lo {
+		return nil, p.errAt(r.MTU.n, path+".mtu", fmt.Sprintf("an MTU of %d leaves no room for 8 bytes of fragment data", mtu), fmt.Sprintf("use an mtu of at least %d (the IPv6 minimum is 1280, IPv4's 68)", lo))
+	}
+	f := &Fragment{MTU: int(mtu)}
+	if r.ID.set() && !v6 {
+		return nil, p.errAt(r.ID.n, path+".id", "IPv4 fragments carry ipv4.id", "set ipv4.id instead (it counts per datagram by default)")
+	}
+	if v6 {
+		if f.ID, err = p.opt(r.ID, path+".id", tU32, Value{Kind: Increment, From: 0, To: 1<<32 - 1, Step: 1}); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 func (p *parser0) ip6(x node, path string, def IPv6Addr) (IPv6Addr, error) {
@@ -113,6 +156,11 @@ func (p *parser0) ipv6(r *rawIPv6, path string, hasL4 bool) (*IPv6, error) {
 		return nil, p.errAt(r.NextHeader.n, path+".next_header", "next_header is set from the udp/tcp/icmpv6 layer", "remove ipv6.next_header (it is only for raw payload over IPv6)")
 	}
 	h.NextHeader = uint8(nh)
+	if r.Fragment != nil {
+		if h.Fragment, err = p.fragment(r.Fragment, path+".fragment", true); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -195,6 +243,52 @@ func (p *parser0) tcp(r *rawTCP, path string) (*TCP, error) {
 			t.Flags |= 1 << bit
 		}
 	}
+	if t.Checksum, err = p.checksum(r.Checksum, path+".checksum", false, ChecksumRight); err != nil {
+		return nil, err
+	}
+	if o := r.Options; o != nil {
+		op := path + ".options"
+		t.Options = &TCPOptions{WScale: -1}
+		mss, err := p.optFixed(o.MSS, op+".mss", tU16, 0)
+		if err != nil {
+			return nil, err
+		}
+		if o.MSS.set() && mss == 0 {
+			return nil, p.errAt(o.MSS.n, op+".mss", "MSS 0 is not sent", "use an MSS such as 1460, or remove mss")
+		}
+		t.Options.MSS = uint16(mss)
+		if o.WScale.set() {
+			ws, err := p.optFixed(o.WScale, op+".wscale", ftype{"window scale", fUint, 14, "7"}, 0)
+			if err != nil {
+				return nil, err
+			}
+			t.Options.WScale = int(ws)
+		}
+		if t.Options.SACKPermitted, err = p.optBool(o.SACK, op+".sack_permitted", false); err != nil {
+			return nil, err
+		}
+		ts := o.TSVal.set() || o.TSEcr.set()
+		if o.Timestamps.set() {
+			on, err := p.optBool(o.Timestamps, op+".timestamps", false)
+			if err != nil {
+				return nil, err
+			}
+			if !on && ts {
+				return nil, p.errAt(o.Timestamps.n, op+".timestamps", "timestamps: false with tsval or tsecr", "remove timestamps: false (tsval and tsecr turn the option on)")
+			}
+			ts = on
+		}
+		t.Options.Timestamps = ts
+		if t.Options.TSVal, err = p.opt(o.TSVal, op+".tsval", tU32, Fix(1)); err != nil {
+			return nil, err
+		}
+		if t.Options.TSEcr, err = p.opt(o.TSEcr, op+".tsecr", tU32, Fix(0)); err != nil {
+			return nil, err
+		}
+		if t.Options.Len() == 0 {
+			return nil, p.keyErr(op, "options: no option is turned on", "give mss, wscale, sack_permitted: true or timestamps: true, or remove options")
+		}
+	}
 	return t, nil
 }
 
@@ -218,6 +312,9 @@ func (p *parser0) icmp(r *rawICMP, path string) (*ICMP, error) {
 		return nil, err
 	}
 	if c.Seq, err = p.opt(r.Seq, path+".seq", tU16, Value{Kind: Increment, From: 0, To: 65535, Step: 1}); err != nil {
+		return nil, err
+	}
+	if c.Checksum, err = p.checksum(r.Checksum, path+".checksum", false, ChecksumRight); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -35,6 +35,9 @@ func (p *parser0) spec(raw *rawFile) (*Spec, error) {
 		}
 		s.Streams = append(s.Streams, *st)
 	}
+	if err := p.checkTimed(raw, s); err != nil { // timing.go
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -73,145 +76,33 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 		return nil, err
 	}
 
-	// Layer stack checks first: they explain more than field errors would.
-	l3 := 0
-	for _, x := range []bool{r.IPv4 != nil, r.IPv6 != nil, r.ARP != nil} {
-		if x {
-			l3++
+	// A capture replayed instead of layers, and the stream's own
+	// schedule (replay.go, timing.go).
+	if r.Pcap.set() {
+		if err := p.replayStream(r, path, st); err != nil {
+			return nil, err
 		}
-	}
-	if l3 > 1 {
-		return nil, p.errAt(nil, path, "a stream has at most one of ipv4, ipv6 and arp", "split the layers into two streams")
-	}
-	l4 := 0
-	for _, x := range []bool{r.UDP != nil, r.TCP != nil, r.ICMP != nil, r.ICMPv6 != nil} {
-		if x {
-			l4++
+		if err := p.timing(r, path, st); err != nil {
+			return nil, err
 		}
-	}
-	if l4 > 1 {
-		return nil, p.errAt(nil, path, "a stream has at most one of udp, tcp, icmp and icmpv6", "split the layers into two streams")
-	}
-	if r.VLAN != nil && r.QinQ != nil {
-		return nil, p.keyErr(path+".qinq", "vlan and qinq are exclusive", "use vlan for one 802.1Q tag or qinq {outer, inner} for two")
-	}
-	switch {
-	case (r.UDP != nil || r.TCP != nil) && r.IPv4 == nil && r.IPv6 == nil:
-		l := "udp"
-		if r.TCP != nil {
-			l = "tcp"
-		}
-		return nil, p.keyErr(path+"."+l, l+" needs an IP layer", "add ipv4: {} or ipv6: {} to the stream")
-	case r.ICMP != nil && r.IPv4 == nil:
-		fix := "add ipv4: {} to the stream"
-		if r.IPv6 != nil {
-			fix = "with ipv6, use icmpv6 instead of icmp"
-		}
-		return nil, p.keyErr(path+".icmp", "icmp (ICMPv4) needs an ipv4 layer", fix)
-	case r.ICMPv6 != nil && r.IPv6 == nil:
-		fix := "add ipv6: {} to the stream"
-		if r.IPv4 != nil {
-			fix = "with ipv4, use icmp instead of icmpv6"
-		}
-		return nil, p.keyErr(path+".icmpv6", "icmpv6 needs an ipv6 layer", fix)
+		return st, nil
 	}
 
-	// Ethernet.
-	eth := r.Ethernet
-	if eth == nil {
-		eth = &rawEthernet{}
-	}
-	ep := path + ".ethernet"
-	defDst := macDst
-	if r.ARP != nil {
-		defDst = macBC
-	}
-	if st.Ethernet.Src, err = p.opt(eth.Src, ep+".src", tMAC, macSrc); err != nil {
+	// The layer stack (parse_headers.go).
+	if err := p.headers(r.layers(), path, &st.Headers, ""); err != nil {
 		return nil, err
-	}
-	if st.Ethernet.Dst, err = p.opt(eth.Dst, ep+".dst", tMAC, defDst); err != nil {
-		return nil, err
-	}
-	et, err := p.optFixed(eth.Type, ep+".type", ftype{"EtherType", fUint, 0xffff, "0x88b5"}, 0)
-	if err != nil {
-		return nil, err
-	}
-	if eth.Type.set() && l3 > 0 {
-		return nil, p.errAt(eth.Type.n, ep+".type", "type is set from the ipv4/ipv6/arp layer", "remove ethernet.type (it is only for raw payload streams)")
-	}
-	if eth.Type.set() && et < 0x0600 {
-		return nil, p.errAt(eth.Type.n, ep+".type", fmt.Sprintf("EtherType %#04x is a length, not a type", et), "use a value >= 0x0600, e.g. 0x88b5")
-	}
-	st.Ethernet.Type = uint16(et)
-
-	// VLAN tags.
-	if r.VLAN != nil {
-		v, err := p.vlan(r.VLAN, path+".vlan", header.EtherTypeVLAN)
-		if err != nil {
-			return nil, err
-		}
-		st.VLANs = []VLAN{v}
-	}
-	if r.QinQ != nil {
-		if r.QinQ.Outer == nil || r.QinQ.Inner == nil {
-			return nil, p.keyErr(path+".qinq", "qinq needs both outer and inner tags", "write qinq: {outer: {id: 100}, inner: {id: 200}}")
-		}
-		o, err := p.vlan(r.QinQ.Outer, path+".qinq.outer", header.EtherTypeQinQ)
-		if err != nil {
-			return nil, err
-		}
-		in, err := p.vlan(r.QinQ.Inner, path+".qinq.inner", header.EtherTypeVLAN)
-		if err != nil {
-			return nil, err
-		}
-		st.VLANs = []VLAN{o, in}
-	}
-
-	// Layer 3.
-	if r.IPv4 != nil {
-		if st.IPv4, err = p.ipv4(r.IPv4, path+".ipv4", l4 > 0); err != nil {
-			return nil, err
-		}
-	}
-	if r.IPv6 != nil {
-		if st.IPv6, err = p.ipv6(r.IPv6, path+".ipv6", l4 > 0); err != nil {
-			return nil, err
-		}
-	}
-	if r.ARP != nil {
-		if st.ARP, err = p.arp(r.ARP, path+".arp", st.Ethernet.Src); err != nil {
-			return nil, err
-		}
-	}
-
-	// Layer 4.
-	switch {
-	case r.UDP != nil:
-		u := &UDP{}
-		if u.Src, err = p.opt(r.UDP.Src, path+".udp.src", tPort, Fix(1024)); err != nil {
-			return nil, err
-		}
-		if u.Dst, err = p.opt(r.UDP.Dst, path+".udp.dst", tPort, Fix(9)); err != nil {
-			return nil, err
-		}
-		st.UDP = u
-	case r.TCP != nil:
-		if st.TCP, err = p.tcp(r.TCP, path+".tcp"); err != nil {
-			return nil, err
-		}
-	case r.ICMP != nil:
-		if st.ICMP, err = p.icmp(r.ICMP, path+".icmp"); err != nil {
-			return nil, err
-		}
-	case r.ICMPv6 != nil:
-		if st.ICMP, err = p.icmp(r.ICMPv6, path+".icmpv6"); err != nil {
-			return nil, err
-		}
 	}
 
 	// Payload.
 	if r.Payload != nil {
 		if err := p.payload(r.Payload, path+".payload", st); err != nil {
+			return nil, err
+		}
+	}
+
+	// Fields that vary as a cross product (parse_tuple.go).
+	if r.Tuple.set() {
+		if err := p.tuple(r.Tuple, path, st); err != nil {
 			return nil, err
 		}
 	}
@@ -293,6 +184,12 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 			return nil, p.errAt(nil, fp+".offset", fmt.Sprintf("payload field at offset %d (width %d) ends beyond the %d payload bytes of the smallest frame (size %d)", f.Offset, f.Width, room, st.Size.Min()), "move the field to a lower offset or raise the frame size")
 		}
 	}
+	if err := p.checkFragments(path, st); err != nil { // fragment.go
+		return nil, err
+	}
+	if err := p.timing(r, path, st); err != nil { // timing.go
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -346,25 +243,6 @@ func imixFor(v Value, n, tags int) string {
 	return "{imix: {" + strings.Join(parts, ", ") + "}}"
 }
 
-// HeaderLen is the length of the stream's headers: Ethernet, VLAN tags,
-// layer 3 and layer 4.
-func (st *Stream) HeaderLen() int {
-	n := header.EthernetLen + header.VLANLen*len(st.VLANs)
-	switch {
-	case st.IPv4 != nil:
-		n += header.IPv4MinLen
-	case st.IPv6 != nil:
-		n += header.IPv6Len
-	case st.ARP != nil:
-		n += header.ARPLen
-	}
-	switch {
-	case st.UDP != nil:
-		n += header.UDPLen
-	case st.TCP != nil:
-		n += header.TCPMinLen
-	case st.ICMP != nil:
-		n += header.ICMPEchoLen
-	}
-	return n
-}
+// HeaderLen is the length of the stream's headers: every layer of the
+// stack, tunnels and their inner stacks, raw layers included.
+func (st *Stream) HeaderLen() int { return newLayout(st, 0).pay }

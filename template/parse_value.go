@@ -117,8 +117,65 @@ func (p *parser0) value(n ast.Node, path string, t ftype) (Value, uint64, error)
 	case *ast.MappingNode:
 		return p.rangeValue(m, path, t)
 	}
+	if (t.kind == fIPv4 || t.kind == fIPv6) && isScalar(n) && strings.Contains(scalarText(n), "/") {
+		return p.cidr(n, path, t)
+	}
 	hi, lo, err := p.atom(n, path, t)
 	return Fix(lo), hi, err
+}
+
+// cidr parses a prefix (198.18.1.0/24, 2001:2::/120) as the range of its
+// host addresses, counting up: for IPv4 prefixes up to /30 without the
+// network and broadcast addresses, for IPv6 without the all-zeros
+// (subnet-router anycast) address; /31, /32 and /128 are every address.
+func (p *parser0) cidr(n ast.Node, path string, t ftype) (Value, uint64, error) {
+	s := strings.TrimSpace(scalarText(n))
+	pfx, err := netip.ParsePrefix(s)
+	bitsOf := 32
+	if t.kind == fIPv6 {
+		bitsOf = 128
+	}
+	if err != nil || pfx.Addr().BitLen() != bitsOf {
+		return Value{}, 0, p.errAt(n, path, fmt.Sprintf("%q is not an %s prefix", s, t.what[:4]), "write a prefix such as "+map[int]string{32: "198.18.1.0/24", 128: "2001:2::/120"}[bitsOf])
+	}
+	if pfx.Masked() != pfx {
+		return Value{}, 0, p.errAt(n, path, fmt.Sprintf("%s has host bits set", s), fmt.Sprintf("write the prefix as %s (or a range {from: %s, to: ...})", pfx.Masked(), pfx.Addr()))
+	}
+	host := bitsOf - pfx.Bits()
+	if t.kind == fIPv6 && host > 64 {
+		return Value{}, 0, p.errAt(n, path, fmt.Sprintf("%s spans more than the lower 64 bits of the address", s), "use a prefix of /64 or longer (ranges vary the interface identifier)")
+	}
+	b := pfx.Addr().As16()
+	var hi, lo uint64
+	if t.kind == fIPv6 {
+		for i := range 8 {
+			hi = hi<<8 | uint64(b[i])
+			lo = lo<<8 | uint64(b[8+i])
+		}
+	} else {
+		a := pfx.Addr().As4()
+		lo = uint64(a[0])<<24 | uint64(a[1])<<16 | uint64(a[2])<<8 | uint64(a[3])
+	}
+	var last uint64
+	if host == 64 {
+		last = lo | (1<<64 - 1)
+	} else {
+		last = lo | (1<<uint(host) - 1)
+	}
+	first := lo
+	switch {
+	case t.kind == fIPv4 && host >= 2:
+		first, last = lo+1, last-1
+	case t.kind == fIPv6 && host >= 1:
+		first = lo + 1
+	}
+	if first == last {
+		return Fix(first), hi, nil
+	}
+	if last-first == 1<<64-1 {
+		last-- // Value ranges span fewer than 2^64 values
+	}
+	return Value{Kind: Increment, From: first, To: last, Step: 1}, hi, nil
 }
 
 func (p *parser0) list(m *ast.SequenceNode, path string, t ftype, v *Value) (uint64, error) {
@@ -201,8 +258,43 @@ func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, u
 		hi, err := p.list(seq, path+".values", t, &v)
 		return v, hi, err
 	}
+	if from != nil && to == nil && (t.kind == fIPv4 || t.kind == fIPv6) && isScalar(from) && strings.Contains(scalarText(from), "/") {
+		// {from: 198.18.0.0/16, mode: random}: the prefix's host range.
+		if step != nil && modeS == "random" {
+			return v, 0, p.errAt(step, path+".step", "step does not apply to mode: random", "remove step")
+		}
+		r, hi, err := p.cidr(from, path+".from", t)
+		if err != nil || r.Kind == Fixed {
+			return r, hi, err
+		}
+		r.Seed = v.Seed
+		switch modeS {
+		case "random":
+			r.Kind = Random
+		case "decrement":
+			r.Kind = Decrement
+		}
+		if step != nil {
+			_, s, err := p.atom(step, path+".step", ftype{"step", fUint, 1<<63 - 1, "1"})
+			if err != nil {
+				return v, 0, err
+			}
+			if s == 0 {
+				return v, 0, p.errAt(step, path+".step", "step 0 would never change the value", "use step: 1 or more (or a fixed value)")
+			}
+			r.Step = s
+		}
+		return r, hi, nil
+	}
 	if from == nil || to == nil {
-		return v, 0, p.errAt(m, path, fmt.Sprintf("a varying %s needs both from and to", t.what), fmt.Sprintf("write {from: %s, to: ...}, a list [a, b], or a single value", t.example))
+		fix := fmt.Sprintf("write {from: %s, to: ...}, a list [a, b], or a single value", t.example)
+		if t.kind == fIPv4 || t.kind == fIPv6 {
+			fix = fmt.Sprintf("write {from: %s, to: ...}, a prefix (%s/24 or {from: %s/24, mode: random}), a list [a, b], or a single value", t.example, strings.TrimSuffix(t.example, ".1")+".0", strings.TrimSuffix(t.example, ".1")+".0")
+			if t.kind == fIPv6 {
+				fix = "write {from: 2001:2::1, to: ...}, a prefix (2001:2::/120 or {from: 2001:2::/120, mode: random}), a list [a, b], or a single value"
+			}
+		}
+		return v, 0, p.errAt(m, path, fmt.Sprintf("a varying %s needs both from and to", t.what), fix)
 	}
 	hiF, f, err := p.atom(from, path+".from", t)
 	if err != nil {

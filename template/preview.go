@@ -1,6 +1,7 @@
 package template
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ func Preview(spec *Spec, n int) ([]PreviewFrame, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer src.Close() // a replay's capture
 	mem := make([]byte, n*src.MaxFrame())
 	bufs := make([][]byte, n)
 	lens := make([]int, n)
@@ -88,17 +90,51 @@ func Decode(f []byte) []PreviewLayer {
 			add("802.1Q", "vlan %d pcp %d dei %v type %s (%#04x)", x.VLANIdentifier, x.Priority, x.DropEligible, x.Type, uint16(x.Type))
 			done = false
 		case *layers.IPv4:
-			l3 = x.Contents
-			add("IPv4", "%s → %s proto %s ttl %d dscp %d ecn %d id %d df %v len %d checksum %#04x %s",
-				x.SrcIP, x.DstIP, x.Protocol, x.TTL, x.TOS>>2, x.TOS&3, x.Id, x.Flags&layers.IPv4DontFragment != 0, x.Length, x.Checksum, csumNote(header.Checksum(x.Contents, 0) == 0))
+			l3, l3v6 = x.Contents, false
+			frag := ""
+			if x.Flags&layers.IPv4MoreFragments != 0 || x.FragOffset != 0 {
+				frag = fmt.Sprintf(" fragment offset %d more %v", int(x.FragOffset)*8, x.Flags&layers.IPv4MoreFragments != 0)
+			}
+			add("IPv4", "%s → %s proto %s ttl %d dscp %d ecn %d id %d df %v len %d%s checksum %#04x %s",
+				x.SrcIP, x.DstIP, x.Protocol, x.TTL, x.TOS>>2, x.TOS&3, x.Id, x.Flags&layers.IPv4DontFragment != 0, x.Length, frag, x.Checksum, csumNote(header.Checksum(x.Contents, 0) == 0))
 			done = false
+		case *layers.IPv6Fragment:
+			add("IPv6 frag", "next %s offset %d more %v id %#x", x.NextHeader, int(x.FragmentOffset)*8, x.MoreFragments, x.Identification)
 		case *layers.IPv6:
 			l3, l3v6 = x.Contents, true
 			add("IPv6", "%s → %s next %s hop_limit %d dscp %d flow_label %d payload_len %d",
 				x.SrcIP, x.DstIP, x.NextHeader, x.HopLimit, x.TrafficClass>>2, x.FlowLabel, x.Length)
 			done = false
 		case *layers.UDP:
-			add("UDP", "%d → %d len %d checksum %#04x %s", x.SrcPort, x.DstPort, x.Length, x.Checksum, csumNote(l4ok(l3, l3v6, header.ProtoUDP, seg(x.Contents, x.Payload))))
+			note := "none"
+			if x.Checksum != 0 || l3v6 {
+				note = csumNote(l4ok(l3, l3v6, header.ProtoUDP, seg(x.Contents, x.Payload)))
+			}
+			add("UDP", "%d → %d len %d checksum %#04x %s", x.SrcPort, x.DstPort, x.Length, x.Checksum, note)
+			// gopacket decodes VXLAN (4789) and Geneve (6081) after UDP.
+			done = x.NextLayerType() != layers.LayerTypeVXLAN && x.NextLayerType() != layers.LayerTypeGeneve
+		case *layers.MPLS:
+			add("MPLS", "label %d tc %d bottom %v ttl %d", x.Label, x.TrafficClass, x.StackBottom, x.TTL)
+			done = false
+		case *layers.GRE:
+			var parts []string
+			if x.ChecksumPresent {
+				parts = append(parts, fmt.Sprintf("checksum %#04x %s", x.Checksum, csumNote(header.Checksum(seg(x.Contents, x.Payload), 0) == 0)))
+			}
+			if x.KeyPresent {
+				parts = append(parts, fmt.Sprintf("key %d", x.Key))
+			}
+			if x.SeqPresent {
+				parts = append(parts, fmt.Sprintf("seq %d", x.Seq))
+			}
+			add("GRE", "protocol %s (%#04x)%s", x.Protocol, uint16(x.Protocol), prefixed(parts))
+			done = false
+		case *layers.VXLAN:
+			add("VXLAN", "vni %d", x.VNI)
+			done = false
+		case *layers.Geneve:
+			add("Geneve", "vni %d protocol %s (%#04x) options %d bytes", x.VNI, x.Protocol, uint16(x.Protocol), int(x.OptionsLength)*4)
+			done = false
 		case *layers.TCP:
 			var flags []string
 			for _, fl := range []struct {
@@ -109,7 +145,24 @@ func Decode(f []byte) []PreviewLayer {
 					flags = append(flags, fl.name)
 				}
 			}
-			add("TCP", "%d → %d seq %d ack %d flags [%s] window %d checksum %#04x %s", x.SrcPort, x.DstPort, x.Seq, x.Ack, strings.Join(flags, ","), x.Window, x.Checksum,
+			var opts []string
+			for _, o := range x.Options {
+				switch o.OptionType {
+				case layers.TCPOptionKindMSS:
+					opts = append(opts, fmt.Sprintf("mss %d", binary.BigEndian.Uint16(o.OptionData)))
+				case layers.TCPOptionKindWindowScale:
+					opts = append(opts, fmt.Sprintf("wscale %d", o.OptionData[0]))
+				case layers.TCPOptionKindSACKPermitted:
+					opts = append(opts, "sack_permitted")
+				case layers.TCPOptionKindTimestamps:
+					opts = append(opts, fmt.Sprintf("tsval %d tsecr %d", binary.BigEndian.Uint32(o.OptionData), binary.BigEndian.Uint32(o.OptionData[4:])))
+				}
+			}
+			optText := ""
+			if len(opts) > 0 {
+				optText = " options [" + strings.Join(opts, ", ") + "]"
+			}
+			add("TCP", "%d → %d seq %d ack %d flags [%s] window %d%s checksum %#04x %s", x.SrcPort, x.DstPort, x.Seq, x.Ack, strings.Join(flags, ","), x.Window, optText, x.Checksum,
 				csumNote(l4ok(l3, l3v6, header.ProtoTCP, seg(x.Contents, x.Payload))))
 		case *layers.ICMPv4:
 			add("ICMPv4", "%s id %d seq %d checksum %#04x %s", x.TypeCode, x.Id, x.Seq, x.Checksum, csumNote(header.Checksum(seg(x.Contents, x.Payload), 0) == 0))
@@ -144,6 +197,14 @@ func Decode(f []byte) []PreviewLayer {
 		add("Payload", "%d bytes%s", len(rest), sigNote(f))
 	}
 	return out
+}
+
+// prefixed joins parts after a space, "" for none.
+func prefixed(parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
 }
 
 // seg returns contents followed by payload (they are adjacent in the frame).

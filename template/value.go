@@ -40,6 +40,10 @@ type Value struct {
 	// Sizes and Weights describe a Weighted value as written (for display).
 	Sizes, Weights []uint64
 	Seed           uint64
+	// Div, when above 1, holds each value for Div packets: packet k takes
+	// the value of step k/Div (a field of a tuple, whose later fields
+	// go through all their values first).
+	Div uint64 `json:",omitempty"`
 }
 
 // Fix returns a Fixed value.
@@ -47,6 +51,14 @@ func Fix(v uint64) Value { return Value{Kind: Fixed, From: v, To: v} }
 
 // At returns the value of packet k.
 func (v *Value) At(k uint64) uint64 {
+	if v.Div > 1 {
+		k /= v.Div
+	}
+	return v.at(k)
+}
+
+// at is the value of step k, Div aside.
+func (v *Value) at(k uint64) uint64 {
 	switch v.Kind {
 	case Increment:
 		return v.From + (k%v.n())*v.Step
@@ -76,6 +88,14 @@ func (v *Value) n() uint64 { return (v.To-v.From)/v.Step + 1 }
 // Period returns after how many packets the value repeats: 1 for Fixed,
 // 0 for Random (never, as far as planning is concerned).
 func (v *Value) Period() uint64 {
+	if v.Div > 1 {
+		return v.steps() * v.Div
+	}
+	return v.steps()
+}
+
+// steps is the period of the value's own sequence, Div aside.
+func (v *Value) steps() uint64 {
 	switch v.Kind {
 	case Increment, Decrement:
 		return v.n()

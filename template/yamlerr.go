@@ -261,9 +261,9 @@ func validKeys(path string) []string {
 			return nil
 		}
 		found := false
-		for i := range t.NumField() {
-			if tag := t.Field(i).Tag.Get("yaml"); tag == seg {
-				t = t.Field(i).Type
+		for _, f := range yamlFields(t) {
+			if tag := f.Tag.Get("yaml"); tag == seg {
+				t = f.Type
 				found = true
 				break
 			}
@@ -279,12 +279,27 @@ func validKeys(path string) []string {
 		return nil
 	}
 	var keys []string
-	for i := range t.NumField() {
-		if tag := t.Field(i).Tag.Get("yaml"); tag != "" {
+	for _, f := range yamlFields(t) {
+		if tag := f.Tag.Get("yaml"); tag != "" {
 			keys = append(keys, tag)
 		}
 	}
 	return keys
+}
+
+// yamlFields lists the fields of struct t in order, with those of an
+// inline embedded struct in its place.
+func yamlFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Tag.Get("yaml") == ",inline" {
+			out = append(out, yamlFields(f.Type)...)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // closest returns the candidate within edit distance 2 of s, if any.
@@ -298,7 +313,12 @@ func closest(s string, cands []string) string {
 	return best
 }
 
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of two adjacent letters
+// cost one each, so that a typo's transposition ("dts" for "dst") is
+// nearer its field than a word two letters away ("ttl").
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1) // row i-2
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -312,8 +332,11 @@ func editDistance(a, b string) int {
 				c = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

@@ -1,0 +1,115 @@
+package header
+
+import "encoding/binary"
+
+// Lengths of the tunnel headers and of an MPLS label stack entry.
+const (
+	MPLSLen   = 4 // one label stack entry
+	GREMinLen = 4 // flags, version and protocol type; + 4 for each of checksum, key, sequence
+	VXLANLen  = 8
+	GeneveLen = 8 // without options
+)
+
+// More EtherTypes and IP protocol numbers.
+const (
+	EtherTypeMPLS uint16 = 0x8847 // MPLS unicast
+	EtherTypeTEB  uint16 = 0x6558 // transparent Ethernet bridging (Ethernet in GRE, Geneve)
+	ProtoGRE      uint8  = 47
+)
+
+// VXLANFlagVNI is the I flag of the VXLAN header: the VNI is valid (RFC 7348).
+const VXLANFlagVNI uint8 = 0x08
+
+// MPLS is a view of one MPLS label stack entry (RFC 3032): label (20
+// bits), traffic class (3), bottom of stack (1), TTL (8).
+type MPLS []byte
+
+// Label returns the 20-bit label.
+func (m MPLS) Label() uint32 { return binary.BigEndian.Uint32(m) >> 12 }
+
+// TC returns the traffic class.
+func (m MPLS) TC() uint8 { return uint8(binary.BigEndian.Uint32(m)>>9) & 7 }
+
+// Bottom reports whether the entry is the bottom of the stack.
+func (m MPLS) Bottom() bool { return m[2]&1 != 0 }
+
+// TTL returns the time to live.
+func (m MPLS) TTL() uint8 { return m[3] }
+
+// Set writes the whole entry.
+func (m MPLS) Set(label uint32, tc uint8, bottom bool, ttl uint8) {
+	w := label<<12 | uint32(tc&7)<<9 | uint32(ttl)
+	if bottom {
+		w |= 1 << 8
+	}
+	binary.BigEndian.PutUint32(m, w)
+}
+
+// GRE is a view of a GRE header (RFC 2784, with the key and sequence
+// number of RFC 2890).
+type GRE []byte
+
+// GRE flag bits of the first byte.
+const (
+	GREChecksum uint8 = 0x80
+	GREKey      uint8 = 0x20
+	GRESeq      uint8 = 0x10
+)
+
+// SetFlags sets the checksum, key and sequence present bits (version 0).
+func (g GRE) SetFlags(csum, key, seq bool) {
+	var f uint8
+	if csum {
+		f |= GREChecksum
+	}
+	if key {
+		f |= GREKey
+	}
+	if seq {
+		f |= GRESeq
+	}
+	g[0], g[1] = f, 0
+}
+
+// Len returns the header length the flags give.
+func (g GRE) Len() int {
+	n := GREMinLen
+	for _, f := range []uint8{GREChecksum, GREKey, GRESeq} {
+		if g[0]&f != 0 {
+			n += 4
+		}
+	}
+	return n
+}
+
+// Protocol returns the EtherType of the payload.
+func (g GRE) Protocol() uint16 { return binary.BigEndian.Uint16(g[2:]) }
+
+// SetProtocol sets the EtherType of the payload.
+func (g GRE) SetProtocol(t uint16) { binary.BigEndian.PutUint16(g[2:], t) }
+
+// Checksum returns the checksum field (present with GREChecksum).
+func (g GRE) Checksum() uint16 { return binary.BigEndian.Uint16(g[4:]) }
+
+// Key returns the key (present with GREKey).
+func (g GRE) Key() uint32 {
+	off := 4
+	if g[0]&GREChecksum != 0 {
+		off += 4
+	}
+	return binary.BigEndian.Uint32(g[off:])
+}
+
+// VNI returns the 24-bit network identifier of a VXLAN or Geneve header
+// (both keep it in bytes 4 to 6).
+func VNI(b []byte) uint32 { return binary.BigEndian.Uint32(b[4:]) >> 8 }
+
+// TCP option kinds (RFC 9293, RFC 7323, RFC 2018).
+const (
+	TCPOptEnd           uint8 = 0
+	TCPOptNOP           uint8 = 1
+	TCPOptMSS           uint8 = 2
+	TCPOptWScale        uint8 = 3
+	TCPOptSACKPermitted uint8 = 4
+	TCPOptTimestamps    uint8 = 8
+)

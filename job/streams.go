@@ -1,0 +1,138 @@
+package job
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/sysinfo"
+	"github.com/wpg-dev/wpg/template"
+)
+
+// linkRate resolves a rate given as a share of the link (--rate 50%) from
+// the interface's speed (/sys/class/net/IFACE/speed); it adds a problem
+// and returns false where the speed is unknown.
+func linkRate(p *problems, s Spec, r pace.Rate) (pace.Rate, bool) {
+	if !r.LinkShare() {
+		return r, true
+	}
+	if s.Interface == "" {
+		p.add("rate", s.Rate, "is a share of the link, and the run has no interface to take the speed from", "add {interface} IFACE, or give an absolute rate such as 1Gbps or 1Mpps")
+		return r, false
+	}
+	mbps, err := linkSpeed(sysinfo.HostFS(), s.Interface)
+	if err != nil {
+		p.add("rate", s.Rate, err.Error(), "give an absolute rate such as 1Gbps or 1Mpps")
+		return r, false
+	}
+	return r.OfLink(float64(mbps) * 1e6), true
+}
+
+// linkSpeed reads the link speed of iface in Mb/s, with an error that says
+// why it is unknown: no speed (lo, a link that is down: the kernel answers
+// -1 or EINVAL), or a virtual device whose figure is not a link's (veth
+// reports a nominal 10000).
+func linkSpeed(fs sysinfo.FS, iface string) (int, error) {
+	ifc, err := fs.Interface(iface)
+	if err != nil {
+		return 0, err
+	}
+	file := "/sys/class/net/" + iface + "/speed"
+	if ifc.SpeedMbps == nil {
+		raw, rerr := os.ReadFile(filepath.Join(fs.Root, file))
+		what := strings.TrimSpace(string(raw))
+		if rerr != nil {
+			what = rerr.Error()
+		}
+		return 0, fmt.Errorf("interface %s reports no link speed (%s: %s; loopback, virtual devices and links that are down have none)", iface, file, what)
+	}
+	if ifc.Virtual && ifc.Driver == "veth" {
+		return 0, fmt.Errorf("interface %s is a veth, whose speed (%d Mb/s in %s) is nominal, not a link's", iface, *ifc.SpeedMbps, file)
+	}
+	return *ifc.SpeedMbps, nil
+}
+
+// timedPacer is the pacer configuration of a timed template (streams with
+// their own rates, a capture's own timing): the engine makes each pacer
+// follow its worker's source; FPS is the worker's share of the streams'
+// mean rate (at least 1, so that the pacer keeps statistics).
+func timedPacer(fps float64, workers int, s Spec, pr *prepared) pace.Config {
+	w := float64(max(workers, 1))
+	per := fps / w
+	if !(per > 0) || math.IsInf(per, 0) {
+		per = 1
+	}
+	return pace.Config{FPS: per, Wait: pr.wait, Clock: pr.clock, Priority: s.RTPriority, WakeBoost: pr.boost}
+}
+
+// streamCounts sums the workers' per-stream frame counts for the report.
+func streamCounts(res *engine.Result, spec *template.Spec) []report.Stream {
+	if spec == nil {
+		return nil
+	}
+	var out []report.Stream
+	for i := range spec.Streams {
+		st := &spec.Streams[i]
+		rs := report.Stream{Stream: i, Name: st.Name}
+		counted := false
+		for _, w := range res.Workers {
+			if i < len(w.StreamFrames) {
+				rs.Frames += w.StreamFrames[i]
+				counted = true
+			}
+		}
+		if !counted {
+			return nil
+		}
+		if t := st.Timing; t != nil {
+			switch {
+			case t.Original:
+				rs.Rate = "original timing"
+				if t.Speed != 1 {
+					rs.Rate += fmt.Sprintf(" ×%g", t.Speed)
+				}
+			default:
+				rs.Rate = t.Rate.String()
+			}
+			switch {
+			case t.BurstFrames == 0:
+			case t.Bursts == 1:
+				rs.Mode = fmt.Sprintf("one burst of %d frames", t.BurstFrames)
+			case t.Bursts == 0:
+				rs.Mode = fmt.Sprintf("bursts of %d frames until the run stops, gap %v", t.BurstFrames, t.Gap)
+			default:
+				rs.Mode = fmt.Sprintf("%d bursts of %d frames, gap %v", t.Bursts, t.BurstFrames, t.Gap)
+			}
+			rs.DelayNs = t.Delay.Nanoseconds()
+		}
+		if st.Replay != nil {
+			rs.Pcap = st.Replay.File
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+// timedInput reports whether the run's frames keep their own schedule, so
+// that the options of rate control apply without a --rate: --pcap without
+// a rate (the capture's own timing), or a template whose streams have
+// their own rates. A template that does not parse says no here; its error
+// comes with the frames.
+func timedInput(s Spec) bool {
+	switch {
+	case s.Pcap != "":
+		return s.Rate == ""
+	case s.Template != "":
+		spec, err := template.Load(s.Template)
+		return err == nil && spec.Timed()
+	case s.TemplateText != "":
+		spec, err := template.Parse("template", []byte(s.TemplateText))
+		return err == nil && spec.Timed()
+	}
+	return false
+}

@@ -1,0 +1,450 @@
+package template
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/wpg-dev/wpg/header"
+)
+
+// maxTunnelDepth is how deep tunnels nest: a tunnel inside a tunnel.
+const maxTunnelDepth = 2
+
+// Default UDP destination ports of the UDP tunnels (IANA).
+const (
+	PortVXLAN  = 4789
+	PortGeneve = 6081
+)
+
+var (
+	tLabel = ftype{"MPLS label", fUint, 1<<20 - 1, "100"}
+	tTC    = ftype{"traffic class", fUint, 7, "0"}
+	tVNI   = ftype{"VNI", fUint, 1<<24 - 1, "100"}
+)
+
+// headers decodes one layer stack into h: the stream's own (tunnel "") or
+// the inner stack of a tunnel of that kind. path is the YAML path of the
+// mapping holding the layer keys.
+func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string) error {
+	count := func(xs ...bool) int {
+		n := 0
+		for _, x := range xs {
+			if x {
+				n++
+			}
+		}
+		return n
+	}
+	where := "a stream"
+	if tunnel != "" {
+		where = "an inner stack"
+	}
+	l3 := count(r.IPv4 != nil, r.IPv6 != nil, r.ARP != nil)
+	if l3 > 1 {
+		return p.errAt(nil, path, where+" has at most one of ipv4, ipv6 and arp", "split the layers into two streams")
+	}
+	l4 := count(r.UDP != nil, r.TCP != nil, r.ICMP != nil, r.ICMPv6 != nil)
+	if l4 > 1 {
+		return p.errAt(nil, path, where+" has at most one of udp, tcp, icmp and icmpv6", "split the layers into two streams")
+	}
+	if count(r.GRE != nil, r.VXLAN != nil, r.Geneve != nil) > 1 {
+		return p.errAt(nil, path, where+" has at most one of gre, vxlan and geneve", "put one tunnel inside the other's inner: stack, or split the stream")
+	}
+	if r.GRE != nil || r.VXLAN != nil || r.Geneve != nil {
+		if strings.Count(path, ".inner") >= maxTunnelDepth {
+			return p.errAt(nil, path, fmt.Sprintf("tunnels nest at most %d deep", maxTunnelDepth), "remove the innermost tunnel (its checksums and headers would not fit the frame's bookkeeping)")
+		}
+	}
+	if r.VLAN != nil && r.QinQ != nil {
+		return p.keyErr(path+".qinq", "vlan and qinq are exclusive", "use vlan for one 802.1Q tag or qinq {outer, inner} for two")
+	}
+	switch {
+	case (r.UDP != nil || r.TCP != nil) && r.IPv4 == nil && r.IPv6 == nil:
+		l := "udp"
+		if r.TCP != nil {
+			l = "tcp"
+		}
+		return p.keyErr(path+"."+l, l+" needs an IP layer", "add ipv4: {} or ipv6: {} to the stream")
+	case r.ICMP != nil && r.IPv4 == nil:
+		fix := "add ipv4: {} to the stream"
+		if r.IPv6 != nil {
+			fix = "with ipv6, use icmpv6 instead of icmp"
+		}
+		return p.keyErr(path+".icmp", "icmp (ICMPv4) needs an ipv4 layer", fix)
+	case r.ICMPv6 != nil && r.IPv6 == nil:
+		fix := "add ipv6: {} to the stream"
+		if r.IPv4 != nil {
+			fix = "with ipv4, use icmp instead of icmpv6"
+		}
+		return p.keyErr(path+".icmpv6", "icmpv6 needs an ipv6 layer", fix)
+	case r.GRE != nil && r.IPv4 == nil && r.IPv6 == nil:
+		return p.keyErr(path+".gre", "gre needs an IP layer to ride in", "add ipv4: {} or ipv6: {} (GRE is IP protocol 47)")
+	case r.GRE != nil && l4 > 0:
+		return p.keyErr(path+".gre", "gre takes the place of udp/tcp/icmp after the IP layer", "remove the udp/tcp/icmp layer, or put it in gre.inner")
+	case (r.VXLAN != nil || r.Geneve != nil) && r.UDP == nil:
+		k, port := "vxlan", PortVXLAN
+		if r.Geneve != nil {
+			k, port = "geneve", PortGeneve
+		}
+		return p.keyErr(path+"."+k, k+" is carried in UDP", fmt.Sprintf("add ipv4: {} and udp: {} (its dst defaults to %d)", port))
+	case r.ARP != nil && len(r.MPLS) > 0:
+		return p.keyErr(path+".arp", "arp does not ride on MPLS", "remove mpls, or use ipv4/ipv6")
+	}
+
+	// Ethernet: always in a stream's own stack and inside VXLAN/Geneve;
+	// inside GRE only when written (then GRE carries 0x6558, transparent
+	// Ethernet bridging).
+	hasEth := tunnel != TunnelGRE || r.Ethernet != nil
+	if !hasEth {
+		switch {
+		case r.VLAN != nil || r.QinQ != nil:
+			return p.keyErr(path+".vlan", "VLAN tags need an Ethernet header", "add ethernet: {} to the inner stack (GRE then carries Ethernet, protocol 0x6558)")
+		case r.ARP != nil:
+			return p.keyErr(path+".arp", "arp needs an Ethernet header", "add ethernet: {} to the inner stack")
+		case l3 == 0 && len(r.MPLS) == 0:
+			return p.errAt(nil, path, "the GRE inner stack is empty", "give it a layer: ipv4, ipv6, mpls, or ethernet (then GRE carries Ethernet)")
+		}
+	}
+	var err error
+	if hasEth {
+		eth := r.Ethernet
+		if eth == nil {
+			eth = &rawEthernet{}
+		}
+		ep := path + ".ethernet"
+		defDst := macDst
+		if r.ARP != nil {
+			defDst = macBC
+		}
+		if h.Ethernet.Src, err = p.opt(eth.Src, ep+".src", tMAC, macSrc); err != nil {
+			return err
+		}
+		if h.Ethernet.Dst, err = p.opt(eth.Dst, ep+".dst", tMAC, defDst); err != nil {
+			return err
+		}
+		et, err := p.optFixed(eth.Type, ep+".type", ftype{"EtherType", fUint, 0xffff, "0x88b5"}, 0)
+		if err != nil {
+			return err
+		}
+		if eth.Type.set() && l3 > 0 {
+			return p.errAt(eth.Type.n, ep+".type", "type is set from the ipv4/ipv6/arp layer", "remove ethernet.type (it is only for raw payload streams)")
+		}
+		if eth.Type.set() && len(r.MPLS) > 0 {
+			return p.errAt(eth.Type.n, ep+".type", "type is set from the mpls layer (0x8847)", "remove ethernet.type")
+		}
+		if eth.Type.set() && et < 0x0600 {
+			return p.errAt(eth.Type.n, ep+".type", fmt.Sprintf("EtherType %#04x is a length, not a type", et), "use a value >= 0x0600, e.g. 0x88b5")
+		}
+		h.Ethernet.Type = uint16(et)
+	}
+
+	// VLAN tags.
+	if r.VLAN != nil {
+		v, err := p.vlan(r.VLAN, path+".vlan", header.EtherTypeVLAN)
+		if err != nil {
+			return err
+		}
+		h.VLANs = []VLAN{v}
+	}
+	if r.QinQ != nil {
+		if r.QinQ.Outer == nil || r.QinQ.Inner == nil {
+			return p.keyErr(path+".qinq", "qinq needs both outer and inner tags", "write qinq: {outer: {id: 100}, inner: {id: 200}}")
+		}
+		o, err := p.vlan(r.QinQ.Outer, path+".qinq.outer", header.EtherTypeQinQ)
+		if err != nil {
+			return err
+		}
+		in, err := p.vlan(r.QinQ.Inner, path+".qinq.inner", header.EtherTypeVLAN)
+		if err != nil {
+			return err
+		}
+		h.VLANs = []VLAN{o, in}
+	}
+
+	// MPLS labels.
+	for i := range r.MPLS {
+		m := &r.MPLS[i]
+		mp := fmt.Sprintf("%s.mpls[%d]", path, i)
+		if !m.Label.set() {
+			return p.keyErr(mp, "an MPLS entry needs a label", "write mpls: [{label: 100}] (0..1048575; 16 and up are not reserved)")
+		}
+		var e MPLS
+		if e.Label, err = p.opt(m.Label, mp+".label", tLabel, Fix(16)); err != nil {
+			return err
+		}
+		tc, err := p.optFixed(m.TC, mp+".tc", tTC, 0)
+		if err != nil {
+			return err
+		}
+		e.TC = uint8(tc)
+		if e.TTL, err = p.opt(m.TTL, mp+".ttl", tU8, Fix(64)); err != nil {
+			return err
+		}
+		h.MPLS = append(h.MPLS, e)
+	}
+
+	// Layer 3.
+	upper := l4 > 0 || r.GRE != nil
+	if r.IPv4 != nil {
+		if h.IPv4, err = p.ipv4(r.IPv4, path+".ipv4", upper); err != nil {
+			return err
+		}
+	}
+	if r.IPv6 != nil {
+		if h.IPv6, err = p.ipv6(r.IPv6, path+".ipv6", upper); err != nil {
+			return err
+		}
+	}
+	if r.ARP != nil {
+		if h.ARP, err = p.arp(r.ARP, path+".arp", h.Ethernet.Src); err != nil {
+			return err
+		}
+	}
+	if tunnel != "" && (r.IPv4 != nil && r.IPv4.Fragment != nil || r.IPv6 != nil && r.IPv6.Fragment != nil) {
+		return p.keyErr(path+".fragment", "only the stream's own IP layer is fragmented", "move fragment to the outer ipv4/ipv6 (the tunnel's packets are then cut)")
+	}
+
+	// Layer 4.
+	switch {
+	case r.UDP != nil:
+		u := &UDP{}
+		defDst := Fix(9)
+		switch {
+		case r.VXLAN != nil:
+			defDst = Fix(PortVXLAN)
+		case r.Geneve != nil:
+			defDst = Fix(PortGeneve)
+		}
+		if u.Src, err = p.opt(r.UDP.Src, path+".udp.src", tPort, Fix(1024)); err != nil {
+			return err
+		}
+		if u.Dst, err = p.opt(r.UDP.Dst, path+".udp.dst", tPort, defDst); err != nil {
+			return err
+		}
+		// A UDP tunnel over IPv4 sends no outer UDP checksum by default
+		// (RFC 7348 §5, RFC 8926 §3.4, as Linux does); over IPv6 it is
+		// computed over the whole inner frame.
+		def := ChecksumRight
+		if (r.VXLAN != nil || r.Geneve != nil) && r.IPv4 != nil {
+			def = ChecksumZero
+		}
+		if u.Checksum, err = p.checksum(r.UDP.Checksum, path+".udp.checksum", true, def); err != nil {
+			return err
+		}
+		if u.Checksum == ChecksumZero && r.IPv6 != nil {
+			return p.errAt(r.UDP.Checksum.n, path+".udp.checksum", "UDP over IPv6 must carry a checksum (RFC 8200 §8.1)", "use checksum: right or bad")
+		}
+		h.UDP = u
+	case r.TCP != nil:
+		if h.TCP, err = p.tcp(r.TCP, path+".tcp"); err != nil {
+			return err
+		}
+	case r.ICMP != nil:
+		if h.ICMP, err = p.icmp(r.ICMP, path+".icmp"); err != nil {
+			return err
+		}
+	case r.ICMPv6 != nil:
+		if h.ICMP, err = p.icmp(r.ICMPv6, path+".icmpv6"); err != nil {
+			return err
+		}
+	}
+
+	// A tunnel and its inner stack.
+	switch {
+	case r.GRE != nil:
+		gp := path + ".gre"
+		t := &Tunnel{Kind: TunnelGRE}
+		if r.GRE.Key.set() {
+			v, err := p.opt(r.GRE.Key, gp+".key", tU32, Fix(0))
+			if err != nil {
+				return err
+			}
+			t.Key = &v
+		}
+		if r.GRE.Seq.set() {
+			v, err := p.opt(r.GRE.Seq, gp+".seq", tU32, Fix(0))
+			if err != nil {
+				return err
+			}
+			t.Seq = &v
+		}
+		if r.GRE.Checksum.set() {
+			s, err := p.text(r.GRE.Checksum, gp+".checksum", "true, false or bad")
+			if err != nil {
+				return err
+			}
+			switch s {
+			case "true", "right":
+				t.Checksum = true
+			case "false":
+			case "bad":
+				t.Checksum, t.ChecksumMode = true, ChecksumBad
+			default:
+				return p.errAt(r.GRE.Checksum.n, gp+".checksum", fmt.Sprintf("%q is not a GRE checksum setting", s), "write checksum: true (computed), bad (computed, then made wrong) or false (no checksum field)")
+			}
+		}
+		if r.GRE.Inner == nil {
+			return p.keyErr(gp+".inner", "gre needs an inner stack", "write inner: {ipv4: {}, udp: {}} (or start it with ethernet: {} to carry Ethernet)")
+		}
+		t.Ethernet = r.GRE.Inner.Ethernet != nil
+		if err := p.headers(r.GRE.Inner, gp+".inner", &t.Inner, TunnelGRE); err != nil {
+			return err
+		}
+		h.Tunnel = t
+	case r.VXLAN != nil, r.Geneve != nil:
+		x, kind := r.VXLAN, TunnelVXLAN
+		if x == nil {
+			x, kind = r.Geneve, TunnelGeneve
+		}
+		tp := path + "." + kind
+		t := &Tunnel{Kind: kind, Ethernet: true}
+		if t.VNI, err = p.opt(x.VNI, tp+".vni", tVNI, Fix(1)); err != nil {
+			return err
+		}
+		inner := x.Inner
+		if inner == nil {
+			inner = &rawHeaders{}
+		}
+		if err := p.headers(inner, tp+".inner", &t.Inner, kind); err != nil {
+			return err
+		}
+		h.Tunnel = t
+	}
+
+	// Raw bytes after named layers.
+	return p.raws(r, path, h, hasEth)
+}
+
+// layerRank orders the layer names a raw layer may follow.
+var layerRank = map[string]int{"ethernet": 0, "vlan": 1, "qinq": 1, "mpls": 2, "ipv4": 3, "ipv6": 3, "arp": 3, "udp": 4, "tcp": 4, "icmp": 4, "icmpv6": 4, "gre": 5, "vxlan": 5, "geneve": 5}
+
+func (p *parser0) raws(r *rawHeaders, path string, h *Headers, hasEth bool) error {
+	if len(r.Raw) == 0 {
+		return nil
+	}
+	present := map[string]bool{"ethernet": hasEth, "vlan": r.VLAN != nil, "qinq": r.QinQ != nil, "mpls": len(r.MPLS) > 0,
+		"ipv4": r.IPv4 != nil, "ipv6": r.IPv6 != nil, "arp": r.ARP != nil, "udp": r.UDP != nil, "tcp": r.TCP != nil,
+		"icmp": r.ICMP != nil, "icmpv6": r.ICMPv6 != nil, "gre": r.GRE != nil, "vxlan": r.VXLAN != nil, "geneve": r.Geneve != nil}
+	var names []string
+	last := -1
+	for k, ok := range present {
+		if ok {
+			names = append(names, k)
+			last = max(last, layerRank[k])
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return layerRank[a] - layerRank[b] })
+	for i, rr := range r.Raw {
+		rp := fmt.Sprintf("%s.raw[%d]", path, i)
+		if !rr.After.set() || !rr.Hex.set() {
+			return p.keyErr(rp, "a raw layer needs after and hex", `write raw: [{after: ipv4, hex: "deadbeef"}]`)
+		}
+		after, err := p.text(rr.After, rp+".after", "a layer name")
+		if err != nil {
+			return err
+		}
+		if !present[after] {
+			msg := fmt.Sprintf("after: %s names no layer of this stack", after)
+			if _, known := layerRank[after]; !known {
+				msg = fmt.Sprintf("after: %q is not a layer name", after)
+			}
+			return p.errAt(rr.After.n, rp+".after", msg, "name one of its layers: "+strings.Join(names, ", "))
+		}
+		if after == "qinq" {
+			after = "vlan"
+		}
+		s, err := p.text(rr.Hex, rp+".hex", "hex bytes")
+		if err != nil {
+			return err
+		}
+		b, err := hex.DecodeString(strings.NewReplacer(" ", "", ":", "", "0x", "").Replace(s))
+		if err != nil || len(b) == 0 {
+			return p.errAt(rr.Hex.n, rp+".hex", fmt.Sprintf("%q is not hex bytes", s), `write hex bytes, e.g. hex: "0800deadbeef"`)
+		}
+		if len(b) > MaxFrameSize {
+			return p.errAt(rr.Hex.n, rp+".hex", fmt.Sprintf("%d raw bytes exceed the largest frame, %d", len(b), MaxFrameSize), "shorten it")
+		}
+		if len(b)%2 == 1 && (layerRank[after] < last || h.Tunnel != nil) {
+			return p.errAt(rr.Hex.n, rp+".hex", fmt.Sprintf("%d raw bytes (an odd number) before more headers would put them at odd offsets", len(b)), "add a byte (e.g. 00) to make the length even; only the last raw layer of a frame may be odd")
+		}
+		x := Raw{After: after, Bytes: b}
+		if rr.Type.set() {
+			maxT := uint64(0xffff)
+			switch after {
+			case "ethernet", "vlan", "gre":
+			case "ipv4", "ipv6":
+				maxT = 255
+			default:
+				return p.errAt(rr.Type.n, rp+".type", fmt.Sprintf("%s has no next-protocol field for type to set", after), "use type only after ethernet, vlan, ipv4, ipv6 or gre")
+			}
+			t, err := p.optFixed(rr.Type, rp+".type", ftype{"type", fUint, maxT, "0x0800"}, 0)
+			if err != nil {
+				return err
+			}
+			if t == 0 {
+				return p.errAt(rr.Type.n, rp+".type", "type 0 is not written", "give a non-zero type, or remove it to name the layer after the raw bytes")
+			}
+			x.Type = uint16(t)
+		}
+		h.Raw = append(h.Raw, x)
+	}
+	return nil
+}
+
+// checksum parses a checksum mode: right (also correct), bad, or, where
+// zero is allowed (UDP), zero.
+func (p *parser0) checksum(x node, path string, zero bool, def Checksum) (Checksum, error) {
+	if !x.set() {
+		return def, nil
+	}
+	what := "right or bad"
+	if zero {
+		what = "right, bad or zero"
+	}
+	s, err := p.text(x, path, what)
+	if err != nil {
+		return 0, err
+	}
+	switch s {
+	case "right", "correct":
+		return ChecksumRight, nil
+	case "bad":
+		return ChecksumBad, nil
+	case "zero", "none":
+		if zero {
+			return ChecksumZero, nil
+		}
+	}
+	return 0, p.errAt(x.n, path, fmt.Sprintf("unknown checksum mode %q", s), "use "+what+" (bad writes the right checksum with its lowest bit flipped)")
+}
+
+// tagFinder finds the first YAML tag (!foo, !!str) of a document.
+type tagFinder struct{ tag *ast.TagNode }
+
+func (f *tagFinder) Visit(n ast.Node) ast.Visitor {
+	if f.tag != nil {
+		return nil
+	}
+	if t, ok := n.(*ast.TagNode); ok {
+		f.tag = t
+		return nil
+	}
+	return f
+}
+
+// checkTags refuses YAML tags: a template takes plain values, and a tag
+// on a list or mapping field trips the YAML decoder.
+func (p *parser0) checkTags(root ast.Node) *Error {
+	var f tagFinder
+	ast.Walk(&f, root)
+	if f.tag == nil {
+		return nil
+	}
+	tk := f.tag.GetToken()
+	return &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Path: pathAt(p.root, "", tk.Position.Line, tk.Position.Column),
+		Msg: fmt.Sprintf("YAML tag %q: templates take plain values", tk.Value), Fix: "remove the tag (quote the value if it should be text)"}
+}

@@ -1,0 +1,662 @@
+package template
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/frame/pcapread"
+	"github.com/wpg-dev/wpg/header"
+	"github.com/wpg-dev/wpg/internal/printable"
+)
+
+// Replay takes a stream's frames from a capture file (pcap or pcapng)
+// instead of a layer stack: the records in order, looping the capture when
+// the stream's count asks for more, read from disk as they are sent.
+type Replay struct {
+	// File is the capture's path; a relative path in a template is taken
+	// from the template's directory.
+	File string
+	// Rewrite lists the fields written over the captured ones; the rest
+	// of every frame goes as captured.
+	Rewrite Rewrite
+
+	summary *pcapread.Summary // set by LoadCaptures
+	// at is where the template names the capture ("t.wpg.yaml:3:11:
+	// streams[0].pcap"), for errors; "" for wpg send --pcap.
+	at string
+	// dir is the template's directory a relative pcap: path was joined
+	// to ("" for an absolute one).
+	dir string
+}
+
+// captureErr wraps a capture's error for stream i: with the template's
+// file:line:col of its pcap key when the stream came from a template, and
+// for a missing file where a relative path was looked for.
+func (rp *Replay) captureErr(tmpl string, i int, name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) && rp.dir != "" {
+		err = fmt.Errorf("%w (a relative pcap: path is taken from the template's directory, %s): check the name, or give an absolute path", err, printable.Escape(rp.dir))
+	}
+	return &CaptureError{Template: tmpl, Stream: i, Name: name, Err: err, at: rp.at}
+}
+
+// Rewrite is the fields a replay writes over the captured frames, each
+// with the same per-packet variations as a template's fields (packet k of
+// the stream gets value k). nil leaves a field as captured. A field is
+// written only where the frame has that layer; the IPv4 header checksum
+// and the UDP/TCP checksum are recomputed in a frame that was changed.
+type Rewrite struct {
+	EthSrc, EthDst   *Value // MAC addresses
+	VLANID           *Value // the outer tag's id; an untagged frame gets an 802.1Q tag
+	IPv4Src, IPv4Dst *Value
+	IPv6Src, IPv6Dst *IPv6Addr
+	SrcPort, DstPort *Value // UDP or TCP
+}
+
+func (w *Rewrite) any() bool {
+	return w.EthSrc != nil || w.EthDst != nil || w.VLANID != nil || w.IPv4Src != nil || w.IPv4Dst != nil ||
+		w.IPv6Src != nil || w.IPv6Dst != nil || w.SrcPort != nil || w.DstPort != nil
+}
+
+// LoadCaptures reads every capture the spec's streams replay from end to
+// end, once, checking each record, and keeps what Compile needs (record
+// count, sizes, first and last time), so that the workers' Compile does
+// not read the files again. The first bad record is an error naming it.
+func (s *Spec) LoadCaptures() error {
+	for i := range s.Streams {
+		rp := s.Streams[i].Replay
+		if rp == nil || rp.summary != nil {
+			continue
+		}
+		sum, err := pcapread.Scan(rp.File)
+		if err != nil {
+			return rp.captureErr(s.File, i, s.Streams[i].Name, err)
+		}
+		rp.summary = &sum
+		if sum.MaxUntagged > 0 {
+			// The largest untagged frame, for the MTU check (MaxUntagged).
+			s.Streams[i].Size = Fix(uint64(max(sum.MaxUntagged, 64)))
+		}
+	}
+	return nil
+}
+
+// CaptureError is a capture a stream replays that cannot be read; Err
+// names the file and, for a bad record, the record (pcapread.RecordError).
+type CaptureError struct {
+	Template string
+	Stream   int
+	Name     string
+	Err      error
+
+	at string // file:line:col: path of the pcap key, when known
+}
+
+// Error names the template (with the line and column of the stream's
+// pcap key, when known), the stream and the capture's problem.
+func (e *CaptureError) Error() string {
+	if e.at != "" {
+		return fmt.Sprintf("%s: stream %d (%s): %v", e.at, e.Stream, printable.Escape(e.Name), e.Err)
+	}
+	return fmt.Sprintf("template %s: stream %d (%s): %v", printable.Escape(e.Template), e.Stream, printable.Escape(e.Name), e.Err)
+}
+
+// Unwrap returns the capture's error (a *pcapread.RecordError for a bad
+// record).
+func (e *CaptureError) Unwrap() error { return e.Err }
+
+// replayStream parses a stream with pcap: FILE.
+func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
+	file, err := p.text(r.Pcap, path+".pcap", "a file name")
+	if err != nil {
+		return err
+	}
+	if file == "" {
+		return p.errAt(r.Pcap.n, path+".pcap", "empty file name", "write pcap: capture.pcap (relative to the template's directory)")
+	}
+	dir := ""
+	if !filepath.IsAbs(file) {
+		dir = filepath.Dir(p.file)
+		file = filepath.Join(dir, file)
+	}
+	rp := &Replay{File: file, dir: dir}
+	if e := p.errAt(r.Pcap.n, path+".pcap", "", ""); e != nil {
+		rp.at = strings.TrimSuffix(e.Error(), ": ")
+	}
+	// The signature changes the frame: only where asked.
+	if st.Signature, err = p.optBool(r.Signature, path+".signature", false); err != nil {
+		return err
+	}
+	for _, k := range []struct {
+		set  bool
+		name string
+	}{{r.Size.set(), "size"}, {r.QinQ != nil, "qinq"}, {r.ARP != nil, "arp"}, {r.ICMP != nil, "icmp"}, {r.ICMPv6 != nil, "icmpv6"}, {r.Payload != nil, "payload"}} {
+		if k.set {
+			return p.keyErr(path+"."+k.name, k.name+" does not apply to a replayed capture: its frames are sent as captured", "remove "+k.name+" (a replay rewrites ethernet src/dst, vlan id, ipv4/ipv6 src/dst and udp/tcp ports)")
+		}
+	}
+	only := func(what string, set ...bool) error {
+		for _, s := range set {
+			if s {
+				return p.keyErr(path+"."+what, "a replay rewrites only some fields of "+what, "keep only the fields a replay rewrites: ethernet src/dst, vlan id, ipv4/ipv6 src/dst, udp/tcp src/dst")
+			}
+		}
+		return nil
+	}
+	val := func(x node, fp string, t ftype) (*Value, error) {
+		if !x.set() {
+			return nil, nil
+		}
+		v, _, err := p.value(x.n, fp, t)
+		if err != nil {
+			return nil, err
+		}
+		return &v, nil
+	}
+	w := &rp.Rewrite
+	if e := r.Ethernet; e != nil {
+		if err := only("ethernet", e.Type.set()); err != nil {
+			return err
+		}
+		if w.EthSrc, err = val(e.Src, path+".ethernet.src", tMAC); err != nil {
+			return err
+		}
+		if w.EthDst, err = val(e.Dst, path+".ethernet.dst", tMAC); err != nil {
+			return err
+		}
+	}
+	if v := r.VLAN; v != nil {
+		if err := only("vlan", v.PCP.set(), v.DEI.set(), v.TPID.set()); err != nil {
+			return err
+		}
+		if !v.ID.set() {
+			return p.keyErr(path+".vlan", "a VLAN rewrite needs an id", "write vlan: {id: 100}")
+		}
+		if w.VLANID, err = val(v.ID, path+".vlan.id", tVID); err != nil {
+			return err
+		}
+	}
+	if ip := r.IPv4; ip != nil {
+		if err := only("ipv4", ip.TTL.set(), ip.DSCP.set(), ip.ECN.set(), ip.ID.set(), ip.DF.set(), ip.Protocol.set()); err != nil {
+			return err
+		}
+		if w.IPv4Src, err = val(ip.Src, path+".ipv4.src", tIPv4); err != nil {
+			return err
+		}
+		if w.IPv4Dst, err = val(ip.Dst, path+".ipv4.dst", tIPv4); err != nil {
+			return err
+		}
+	}
+	if ip := r.IPv6; ip != nil {
+		if err := only("ipv6", ip.HopLimit.set(), ip.DSCP.set(), ip.ECN.set(), ip.FlowLabel.set(), ip.NextHeader.set()); err != nil {
+			return err
+		}
+		for _, a := range []struct {
+			x   node
+			dst **IPv6Addr
+			n   string
+		}{{ip.Src, &w.IPv6Src, "src"}, {ip.Dst, &w.IPv6Dst, "dst"}} {
+			if a.x.set() {
+				v, err := p.ip6(a.x, path+".ipv6."+a.n, IPv6Addr{})
+				if err != nil {
+					return err
+				}
+				*a.dst = &v
+			}
+		}
+	}
+	if r.UDP != nil && r.TCP != nil {
+		return p.errAt(nil, path, "a replay rewrites ports under udp or tcp, not both", "use one of them: it rewrites the ports of UDP and TCP frames alike")
+	}
+	var src, dst node
+	if r.UDP != nil {
+		src, dst = r.UDP.Src, r.UDP.Dst
+	}
+	if t := r.TCP; t != nil {
+		if err := only("tcp", t.Seq.set(), t.Ack.set(), t.Flags.set(), t.Window.set()); err != nil {
+			return err
+		}
+		src, dst = t.Src, t.Dst
+	}
+	l4 := "udp"
+	if r.TCP != nil {
+		l4 = "tcp"
+	}
+	if w.SrcPort, err = val(src, path+"."+l4+".src", tPort); err != nil {
+		return err
+	}
+	if w.DstPort, err = val(dst, path+"."+l4+".dst", tPort); err != nil {
+		return err
+	}
+	st.Replay = rp
+	st.Size = Fix(64) // until the capture is read (Compile): only for rates and limits
+	return nil
+}
+
+// replay is a compiled replay stream of one worker: the capture read in
+// order, the record for this worker's next frame held in next.
+type replay struct {
+	file    string
+	r       *pcapread.Reader
+	sum     pcapread.Summary
+	w       uint64 // workers: the records k, k+w, … are this worker's
+	next    []byte // the next record's bytes
+	nextLen int
+	nextTS  int64  // its time from the first record (ns)
+	pos     uint64 // its index in the file (0-based)
+	lap     uint64 // how many times the capture was read through before it
+	err     error  // a read failure: the stream ends, the run reports it
+	failed  *bool  // the Source's: set on a read failure
+
+	rw     Rewrite
+	curs   []cursor // the rewrite fields' cursors, in the order of rwKinds
+	kinds  []rwKind
+	hi6    [2]uint64 // the fixed upper halves of the IPv6 rewrites
+	lapNs  float64   // the time one pass of the capture takes (original timing)
+	insert bool      // a VLAN rewrite inserts a tag into untagged frames
+}
+
+type rwKind uint8
+
+const (
+	rwEthSrc rwKind = iota
+	rwEthDst
+	rwVLAN
+	rwIP4Src
+	rwIP4Dst
+	rwIP6Src
+	rwIP6Dst
+	rwSport
+	rwDport
+)
+
+// compileReplay sets up stream i, a replay, for this worker and adds it to
+// the source; it returns the plan detail of the stream.
+func (s *Source) compileReplay(st *Stream, i int, o CompileOptions) (string, error) {
+	rp := st.Replay
+	if rp.summary == nil {
+		sum, err := pcapread.Scan(rp.File)
+		if err != nil {
+			if rp.at != "" {
+				return "", rp.captureErr("", i, st.Name, err)
+			}
+			return "", fmt.Errorf("stream %d (%s): %w", i, printable.Escape(st.Name), err)
+		}
+		rp.summary = &sum
+	}
+	sum := *rp.summary
+	W := uint64(o.Workers)
+	cs := &cstream{id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
+	count := st.Count
+	if count == 0 {
+		count = sum.Records // one pass of the capture
+	}
+	if count > uint64(o.Worker) {
+		cs.left = (count - uint64(o.Worker) + W - 1) / W
+	}
+	rpl := &replay{file: rp.File, sum: sum, w: W, rw: rp.Rewrite, next: make([]byte, pcapread.MaxRecord), failed: &s.failed}
+	rpl.setupRewrite()
+	rpl.start(uint64(o.Worker), W)
+	maxN := sum.MaxLen
+	if rpl.insert {
+		maxN += header.VLANLen
+	}
+	if st.Timing != nil && st.Timing.Original {
+		span := float64(sum.LastNs - sum.FirstNs)
+		if sum.Records < 2 || span <= 0 {
+			if count > 1 {
+				return "", fmt.Errorf("stream %d (%s): capture %s: %d record(s) spanning no time: timing: original has no gaps to reproduce; use timing: rate and a rate", i, printable.Escape(st.Name), printable.Escape(rp.File), sum.Records)
+			}
+		} else {
+			// One pass lasts from the first record to the last, plus one mean gap.
+			rpl.lapNs = (span + span/float64(sum.Records-1)) / st.Timing.Speed
+		}
+	}
+	if cs.left > 0 && !o.CheckOnly {
+		r, err := pcapread.Open(rp.File)
+		if err != nil {
+			return "", err
+		}
+		rpl.r = r
+		// Position on this worker's first record (index Worker).
+		rpl.pos = ^uint64(0)
+		if err := rpl.skip(uint64(o.Worker) + 1); err != nil {
+			r.Close()
+			return "", err
+		}
+	}
+	cs.rp = rpl
+	s.maxFrame = max(s.maxFrame, maxN)
+	s.streams = append(s.streams, cs)
+	if cs.left > 0 {
+		s.active = append(s.active, i)
+		s.total += cs.share
+	}
+	what := "as captured"
+	if rp.Rewrite.any() {
+		what = "with rewritten fields and checksums fixed"
+	}
+	if st.Signature {
+		what += ", signed where the payload holds the signature"
+	}
+	return fmt.Sprintf("replayed from %s (%s, %d records, %s; read from disk as sent, %s)", printable.Escape(rp.File), sum.Format, sum.Records, sizeString(int64(sum.Bytes)), what), nil
+}
+
+func (rp *replay) setupRewrite() {
+	add := func(v *Value, k rwKind) {
+		if v != nil {
+			rp.kinds = append(rp.kinds, k)
+			rp.curs = append(rp.curs, cursor{})
+		}
+	}
+	w := &rp.rw
+	add(w.EthSrc, rwEthSrc)
+	add(w.EthDst, rwEthDst)
+	add(w.VLANID, rwVLAN)
+	add(w.IPv4Src, rwIP4Src)
+	add(w.IPv4Dst, rwIP4Dst)
+	if w.IPv6Src != nil {
+		add(&w.IPv6Src.Lo, rwIP6Src)
+		rp.hi6[0] = w.IPv6Src.Hi
+	}
+	if w.IPv6Dst != nil {
+		add(&w.IPv6Dst.Lo, rwIP6Dst)
+		rp.hi6[1] = w.IPv6Dst.Hi
+	}
+	add(w.SrcPort, rwSport)
+	add(w.DstPort, rwDport)
+	rp.insert = w.VLANID != nil
+}
+
+// start sets the rewrite cursors for worker packet index k0 of w.
+func (rp *replay) start(k0, w uint64) {
+	for j, k := range rp.kinds {
+		var v *Value
+		switch k {
+		case rwEthSrc:
+			v = rp.rw.EthSrc
+		case rwEthDst:
+			v = rp.rw.EthDst
+		case rwVLAN:
+			v = rp.rw.VLANID
+		case rwIP4Src:
+			v = rp.rw.IPv4Src
+		case rwIP4Dst:
+			v = rp.rw.IPv4Dst
+		case rwIP6Src:
+			v = &rp.rw.IPv6Src.Lo
+		case rwIP6Dst:
+			v = &rp.rw.IPv6Dst.Lo
+		case rwSport:
+			v = rp.rw.SrcPort
+		case rwDport:
+			v = rp.rw.DstPort
+		}
+		rp.curs[j] = newCursor(v, k0, w)
+	}
+}
+
+// skip reads n records on from the current one, rewinding at the end of
+// the capture, and holds the last in next.
+func (rp *replay) skip(n uint64) error {
+	for range n {
+		data, ts, err := rp.r.Next()
+		if err == io.EOF {
+			if err = rp.r.Rewind(); err == nil {
+				rp.lap++
+				rp.pos = ^uint64(0)
+				data, ts, err = rp.r.Next()
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("capture %s: it has no records any more (was it replaced while sending?)", rp.file)
+			}
+			rp.err = err
+			return err
+		}
+		rp.pos++
+		rp.nextLen = copy(rp.next, data)
+		rp.nextTS = ts - rp.sum.FirstNs
+	}
+	return nil
+}
+
+// dueNs is the time of the next frame from the stream's start at the
+// capture's own timing.
+func (rp *replay) dueNs(speed float64) float64 {
+	return float64(rp.lap)*rp.lapNs + float64(rp.nextTS)/speed
+}
+
+// render writes the held record into b (rewritten, signed where asked),
+// reads the next one, and returns the frame's length, 0 when the capture
+// could not be read (rp.err).
+func (cs *cstream) renderReplay(b []byte, now uint64) int {
+	rp := cs.rp
+	if cs.memo != nil {
+		cs.memo.forget(b)
+	}
+	seq := cs.k | cs.seqTag
+	cs.k += cs.w
+	src := rp.next[:rp.nextLen]
+	n := len(src)
+	f := b[:n]
+	changed := false
+	if rp.insert && n >= header.EthernetLen && !isVLAN(binary.BigEndian.Uint16(src[12:])) {
+		copy(b[:12], src[:12])
+		binary.BigEndian.PutUint16(b[12:], header.EtherTypeVLAN)
+		binary.BigEndian.PutUint16(b[14:], 0)
+		copy(b[16:], src[12:])
+		n += header.VLANLen
+		f = b[:n]
+		changed = true
+	} else {
+		copy(f, src)
+	}
+	if len(rp.kinds) > 0 || cs.sig {
+		changed = rp.rewrite(f, seq, now, cs.sig, cs.id) || changed
+	}
+	_ = changed
+	if (cs.left > 1 || cs.unlimited) && rp.skip(rp.w) != nil {
+		// The capture can no longer be read: the source ends after this
+		// batch (what is left of it repeats this record) and Source.Err
+		// says why.
+		*rp.failed = true
+	}
+	return n
+}
+
+func isVLAN(t uint16) bool { return t == header.EtherTypeVLAN || t == header.EtherTypeQinQ }
+
+// rewrite writes the rewrite fields (advancing their cursors) and the
+// signature into frame f and fixes the checksums of the layers it changed.
+func (rp *replay) rewrite(f []byte, seq, now uint64, sig bool, id uint16) bool {
+	// Walk the headers.
+	l3, et := header.EthernetLen, binary.BigEndian.Uint16(f[12:])
+	vlan := -1
+	for t := 0; t < 2 && isVLAN(et) && len(f) >= l3+header.VLANLen; t++ {
+		if vlan < 0 {
+			vlan = l3
+		}
+		et = binary.BigEndian.Uint16(f[l3+2:])
+		l3 += header.VLANLen
+	}
+	ip4, ip6 := -1, -1
+	l4, proto, end := -1, uint8(0), len(f)
+	switch {
+	case et == header.EtherTypeIPv4 && len(f) >= l3+header.IPv4MinLen:
+		h := header.IPv4(f[l3:])
+		ihl := h.IHL()
+		if ihl >= header.IPv4MinLen && len(f) >= l3+ihl {
+			ip4 = l3
+			proto = h.Protocol()
+			end = min(len(f), l3+int(h.TotalLength()))
+			if binary.BigEndian.Uint16(f[l3+6:])&0x1fff == 0 { // the first fragment (or none) holds the L4 header
+				l4 = l3 + ihl
+			}
+		}
+	case et == header.EtherTypeIPv6 && len(f) >= l3+header.IPv6Len:
+		ip6 = l3
+		proto = f[l3+6]
+		end = min(len(f), l3+header.IPv6Len+int(binary.BigEndian.Uint16(f[l3+4:])))
+		l4 = l3 + header.IPv6Len
+	}
+	if proto != header.ProtoUDP && proto != header.ProtoTCP {
+		l4 = -1
+	}
+	l4hdr := header.UDPLen
+	if proto == header.ProtoTCP {
+		l4hdr = header.TCPMinLen
+		if l4 >= 0 && len(f) >= l4+13 {
+			l4hdr = max(header.TCPMinLen, int(f[l4+12]>>4)*4)
+		}
+	}
+	if l4 >= 0 && end < l4+l4hdr {
+		l4 = -1
+	}
+	ipChanged, l4Changed := false, false
+	for j, k := range rp.kinds {
+		x := rp.curs[j].next()
+		switch k {
+		case rwEthSrc:
+			put48(f[6:], x)
+		case rwEthDst:
+			put48(f[0:], x)
+		case rwVLAN:
+			if vlan >= 0 {
+				tci := binary.BigEndian.Uint16(f[vlan:]) // vlan is the TCI's offset
+				binary.BigEndian.PutUint16(f[vlan:], tci&0xf000|uint16(x))
+			}
+		case rwIP4Src, rwIP4Dst:
+			if ip4 >= 0 {
+				off := ip4 + 12
+				if k == rwIP4Dst {
+					off = ip4 + 16
+				}
+				binary.BigEndian.PutUint32(f[off:], uint32(x))
+				ipChanged, l4Changed = true, true
+			}
+		case rwIP6Src, rwIP6Dst:
+			if ip6 >= 0 {
+				off, hi := ip6+8, rp.hi6[0]
+				if k == rwIP6Dst {
+					off, hi = ip6+24, rp.hi6[1]
+				}
+				binary.BigEndian.PutUint64(f[off:], hi)
+				binary.BigEndian.PutUint64(f[off+8:], x)
+				l4Changed = true
+			}
+		case rwSport, rwDport:
+			if l4 >= 0 {
+				off := l4
+				if k == rwDport {
+					off = l4 + 2
+				}
+				binary.BigEndian.PutUint16(f[off:], uint16(x))
+				l4Changed = true
+			}
+		}
+	}
+	if sig && l4 >= 0 && end == len(f) && end-(l4+l4hdr) >= frame.SignatureLen {
+		s := f[end-frame.SignatureLen:]
+		binary.BigEndian.PutUint16(s[0:], frame.SignatureMagic)
+		binary.BigEndian.PutUint16(s[2:], id)
+		binary.BigEndian.PutUint64(s[4:], seq)
+		binary.BigEndian.PutUint64(s[12:], now)
+		l4Changed = true
+	}
+	if ipChanged {
+		h := f[ip4 : ip4+header.IPv4(f[ip4:]).IHL()]
+		binary.BigEndian.PutUint16(h[10:], 0)
+		binary.BigEndian.PutUint16(h[10:], header.Checksum(h, 0))
+	}
+	if l4Changed && l4 >= 0 {
+		fixL4(f, ip4, ip6, l4, end, proto)
+	}
+	return ipChanged || l4Changed
+}
+
+// fixL4 recomputes the UDP or TCP checksum of the segment f[l4:end]. A
+// UDP/IPv4 checksum of zero (none) stays zero. A segment cut short by the
+// capture's snap length cannot be summed: its checksum is left.
+func fixL4(f []byte, ip4, ip6, l4, end int, proto uint8) {
+	c := l4 + 6
+	if proto == header.ProtoTCP {
+		c = l4 + 16
+	}
+	var ipLen int
+	var pseudo uint64
+	if ip4 >= 0 {
+		ipLen = ip4 + int(binary.BigEndian.Uint16(f[ip4+2:]))
+		if proto == header.ProtoUDP && binary.BigEndian.Uint16(f[c:]) == 0 {
+			return
+		}
+		pseudo = header.PseudoSumIPv4(f[ip4+12:ip4+16], f[ip4+16:ip4+20], proto, end-l4)
+	} else {
+		ipLen = ip6 + header.IPv6Len + int(binary.BigEndian.Uint16(f[ip6+4:]))
+		pseudo = header.PseudoSumIPv6(f[ip6+8:ip6+24], f[ip6+24:ip6+40], proto, end-l4)
+	}
+	if ipLen > len(f) {
+		return // truncated by the snap length
+	}
+	binary.BigEndian.PutUint16(f[c:], 0)
+	x := header.Checksum(f[l4:end], pseudo)
+	if x == 0 && proto == header.ProtoUDP {
+		x = 0xffff
+	}
+	binary.BigEndian.PutUint16(f[c:], x)
+}
+
+func put48(b []byte, x uint64) {
+	binary.BigEndian.PutUint16(b[0:], uint16(x>>32))
+	binary.BigEndian.PutUint32(b[2:], uint32(x))
+}
+
+// closeReplays closes the capture files of the source's replay streams.
+func (s *Source) closeReplays() {
+	for _, cs := range s.streams {
+		if cs.rp != nil && cs.rp.r != nil {
+			cs.rp.r.Close()
+			cs.rp.r = nil
+		}
+	}
+}
+
+// Err returns the error that ended a replay stream early (its capture
+// could not be read any more), nil otherwise. The engine reports it as
+// the worker's error.
+func (s *Source) Err() error {
+	for _, cs := range s.streams {
+		if cs.rp != nil && cs.rp.err != nil {
+			return cs.rp.err
+		}
+	}
+	return nil
+}
+
+// Close closes the capture files a replay stream reads.
+func (s *Source) Close() error {
+	s.closeReplays()
+	return nil
+}
+
+// ReplaySpec is the spec of `wpg send --pcap FILE`: one stream replaying
+// the capture as captured (no rewrite, no signature), once through. With
+// original it keeps the capture's own timing, its gaps divided by speed (a
+// speed of 0 is 1); without, the stream shares the run's --rate like any
+// other.
+func ReplaySpec(file string, original bool, speed float64) *Spec {
+	st := Stream{Name: filepath.Base(file), Share: 1, Size: Fix(64), Replay: &Replay{File: file}}
+	if original {
+		if speed <= 0 {
+			speed = 1
+		}
+		st.Timing = &Timing{Original: true, Speed: speed}
+	}
+	return &Spec{File: file, Seed: 1, Streams: []Stream{st}}
+}

@@ -1,0 +1,282 @@
+package template
+
+import (
+	"fmt"
+
+	"github.com/wpg-dev/wpg/header"
+)
+
+// A timed Source (Spec.Timed) sends every stream on its own schedule: the
+// due time of a stream's frame k follows from its rate, burst shape and
+// start delay, or from the capture's own timestamps. Render then sends the
+// frames in the order of their due times (the earliest first, the lower
+// stream among equals), and the pacer (pace.Pacer.Follow) waits for each
+// due time instead of keeping one rate.
+//
+// Worker i of W sends the frames k ≡ i (mod W) of every stream at the same
+// due times as one worker would, so the streams' schedules do not depend
+// on the number of workers.
+
+// stime is a timed stream's schedule.
+type stime struct {
+	due    int64   // the next frame's due time (absolute ns), once started
+	delay  float64 // ns from the start
+	period float64 // ns between frames
+	burstN uint64  // frames per burst, 0 = continuous
+	span   float64 // ns from one burst's first frame to the next's
+	orig   bool    // the capture's own timing
+	speed  float64
+}
+
+// at is the due time of the stream's frame k from the start (ns).
+func (t *stime) at(k uint64, rp *replay) float64 {
+	switch {
+	case t.orig:
+		return t.delay + rp.dueNs(t.speed)
+	case t.burstN > 0:
+		b, j := k/t.burstN, k%t.burstN
+		return t.delay + float64(b)*t.span + float64(j)*t.period
+	}
+	return t.delay + float64(k)*t.period
+}
+
+// timeline orders the timed streams of a Source by their next due time: a
+// binary min-heap of stream indexes.
+type timeline struct {
+	heap    []int
+	dues    []int64 // where Render writes the frames' due times (RecordDues), nil for nowhere
+	origin  int64
+	started bool
+}
+
+// finish completes a Source after its streams were compiled: the mean
+// frame (replays and timed streams included), the timeline of a timed
+// spec, and the plan's name with replays.
+func (s *Source) finish(spec *Spec) {
+	var sum, weight float64
+	nrep := 0
+	for _, cs := range s.streams {
+		st := &spec.Streams[cs.id]
+		mean := meanOf(&st.Size)
+		if cs.rp != nil {
+			nrep++
+			mean = float64(cs.rp.sum.Bytes) / float64(cs.rp.sum.Records)
+		}
+		w := float64(st.Share)
+		if t := st.Timing; t != nil {
+			w = t.FramesPerSecond(mean)
+			if t.Original && cs.rp != nil && cs.rp.lapNs > 0 {
+				w = float64(cs.rp.sum.Records) * 1e9 / cs.rp.lapNs
+			}
+		}
+		sum += mean * w
+		weight += w
+	}
+	if weight > 0 {
+		s.mean = sum / weight
+	}
+	if nrep > 0 {
+		switch {
+		case nrep == len(s.streams):
+			s.plan = "replay"
+		default:
+			s.plan += fmt.Sprintf("/replay %d", nrep)
+		}
+	}
+	if !spec.Timed() {
+		return
+	}
+	s.tl = &timeline{}
+	for _, cs := range s.streams {
+		st := &spec.Streams[cs.id]
+		t := st.Timing
+		mean := meanOf(&st.Size)
+		if cs.rp != nil {
+			mean = float64(cs.rp.sum.Bytes) / float64(cs.rp.sum.Records)
+		}
+		tm := &stime{delay: float64(t.Delay.Nanoseconds()), orig: t.Original, speed: t.Speed}
+		if !t.Original {
+			tm.period = 1e9 / t.Rate.FramesPerSecond(mean, 0)
+			if t.BurstFrames > 0 {
+				tm.burstN = t.BurstFrames
+				tm.span = float64(t.BurstFrames-1)*tm.period + float64(t.Gap.Nanoseconds())
+			}
+		}
+		cs.tm = tm
+	}
+	s.fps = 0
+	for _, cs := range s.streams {
+		st := &spec.Streams[cs.id]
+		mean := meanOf(&st.Size)
+		if cs.rp != nil {
+			mean = float64(cs.rp.sum.Bytes) / float64(cs.rp.sum.Records)
+			if st.Timing.Original && cs.rp.lapNs > 0 {
+				s.fps += float64(cs.rp.sum.Records) * 1e9 / cs.rp.lapNs
+				continue
+			}
+		}
+		s.fps += st.Timing.FramesPerSecond(mean)
+	}
+}
+
+// Timed reports whether the source keeps the streams' own schedules:
+// then the engine paces it by NextDue and DueBy (pace.Pacer.Follow).
+func (s *Source) Timed() bool { return s.tl != nil }
+
+// FramesPerSecond is the long-run frame rate of all streams of a timed
+// source together, over all workers (0 when not timed, or when it cannot
+// be told, such as a single-record capture).
+func (s *Source) FramesPerSecond() float64 { return s.fps }
+
+// Start fixes the time origin of a timed source (ns, the clock of the
+// due times): each stream's first frame is due at origin plus its delay.
+// The pacer calls it at its first grant; Render calls it with its own
+// time if nobody did.
+func (s *Source) Start(originNs int64) {
+	tl := s.tl
+	if tl == nil || tl.started {
+		return
+	}
+	tl.started, tl.origin = true, originNs
+	tl.heap = tl.heap[:0]
+	for _, i := range s.active {
+		cs := s.streams[i]
+		cs.tm.due = tl.origin + int64(cs.tm.at(cs.k, cs.rp))
+		tl.heap = append(tl.heap, i)
+	}
+	for j := len(tl.heap)/2 - 1; j >= 0; j-- {
+		s.siftDown(j)
+	}
+}
+
+// less orders heap entries by due time, then stream index.
+func (s *Source) less(a, b int) bool {
+	x, y := s.streams[s.tl.heap[a]], s.streams[s.tl.heap[b]]
+	if x.tm.due != y.tm.due {
+		return x.tm.due < y.tm.due
+	}
+	return x.id < y.id
+}
+
+func (s *Source) siftDown(j int) {
+	h := s.tl.heap
+	for {
+		l := 2*j + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, j) {
+			return
+		}
+		h[j], h[m] = h[m], h[j]
+		j = m
+	}
+}
+
+// NextDue returns the due time of the next frame (absolute ns); ok is
+// false when every stream has sent its frames.
+func (s *Source) NextDue() (ns int64, ok bool) {
+	if s.tl == nil || len(s.tl.heap) == 0 {
+		return 0, false
+	}
+	return s.streams[s.tl.heap[0]].tm.due, true
+}
+
+// DueBy returns how many of the next frames, at most max, are due at or
+// before ns. It does not allocate.
+func (s *Source) DueBy(ns int64, max int) int {
+	if s.tl == nil {
+		return 0
+	}
+	return s.dueBy(0, ns, max)
+}
+
+// dueBy counts the frames due by ns of the heap's subtree at j: a node
+// due later than ns has no earlier frames below it.
+func (s *Source) dueBy(j int, ns int64, max int) int {
+	h := s.tl.heap
+	if j >= len(h) || max <= 0 {
+		return 0
+	}
+	cs := s.streams[h[j]]
+	if cs.tm.due > ns {
+		return 0
+	}
+	n := 1
+	if cs.rp == nil || !cs.tm.orig {
+		// The stream's own next frames (a capture's own timing holds only
+		// the next record).
+		lim := uint64(max)
+		if !cs.unlimited {
+			lim = min(lim, cs.left)
+		}
+		off := float64(ns - s.tl.origin)
+		for k := cs.k + cs.w; uint64(n) < lim && cs.tm.at(k, nil) <= off; k += cs.w {
+			n++
+		}
+	}
+	n = min(n, max)
+	n += s.dueBy(2*j+1, ns, max-n)
+	n += s.dueBy(2*j+2, ns, max-n)
+	return min(n, max)
+}
+
+// RecordDues makes every later Render write the due time of frame i into
+// dues[i] (dues must hold the largest batch): the engine gives it the
+// timestamps a TimedSender records.
+func (s *Source) RecordDues(dues []int64) {
+	if s.tl != nil {
+		s.tl.dues = dues
+	}
+}
+
+// renderTimed renders up to len(bufs) frames in the order of their due
+// times.
+func (s *Source) renderTimed(bufs [][]byte, lens []int, nowNs int64) int {
+	tl := s.tl
+	if s.failed {
+		return 0 // a replay's capture failed: Err says why
+	}
+	if !tl.started {
+		s.Start(nowNs)
+	}
+	now := uint64(nowNs)
+	nowSum := header.Word64Sum(now)
+	n := 0
+	for n < len(bufs) && len(tl.heap) > 0 && !s.failed {
+		cs := s.streams[tl.heap[0]]
+		if n < len(tl.dues) {
+			tl.dues[n] = cs.tm.due
+		}
+		lens[n] = cs.renderOne(bufs[n], now, nowSum)
+		n++
+		if !cs.unlimited {
+			cs.left--
+			if cs.left == 0 {
+				last := len(tl.heap) - 1
+				tl.heap[0] = tl.heap[last]
+				tl.heap = tl.heap[:last]
+				s.siftDown(0)
+				continue
+			}
+		}
+		cs.tm.due = tl.origin + int64(cs.tm.at(cs.k, cs.rp))
+		s.siftDown(0)
+	}
+	return n
+}
+
+// StreamFrames returns the frames this source rendered of each stream,
+// indexed by stream (what the worker sent of it, unless the run ended
+// with a send error).
+func (s *Source) StreamFrames() []uint64 {
+	out := make([]uint64, len(s.streams))
+	for i, cs := range s.streams {
+		out[i] = cs.k / cs.w
+	}
+	return out
+}
