@@ -110,7 +110,7 @@ func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
 }
 
 func TestBenchNullJSON(t *testing.T) {
-	out, stderr, code := run(t, t.TempDir(), "bench", "--duration", "300ms", "--json")
+	out, stderr, code := run(t, t.TempDir(), "bench", "--backend", "null", "--duration", "300ms", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -211,7 +211,7 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 	script := testbed.RequireTool(t, "script", "bsdutils")
 	wpg := testbed.Wpg(t)
 	// On a terminal (script gives the command a pty): progress lines.
-	out, err := exec.Command(script, "-qec", wpg+" bench --duration 1500ms", "/dev/null").CombinedOutput()
+	out, err := exec.Command(script, "-qec", wpg+" bench --backend null --duration 1500ms", "/dev/null").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -219,7 +219,7 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 		t.Fatalf("no progress line on a terminal: %q", out)
 	}
 	// Not a terminal: no progress, only the report.
-	_, stderr, code := run(t, t.TempDir(), "bench", "--duration", "1500ms")
+	_, stderr, code := run(t, t.TempDir(), "bench", "--backend", "null", "--duration", "1500ms")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q: want silence when stderr is not a terminal", code, stderr)
 	}

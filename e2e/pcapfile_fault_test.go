@@ -239,7 +239,7 @@ func TestSIGHUPStopsRecvAndBenchCleanly(t *testing.T) {
 	defer pw.Close()
 	recvCmd := exec.Command(testbed.Wpg(t), "recv", "--backend", "pipe", "--json")
 	recvCmd.Stdin = pr
-	benchCmd := exec.Command(testbed.Wpg(t), "bench", "--duration", "60s", "--json")
+	benchCmd := exec.Command(testbed.Wpg(t), "bench", "--backend", "null", "--duration", "60s", "--json")
 	for _, c := range []struct {
 		name   string
 		cmd    *exec.Cmd

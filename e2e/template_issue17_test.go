@@ -187,7 +187,7 @@ func TestTemplateLimits(t *testing.T) {
 // TestBenchSizeOutOfRange: `wpg bench --size 1MiB` said "embedded default
 // template with size 1048576:8:11 ... use a value in 0..9216" (item 32).
 func TestBenchSizeOutOfRange(t *testing.T) {
-	_, errs, code := run(t, t.TempDir(), "bench", "--size", "1MiB")
+	_, errs, code := run(t, t.TempDir(), "bench", "--backend", "null", "--size", "1MiB")
 	if code != 2 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

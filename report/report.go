@@ -77,6 +77,10 @@ type Report struct {
 	Error string `json:"error,omitempty"`
 
 	Workers []Worker `json:"workers"`
+	// Streams are the frames sent of each stream of a packet template
+	// (summed over the workers), with the stream's own rate and burst
+	// shape where it has them; absent for payload frames.
+	Streams []Stream `json:"streams,omitempty"`
 	// Verify is the payload verification mode of a local or device path
 	// ("on", "sample", "off"); empty for network paths.
 	Verify string `json:"verify,omitempty"`
@@ -89,6 +93,14 @@ type Report struct {
 	Environment any `json:"environment,omitempty"`
 	// Notes are plain-language remarks (fallbacks, a path that could not keep up).
 	Notes []string `json:"notes,omitempty"`
+	// Provenance says which wpg ran, how, when and where (the client
+	// fills it).
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Intervals are the run's periods (--interval), summing to the totals.
+	Intervals []Interval `json:"intervals,omitempty"`
+	// Repeats summarises bench --repeat: the report is the last run's,
+	// Repeats the median and range of all.
+	Repeats *Repeats `json:"repeats,omitempty"`
 
 	// Failed is the check the run asked for that failed (the receiver's
 	// verification, the fail-under rate check), nil when every check
@@ -116,6 +128,21 @@ type CheckFailure struct {
 }
 
 func (c *CheckFailure) Error() string { return c.Message }
+
+// Stream is one template stream's share of the run (issue #15).
+type Stream struct {
+	Stream int    `json:"stream"`
+	Name   string `json:"name"`
+	Frames uint64 `json:"frames"`
+	// Rate is the stream's own rate ("" when it shares the run's --rate),
+	// or "original timing" for a capture replayed with its own gaps.
+	Rate string `json:"rate,omitempty"`
+	// Mode describes a burst shape ("" = continuous).
+	Mode    string `json:"mode,omitempty"`
+	DelayNs int64  `json:"delay_ns,omitempty"`
+	// Pcap is the capture the stream replays.
+	Pcap string `json:"pcap,omitempty"`
+}
 
 // Worker is one worker's share of the run.
 type Worker struct {
@@ -199,6 +226,9 @@ func (r *Report) WriteTable(w io.Writer) {
 			row("schedule lag", "max %s behind", Dur(r.ScheduleLagMaxNs))
 		}
 	}
+	if p := r.Repeats; p != nil {
+		row("repeats", "%d runs: median %s pps (%s – %s, spread %.0f %%); the other rows are the last run's", p.Runs, SI(p.MedianPPS, ""), SI(p.MinPPS, ""), SI(p.MaxPPS, ""), p.Spread*100)
+	}
 	row("clock", "%s", r.Clock)
 	row("cpu", "%.2f s (%.2f of a core)", r.CPUSeconds, safeDiv(r.CPUSeconds, r.Seconds))
 	row("stop", "%s", r.Stop)
@@ -209,6 +239,20 @@ func (r *Report) WriteTable(w io.Writer) {
 				cpu = fmt.Sprintf("cpu %d", wk.CPU)
 			}
 			row(fmt.Sprintf("  worker %d", wk.Worker), "%s pps, %d frames, %s", SI(wk.PPS, ""), wk.Frames, cpu)
+		}
+	}
+	if len(r.Streams) > 1 || (len(r.Streams) == 1 && r.Streams[0].Rate != "") {
+		for _, st := range r.Streams {
+			line := fmt.Sprintf("%d frames", st.Frames)
+			for _, x := range []string{st.Rate, st.Mode} {
+				if x != "" {
+					line += ", " + x
+				}
+			}
+			if st.DelayNs > 0 {
+				line += ", delay " + Dur(st.DelayNs)
+			}
+			row(fmt.Sprintf("  stream %d", st.Stream), "%s: %s", printable.Escape(st.Name), line)
 		}
 	}
 	if len(r.Verification) > 0 {
@@ -222,6 +266,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	}
 	if r.Error != "" {
 		row("error", "%s", r.Error)
+	}
+	if p := r.Provenance; p != nil {
+		row("run", "%s on %s, %s", p.Start, printable.Escape(p.Host), p.Version)
 	}
 	tw.Flush()
 }

@@ -71,7 +71,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"missing template preview", []string{"preview", dir + "/nope.wpg.yaml"}, []string{"nope.wpg.yaml"}},
 		{"missing config", []string{"config", "--config", dir + "/none.toml"}, []string{"none.toml"}},
 		{"unknown backend", []string{"send", "--backend", "carrier-pigeon"}, []string{"carrier-pigeon"}},
-		{"bad rate", []string{"bench", "--rate", "fast"}, []string{"--rate", "fast"}},
+		{"bad rate", []string{"bench", "--backend", "null", "--rate", "fast"}, []string{"--rate", "fast"}},
 		{"recv without a source", []string{"recv"}, []string{"-i IFACE"}},
 		{"membench bad iters", []string{"membench", "--iters", "0"}, []string{"--iters 0"}},
 		{"bad preview count", []string{"preview", "-n", "0"}, []string{"-n 0"}},
@@ -131,7 +131,7 @@ func TestNonsenseValuesRefused(t *testing.T) {
 		{"sysinfo negative stalls", []string{"sysinfo", "--stalls", "-1s"}, []string{"--stalls -1s", "negative"}},
 		{"sysinfo zero stall-min", []string{"sysinfo", "--stalls", "1ms", "--stall-min", "0s"}, []string{"--stall-min"}},
 		{"too many workers", []string{"send", "--workers", "100000", "--count", "1"}, []string{"--workers 100000", "256"}},
-		{"257 workers", []string{"bench", "--workers", "257"}, []string{"--workers 257", "256"}},
+		{"257 workers", []string{"bench", "--backend", "null", "--workers", "257"}, []string{"--workers 257", "256"}},
 		{"two pinning flags", []string{"send", "--pin-core", fmt.Sprint(allowed[0]), "--auto-pin", "--count", "1"}, []string{"--pin-core", "--auto-pin", "only one"}},
 		{"bench raw into its own receiver", []string{"bench", "--backend", "pipe", "--raw"}, []string{"--raw", "receiver"}},
 	}
@@ -189,7 +189,7 @@ func TestFlagsThatDoNotApply(t *testing.T) {
 		{"plan with payload frames", []string{"send", "--backend", "memcpy", "--plan", "stream", "--count", "1"}, []string{"--plan", "packet templates", "memcpy"}},
 		{"template with payload frames", []string{"send", "--backend", "memcpy", "x.wpg.yaml", "--count", "1"}, []string{"memcpy", "payload frames", "x.wpg.yaml"}},
 		{"wait without rate", []string{"send", "--wait", "spin", "--count", "1"}, []string{"--wait", "--rate"}},
-		{"burst without rate", []string{"bench", "--burst", "8"}, []string{"--burst", "--rate"}},
+		{"burst without rate", []string{"bench", "--backend", "null", "--burst", "8"}, []string{"--burst", "--rate"}},
 		{"ring-depth with no-tx-ring", []string{"send", "-i", "lo", "--no-tx-ring", "--ring-depth", "64", "--count", "1"}, []string{"--ring-depth", "--no-tx-ring"}},
 		{"recv interface on pipe", []string{"recv", "--backend", "pipe", "-i", "lo"}, []string{"-i/--interface", "afpacket", "pipe"}},
 		{"recv no-rx-ring on shm", []string{"recv", "--backend", "shm", "--no-rx-ring"}, []string{"--no-rx-ring", "afpacket"}},
@@ -284,7 +284,7 @@ func TestFailUnderValidated(t *testing.T) {
 	checkUsage(t, []usageCase{
 		{"without rate", []string{"send", "--fail-under", "0.9", "--count", "1"}, []string{"--fail-under", "--rate"}},
 		{"above 1", []string{"send", "--rate", "1kpps", "--fail-under", "1.5", "--count", "1"}, []string{"--fail-under 1.5", "at most 1"}},
-		{"zero", []string{"bench", "--rate", "1kpps", "--fail-under", "0"}, []string{"--fail-under 0", "above 0"}},
+		{"zero", []string{"bench", "--backend", "null", "--rate", "1kpps", "--fail-under", "0"}, []string{"--fail-under 0", "above 0"}},
 		{"negative", []string{"send", "--rate", "1kpps", "--fail-under", "-0.5", "--count", "1"}, []string{"--fail-under -0.5"}},
 	})
 	// A ratio every run reaches passes.

@@ -1,0 +1,660 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/netns"
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/units"
+)
+
+// Schema is the version of the matrix's JSON document (docs/bench.md).
+const Schema = "wpg.bench/v1"
+
+// Defaults of Config.
+const (
+	DefaultSmall    = 64
+	DefaultLarge    = 1 << 20
+	DefaultRepeat   = 3
+	DefaultDuration = time.Second
+	// QuickDuration is each run's length with Quick, which keeps the whole
+	// matrix (three repeats of every cell) under 30 s.
+	QuickDuration = 200 * time.Millisecond
+	// MaxCells bounds Paths × Sizes × Repeat.
+	MaxCells = 2000
+)
+
+// Config says what to run. The zero value runs the default matrix: 64 B
+// and 1 MiB, three repeats of one second each.
+type Config struct {
+	// Sizes are the frame sizes in bytes, one ranked table each (default
+	// 64 and 1 MiB). Network paths and null run at sizes up to
+	// MaxPacket only.
+	Sizes []int64
+	// Repeat is the number of runs per cell (default 3).
+	Repeat int
+	// Duration is each run's length (default 1 s; QuickDuration with
+	// Quick).
+	Duration time.Duration
+	// Quick shortens every run (QuickDuration) and the stall probe.
+	Quick bool
+	// Network allows the network rows, which create a private network
+	// namespace with a veth pair (needs root). Without it they are
+	// skipped, with the reason.
+	Network bool
+	// Only, when not empty, keeps the rows whose Name or Backend it lists.
+	Only []string
+	// Interval, when positive, keeps each run's intervals (rate over
+	// time) in its RunResult.
+	Interval time.Duration
+	// Progress, when set, is called as each run starts.
+	Progress func(Event)
+	// Limits are the site's defaults (wpg.toml [tx]) every cell's
+	// job.Spec takes.
+	Limits job.Limits
+	// Root is where /proc and /sys are read for the noise readings ("" =
+	// "/").
+	Root string
+	// Clock is the wall clock (nil: time.Now).
+	Clock func() time.Time
+}
+
+// MaxPacket is the largest frame the network rows (and null, which runs
+// the same packet template) send.
+const MaxPacket = 1500
+
+// Event is a run about to start (Config.Progress).
+type Event struct {
+	Path   string
+	Size   int64
+	Repeat int // 1-based
+	Of     int
+	Cell   int // 1-based, over the whole matrix
+	Cells  int
+}
+
+// Result is a matrix's outcome: one ranked table per size, the rows that
+// could not run, and the noise verdict. Its JSON is the documented
+// schema of `wpg bench --json` without --backend.
+type Result struct {
+	Schema string `json:"schema"`
+	// Provenance is filled by the client (wpg version, command line,
+	// start, host).
+	Provenance *report.Provenance `json:"provenance,omitempty"`
+	Repeat     int                `json:"repeat"`
+	// DurationSeconds is each run's length.
+	DurationSeconds float64  `json:"duration_seconds"`
+	Tables          []Table  `json:"tables"`
+	Skipped         []Skip   `json:"skipped,omitempty"`
+	Noise           Noise    `json:"noise"`
+	Notes           []string `json:"notes,omitempty"`
+	// Interrupted is true when the context ended the matrix early: the
+	// tables hold the cells that finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Environment describes the machine (wpg sysinfo).
+	Environment any `json:"environment,omitempty"`
+}
+
+// Table is the ranking at one frame size.
+type Table struct {
+	// Size is the frame size: payload bytes for local paths, the frame
+	// length for network paths and null.
+	Size int64 `json:"size"`
+	Rows []Row `json:"rows"` // fastest first
+	// Advice is the table's one line of advice.
+	Advice string `json:"advice,omitempty"`
+}
+
+// Row is one path at one size: the median of its runs and their spread.
+type Row struct {
+	// Rank is 1 for the fastest of the table.
+	Rank    int    `json:"rank"`
+	Path    string `json:"path"`
+	Backend string `json:"backend"`
+	Group   Group  `json:"group"`
+	// PPS is the median frame rate, MinPPS and MaxPPS its range over the
+	// repeats; Spread is (MaxPPS − MinPPS) / PPS.
+	PPS    float64 `json:"pps"`
+	MinPPS float64 `json:"min_pps"`
+	MaxPPS float64 `json:"max_pps"`
+	Spread float64 `json:"spread"`
+	// BytesPerSecond is the median rate in the unit the path's users
+	// read: payload bytes for local paths and memcpy (GB/s), frame bits
+	// / 8 for network paths and null (shown as Gbit/s). Unit says which
+	// ("B/s" or "bit/s"), BitsPerSecond the latter.
+	BytesPerSecond float64 `json:"bytes_per_second"`
+	BitsPerSecond  float64 `json:"bits_per_second,omitempty"`
+	Unit           string  `json:"unit"`
+	// Ratio is PPS over the reference's at the same size (memcpy for
+	// local rows, null for network rows; 1 for a reference itself); 0
+	// when the reference did not run. Reference names it.
+	Ratio     float64 `json:"ratio"`
+	Reference string  `json:"reference,omitempty"`
+	// CPUNsPerFrame is the median CPU time of the sender's threads per
+	// frame (ns); the receiver's process is not included.
+	CPUNsPerFrame float64 `json:"cpu_ns_per_frame"`
+	// Mode is the backend's mode in the last run (tx-ring, inplace, …).
+	Mode string `json:"mode,omitempty"`
+	// Error is the error of a run that failed (the row's rate is then
+	// that of the runs that did not).
+	Error string      `json:"error,omitempty"`
+	Runs  []RunResult `json:"runs"`
+}
+
+// RunResult is one run of a cell.
+type RunResult struct {
+	PPS            float64 `json:"pps"`
+	BytesPerSecond float64 `json:"bytes_per_second"`
+	BitsPerSecond  float64 `json:"bits_per_second"`
+	Frames         uint64  `json:"frames"`
+	Seconds        float64 `json:"seconds"`
+	CPUSeconds     float64 `json:"cpu_seconds"`
+	Mode           string  `json:"mode,omitempty"`
+	// Verified is the receiver's verdict for local paths ("" for paths
+	// without a receiver).
+	Verified  string            `json:"verified,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Intervals []report.Interval `json:"intervals,omitempty"`
+}
+
+// Skip is a row that did not run, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size,omitempty"` // 0: at every size
+	Reason string `json:"reason"`
+}
+
+func (c Config) withDefaults() Config {
+	if len(c.Sizes) == 0 {
+		c.Sizes = []int64{DefaultSmall, DefaultLarge}
+	}
+	if c.Repeat == 0 {
+		c.Repeat = DefaultRepeat
+	}
+	if c.Duration == 0 {
+		c.Duration = DefaultDuration
+		if c.Quick {
+			c.Duration = QuickDuration
+		}
+	}
+	if c.Root == "" {
+		c.Root = "/"
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	return c
+}
+
+// Validate checks c's values; Run does too.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	for _, s := range c.Sizes {
+		if s < frame.MinPayload || s > frame.MaxPayload {
+			errs = append(errs, fmt.Errorf("size %d: give sizes from %d B (the smallest frame every path takes) to 1 GiB", s, frame.MinPayload))
+		}
+	}
+	if c.Repeat < 1 || c.Repeat > 100 {
+		errs = append(errs, fmt.Errorf("repeat %d: give 1 to 100", c.Repeat))
+	}
+	if c.Duration < 10*time.Millisecond || c.Duration > time.Hour {
+		errs = append(errs, fmt.Errorf("duration %v: give 10ms to 1h per run", c.Duration))
+	}
+	if c.Interval < 0 {
+		errs = append(errs, fmt.Errorf("interval %v: must not be negative", c.Interval))
+	}
+	for _, o := range c.Only {
+		if !slices.ContainsFunc(Paths, func(p Path) bool { return p.Name == o || p.Backend == o }) {
+			errs = append(errs, fmt.Errorf("path %q: not a row of the matrix (%s)", o, pathNames()))
+		}
+	}
+	if n := len(Paths) * len(c.Sizes) * c.Repeat; n > MaxCells {
+		errs = append(errs, fmt.Errorf("%d runs: at most %d (fewer sizes or repeats)", n, MaxCells))
+	}
+	return errors.Join(errs...)
+}
+
+func pathNames() string {
+	s := ""
+	for i, p := range Paths {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name
+	}
+	return s
+}
+
+type cell struct {
+	path Path
+	size int64
+}
+
+// key identifies a cell (Path holds funcs: not comparable).
+func (c cell) key() cellKey { return cellKey{c.path.Name, c.size} }
+
+type cellKey struct {
+	name string
+	size int64
+}
+
+// Run runs the matrix. env is the jobs' environment (the CLI's streams,
+// its launcher of receiver processes). When ctx ends, the run in progress
+// stops, the network namespace is removed, and Run returns the cells that
+// finished with Interrupted set and ctx's error.
+func Run(ctx context.Context, cfg Config, env job.Env) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	res := &Result{Schema: Schema, Repeat: cfg.Repeat, DurationSeconds: cfg.Duration.Seconds()}
+	smp := sampler{root: cfg.Root, now: cfg.Clock}
+
+	if cfg.Network {
+		// Namespaces a killed wpg left behind go first, network rows or not.
+		if gone, err := netns.CleanStale(ctx); err != nil {
+			res.Notes = append(res.Notes, "removing network namespaces left by an earlier wpg: "+err.Error())
+		} else if len(gone) > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("removed %d network namespace(s) left by a wpg that did not end cleanly: %s", len(gone), strings.Join(gone, ", ")))
+		}
+	}
+
+	// Which rows run at which size.
+	var cells []cell
+	var ns *netns.NS
+	netSkip := ""
+	for _, p := range Paths {
+		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, p.Name) && !slices.Contains(cfg.Only, p.Backend) {
+			continue
+		}
+		if _, err := backend.Lookup(p.Backend); err != nil {
+			res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: "not in this build"})
+			continue
+		}
+		if p.Available != nil {
+			if why := p.Available(); why != "" {
+				res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: why})
+				continue
+			}
+		}
+		var sizes []int64
+		var sizeSkips []Skip // listed unless the whole row is skipped below
+		for _, s := range cfg.Sizes {
+			switch {
+			case p.SmallOnly && s > MaxPacket:
+				sizeSkips = append(sizeSkips, Skip{Path: p.Name, Size: s, Reason: fmt.Sprintf("carries packets of at most %d B", MaxPacket)})
+			case p.SmallOnly && s < 64:
+				sizeSkips = append(sizeSkips, Skip{Path: p.Name, Size: s, Reason: "packets are 64 B at least"})
+			default:
+				sizes = append(sizes, s)
+			}
+		}
+		if len(sizes) == 0 {
+			res.Skipped = append(res.Skipped, sizeSkips...)
+			continue
+		}
+		if p.Net {
+			if !cfg.Network {
+				res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: "network rows need root (a private network namespace with a veth pair): run as root"})
+				continue
+			}
+			if ns == nil && netSkip == "" {
+				n, err := netns.New(ctx, netns.Options{})
+				if err != nil {
+					netSkip = err.Error()
+				} else {
+					ns = n
+					defer func() {
+						if err := ns.Close(); err != nil {
+							res.Notes = append(res.Notes, "removing the network namespace: "+err.Error())
+						}
+					}()
+				}
+			}
+			if netSkip != "" {
+				res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: netSkip})
+				continue
+			}
+		}
+		res.Skipped = append(res.Skipped, sizeSkips...)
+		for _, s := range sizes {
+			cells = append(cells, cell{p, s})
+		}
+	}
+	if ns != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("network rows: veth %s → %s in namespace %s (removed at the end)", ns.Outer, ns.Inner, ns.Name))
+	}
+
+	probe := 200 * time.Millisecond
+	if cfg.Quick {
+		probe = 50 * time.Millisecond
+	}
+	var rd Readings
+	stalls := func() {
+		lost, per, cpu, err := probeStalls(cfg.Root, probe)
+		if err != nil {
+			res.Notes = append(res.Notes, "stall probe: "+err.Error())
+			return
+		}
+		if lost >= rd.StallLostShare {
+			rd.StallLostShare, rd.StallsPerSecond, rd.StallCPU = lost, per, cpu
+		}
+	}
+	stalls()
+	first := smp.sample()
+	freqs := slices.Clone(first.freqs)
+
+	rows := map[cellKey]*Row{}
+	total := len(cells) * cfg.Repeat
+	n := 0
+	// Repeats go round the matrix (every cell once, then again), so that a
+	// burst of load elsewhere spreads over the cells rather than sinking
+	// one.
+loop:
+	for rep := 1; rep <= cfg.Repeat; rep++ {
+		for _, c := range cells {
+			if ctx.Err() != nil {
+				res.Interrupted = true
+				break loop
+			}
+			n++
+			if cfg.Progress != nil {
+				cfg.Progress(Event{Path: c.path.Name, Size: c.size, Repeat: rep, Of: cfg.Repeat, Cell: n, Cells: total})
+			}
+			rr := runOne(ctx, c, ns, cfg, env)
+			if ctx.Err() != nil {
+				// The run was cut short: its figures would sink the median.
+				res.Interrupted = true
+				break loop
+			}
+			r := rows[c.key()]
+			if r == nil {
+				r = &Row{Path: c.path.Name, Backend: c.path.Backend, Group: c.path.Group}
+				rows[c.key()] = r
+			}
+			r.Runs = append(r.Runs, rr)
+			if s := smp.sample(); s.ok {
+				freqs = append(freqs, s.freqs...)
+			}
+		}
+	}
+	last := smp.sample()
+	if !res.Interrupted {
+		stalls()
+	}
+	between(&rd, first, last, freqs)
+	rd.LoadAvg = smp.loadAvg()
+	rd.Governor = smp.governor()
+
+	for _, size := range cfg.Sizes {
+		t := Table{Size: size}
+		for _, c := range cells {
+			r := rows[c.key()]
+			if c.size != size || r == nil {
+				continue
+			}
+			summarise(r)
+			t.Rows = append(t.Rows, *r)
+		}
+		rank(&t)
+		if len(t.Rows) > 0 {
+			res.Tables = append(res.Tables, t)
+		}
+	}
+	for _, t := range res.Tables {
+		for _, r := range t.Rows {
+			if len(r.Runs) > 1 && r.Spread > rd.Spread {
+				rd.Spread, rd.SpreadRow = r.Spread, r.Path+" at "+units.FormatSize(t.Size)
+			}
+		}
+	}
+	res.Noise = Judge(rd)
+	if res.Interrupted {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// runOne runs one cell once.
+func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) RunResult {
+	spec := job.NewSpec()
+	spec.Command = "bench"
+	spec.Backend = c.path.Backend
+	spec.Batch = 256
+	spec.Duration = cfg.Duration
+	spec.StartReceiver = true
+	spec.Size = strconv.FormatInt(c.size, 10)
+	spec.Limits = cfg.Limits
+	if c.path.Net && ns != nil {
+		spec.Interface = ns.Outer
+	}
+	if c.path.Tune != nil {
+		c.path.Tune(&spec)
+	}
+	run, err := job.Start(ctx, spec, env)
+	if err != nil {
+		return RunResult{Error: err.Error()}
+	}
+	var iv report.Intervals
+	if cfg.Interval > 0 {
+		t := time.NewTicker(cfg.Interval)
+		prev := job.Snapshot{}
+	watch:
+		for {
+			select {
+			case <-run.Done():
+				t.Stop()
+				break watch
+			case <-t.C:
+				s := run.Snapshot()
+				iv.Add(report.Sample{Elapsed: s.Elapsed, Frames: s.Frames, Bytes: s.Bytes, LatenessP99Ns: s.LatenessSince(prev).P99Ns})
+				prev = s
+			}
+		}
+	}
+	rep := run.Report()
+	if rep == nil {
+		return RunResult{Error: errString(run.Err())}
+	}
+	rr := RunResult{PPS: rep.PPS, BitsPerSecond: rep.BPS, BytesPerSecond: rep.BPS / 8, Frames: rep.Frames, Seconds: rep.Seconds, CPUSeconds: rep.CPUSeconds, Error: errString(run.Err())}
+	rr.Mode = rep.Backend.Mode
+	if rep.Payload {
+		rr.BytesPerSecond = rep.PayloadBytesPerSecond
+	}
+	if len(rep.Verification) > 0 {
+		rr.Verified = "ok"
+		if rep.Failed != nil {
+			rr.Verified = rep.Failed.Message
+		}
+	}
+	if rep.Failed != nil && rr.Error == "" {
+		rr.Error = rep.Failed.Message
+	}
+	if cfg.Interval > 0 {
+		rr.Intervals = iv.Finish(report.Sample{Elapsed: time.Duration(rep.Seconds * float64(time.Second)), Frames: rep.Frames, Bytes: rep.Bytes})
+	}
+	return rr
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// summarise fills r's median, range, spread, unit and CPU per frame from
+// its runs; failed runs count only for Error.
+func summarise(r *Row) {
+	var pps, bps, bits, cpu []float64
+	for _, x := range r.Runs {
+		if x.Error != "" {
+			r.Error = x.Error
+			if x.Frames == 0 {
+				continue
+			}
+		}
+		if x.Mode != "" {
+			r.Mode = x.Mode
+		}
+		pps = append(pps, x.PPS)
+		bps = append(bps, x.BytesPerSecond)
+		bits = append(bits, x.BitsPerSecond)
+		if x.Frames > 0 {
+			cpu = append(cpu, x.CPUSeconds*1e9/float64(x.Frames))
+		}
+	}
+	r.Unit = "B/s"
+	if r.Group == Network || r.Backend == "null" {
+		r.Unit = "bit/s"
+	}
+	if len(pps) == 0 {
+		return
+	}
+	r.PPS = median(pps)
+	r.MinPPS, r.MaxPPS = slices.Min(pps), slices.Max(pps)
+	if r.PPS > 0 {
+		r.Spread = (r.MaxPPS - r.MinPPS) / r.PPS
+	}
+	r.BytesPerSecond = median(bps)
+	if r.Unit == "bit/s" {
+		r.BitsPerSecond = median(bits)
+	}
+	if len(cpu) > 0 {
+		r.CPUNsPerFrame = median(cpu)
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// rank sorts t's rows fastest first, numbers them, sets each row's ratio
+// to its reference and writes the table's advice.
+func rank(t *Table) {
+	sort.SliceStable(t.Rows, func(i, j int) bool { return t.Rows[i].PPS > t.Rows[j].PPS })
+	ref := map[string]float64{}
+	for _, r := range t.Rows {
+		if r.Group == Reference {
+			ref[r.Backend] = r.PPS
+		}
+	}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		r.Rank = i + 1
+		switch r.Group {
+		case Reference:
+			r.Ratio = 1
+		case Local:
+			r.Reference = "memcpy"
+		case Network:
+			r.Reference = "null"
+		}
+		if r.Reference != "" && ref[r.Reference] > 0 {
+			r.Ratio = r.PPS / ref[r.Reference]
+		}
+	}
+	t.Advice = advice(*t)
+}
+
+// advice is a table's line: the fastest local path against the everyday
+// baseline (unix), and the fastest network variant against the slowest.
+func advice(t Table) string {
+	size := units.FormatSize(t.Size)
+	var out string
+	var best, unix *Row
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if r.Group != Local || r.PPS == 0 {
+			continue
+		}
+		if best == nil {
+			best = r
+		}
+		if r.Backend == "unix" {
+			unix = r
+		}
+	}
+	if best != nil {
+		out = fmt.Sprintf("for %s frames between two processes on this host: %s", size, describe(best.Path))
+		switch {
+		case unix != nil && unix != best:
+			out += fmt.Sprintf(", %.1f× unix", best.PPS/unix.PPS)
+		case unix == best:
+			if second := nextLocal(t, best); second != nil {
+				out += fmt.Sprintf(", %.2f× %s", best.PPS/second.PPS, describe(second.Path))
+			}
+		}
+		if best.Ratio > 0 {
+			out += fmt.Sprintf(" (%.2f× memcpy)", best.Ratio)
+		}
+	}
+	var fast, slow *Row
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if r.Group != Network || r.PPS == 0 {
+			continue
+		}
+		if fast == nil {
+			fast = r
+		}
+		slow = r
+	}
+	if fast != nil {
+		line := fmt.Sprintf("for %s packets on veth: %s", size, fast.Path)
+		if slow != fast {
+			line += fmt.Sprintf(", %.2f× %s", fast.PPS/slow.PPS, slow.Path)
+		}
+		if fast.Ratio > 0 {
+			line += fmt.Sprintf(" (%.2f× the generator alone)", fast.Ratio)
+		}
+		if out != "" {
+			out += "; "
+		}
+		out += line
+	}
+	return out
+}
+
+func nextLocal(t Table, after *Row) *Row {
+	seen := false
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if r == after {
+			seen = true
+			continue
+		}
+		if seen && r.Group == Local && r.PPS > 0 {
+			return r
+		}
+	}
+	return nil
+}
+
+// describe names a row in words where the flag is not obvious.
+func describe(path string) string {
+	switch path {
+	case "shm":
+		return "shm in place"
+	case "shm --recv-mode copy":
+		return "shm copied out"
+	}
+	return path
+}

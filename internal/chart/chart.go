@@ -1,0 +1,384 @@
+// Package chart draws wpg's reports (`wpg plot`): the rate over time of a
+// run's intervals, the lateness (send) or one-way latency (recv)
+// distribution by percentile, and for a matrix (wpg bench without
+// --backend) a bar chart of each size's ranking. It reads the JSON a
+// report was written as, so a picture can be drawn long after the run, on
+// another machine. Pictures are SVG or PNG (gonum.org/v1/plot).
+package chart
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/wpg-dev/wpg/bench"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/units"
+)
+
+// Formats are the picture formats Render writes.
+var Formats = []string{"svg", "png"}
+
+// Width and PanelHeight are the size of a picture and of each of its
+// panels.
+const (
+	Width       = 8 * vg.Inch
+	PanelHeight = 3.5 * vg.Inch
+)
+
+// MaxInput bounds the report Plots reads.
+const MaxInput = 64 << 20
+
+// Plots builds the panels for the report document b: a matrix
+// (wpg.bench/v1) gives one ranking per size; a send or bench report
+// (wpg.report/v1) the rate over its intervals and, when paced, its
+// lateness; a receiver's (wpg.recv/v1) the rate and loss over its
+// intervals and its latency. A report with nothing to draw is an error
+// that says which flag gives it.
+func Plots(b []byte) ([]*plot.Plot, error) {
+	if len(b) > MaxInput {
+		return nil, fmt.Errorf("report of %d bytes: at most %d", len(b), MaxInput)
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("not a wpg JSON report: %w", err)
+	}
+	switch head.Schema {
+	case bench.Schema:
+		var r bench.Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("matrix report: %w", err)
+		}
+		return matrixPlots(&r)
+	case report.Schema:
+		var r report.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		return runPlots(&r)
+	case "wpg.recv/v1":
+		var r recvDoc
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("receiver report: %w", err)
+		}
+		return recvPlots(&r)
+	case "":
+		return nil, errors.New("no \"schema\" field: give the JSON of wpg bench, send or recv --json")
+	}
+	return nil, fmt.Errorf("schema %q: wpg plot draws %s, %s and wpg.recv/v1", head.Schema, bench.Schema, report.Schema)
+}
+
+// recvDoc is the part of `wpg recv --json` a picture needs.
+type recvDoc struct {
+	Frames    uint64            `json:"frames"`
+	Lost      uint64            `json:"lost"`
+	Intervals []report.Interval `json:"intervals"`
+	Latency   *struct {
+		MinNs  int64   `json:"min_ns"`
+		MeanNs float64 `json:"mean_ns"`
+		P50Ns  int64   `json:"p50_ns"`
+		P99Ns  int64   `json:"p99_ns"`
+		P999Ns int64   `json:"p999_ns"`
+		MaxNs  int64   `json:"max_ns"`
+	} `json:"latency"`
+	Provenance *report.Provenance `json:"provenance"`
+}
+
+func matrixPlots(r *bench.Result) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	for _, t := range r.Tables {
+		p, err := Ranking(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the matrix report has no tables (every row skipped or interrupted)")
+	}
+	return out, nil
+}
+
+func runPlots(r *report.Report) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	title := "wpg " + r.Command + " " + r.Backend.Backend
+	if len(r.Intervals) > 0 {
+		p, err := Rate(title+": rate", r.Intervals, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if r.LatenessMaxNs > 0 {
+		p, err := Percentiles(title+": lateness of the pacer's grants", []Point{
+			{"p50", float64(r.P50JitterNs)}, {"p99", float64(r.P99JitterNs)}, {"max", float64(r.LatenessMaxNs)},
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("nothing to draw: the report has no intervals (run with --interval 1s) and no lateness (a paced run: --rate)")
+	}
+	return out, nil
+}
+
+func recvPlots(r *recvDoc) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	if len(r.Intervals) > 0 {
+		p, err := Rate("wpg recv: rate and loss", r.Intervals, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if l := r.Latency; l != nil {
+		p, err := Percentiles("wpg recv: one-way latency", []Point{
+			{"min", float64(l.MinNs)}, {"p50", float64(l.P50Ns)}, {"p99", float64(l.P99Ns)}, {"p99.9", float64(l.P999Ns)}, {"max", float64(l.MaxNs)},
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("nothing to draw: the receiver's report has no intervals (run wpg recv with --interval 1s) and no latency")
+	}
+	return out, nil
+}
+
+// Group colours of the ranking's bars.
+var groupColor = map[bench.Group]color.Color{
+	bench.Reference: color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff},
+	bench.Local:     color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	bench.Network:   color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+}
+
+// whiskers are the min–max ranges of the rows (XYer and XErrorer).
+type whiskers struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+// Ranking draws one size of a matrix: a horizontal bar per path, fastest
+// on top, the length its median frame rate, a whisker its min–max over
+// the repeats, the colour its group (grey references, blue local paths,
+// green network paths), labelled with its ratio to the reference.
+func Ranking(t bench.Table) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "wpg bench: " + units.FormatSize(t.Size) + " frames (median frames/s, min–max)"
+	p.X.Label.Text = "frames/s"
+	n := len(t.Rows)
+	names := make([]string, n)
+	per := map[bench.Group]plotter.Values{}
+	var wh whiskers
+	for i, r := range t.Rows {
+		// Fastest on top: the y axis counts from the bottom.
+		j := n - 1 - i
+		if per[r.Group] == nil {
+			per[r.Group] = make(plotter.Values, n)
+		}
+		per[r.Group][j] = r.PPS
+		label := r.Path
+		switch {
+		case r.Group == bench.Reference:
+			label += " (reference)"
+		case r.Ratio > 0:
+			label += fmt.Sprintf(" (%.2f× %s)", r.Ratio, r.Reference)
+		}
+		names[j] = label
+		if len(r.Runs) > 1 {
+			wh.XYs = append(wh.XYs, plotter.XY{X: r.PPS, Y: float64(j)})
+			wh.XErrors = append(wh.XErrors, struct{ Low, High float64 }{r.PPS - r.MinPPS, r.MaxPPS - r.PPS})
+		}
+	}
+	for _, g := range []bench.Group{bench.Reference, bench.Local, bench.Network} {
+		vals := per[g]
+		if vals == nil {
+			continue
+		}
+		bars, err := plotter.NewBarChart(vals, vg.Points(12))
+		if err != nil {
+			return nil, fmt.Errorf("ranking at %s: %w", units.FormatSize(t.Size), err)
+		}
+		bars.Horizontal = true
+		bars.Color = groupColor[g]
+		bars.LineStyle.Width = 0
+		p.Add(bars)
+		p.Legend.Add(string(g), bars)
+	}
+	if len(wh.XYs) > 0 {
+		eb, err := plotter.NewXErrorBars(wh)
+		if err != nil {
+			return nil, fmt.Errorf("ranking at %s: %w", units.FormatSize(t.Size), err)
+		}
+		p.Add(eb)
+	}
+	p.NominalY(names...)
+	p.X.Min = 0
+	p.X.Tick.Marker = siTicks{}
+	p.Legend.Top = false
+	p.Legend.Left = false
+	return p, nil
+}
+
+// Rate draws the frame rate of each interval over time, and with loss the
+// frames lost in each (receiver). A last interval shorter than a quarter
+// of the one before (the run ended just after a sample) is left out of
+// the picture; its frames stay in the report.
+func Rate(title string, ivs []report.Interval, loss bool) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "seconds"
+	p.Y.Label.Text = "frames/s"
+	pts := make(plotter.XYs, 0, 2*len(ivs))
+	var lost plotter.XYs
+	if n := len(ivs); n > 1 && ivs[n-1].End-ivs[n-1].Start < (ivs[n-2].End-ivs[n-2].Start)/4 {
+		// The sliver after the last full period (the run ended just
+		// after a sample): a rate over a few milliseconds says little.
+		ivs = ivs[:n-1]
+	}
+	for _, in := range ivs {
+		// A step per interval: its rate from its start to its end.
+		pts = append(pts, plotter.XY{X: in.Start, Y: in.PPS}, plotter.XY{X: in.End, Y: in.PPS})
+		if loss && in.Lost != nil {
+			lost = append(lost, plotter.XY{X: (in.Start + in.End) / 2, Y: float64(*in.Lost) / math.Max(in.End-in.Start, 1e-9)})
+		}
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, fmt.Errorf("rate: %w", err)
+	}
+	p.Add(line)
+	top := 0.0
+	for _, pt := range pts {
+		top = math.Max(top, pt.Y)
+	}
+	if len(lost) > 0 {
+		// Two series: a legend tells them apart (one alone is named by
+		// the axis).
+		p.Legend.Add("frames/s", line)
+		sc, err := plotter.NewScatter(lost)
+		if err != nil {
+			return nil, fmt.Errorf("loss: %w", err)
+		}
+		sc.Color = plotter.DefaultGlyphStyle.Color
+		sc.Shape = draw.CrossGlyph{}
+		p.Add(sc)
+		p.Legend.Add("lost/s", sc)
+		for _, pt := range lost {
+			top = math.Max(top, pt.Y)
+		}
+	}
+	p.Legend.Top = true
+	p.Y.Min = 0
+	if top > 0 {
+		// Headroom above the highest point, so that the line does not run
+		// along the frame and the legend sits clear of it.
+		p.Y.Max = top * 1.25
+	}
+	p.Y.Tick.Marker = siTicks{}
+	return p, nil
+}
+
+// Point is one percentile of a distribution, in nanoseconds.
+type Point struct {
+	Label string
+	Ns    float64
+}
+
+// Percentiles draws a distribution by its percentiles: a point per
+// percentile, joined, on a logarithmic scale of microseconds (lateness
+// and latency spread over orders of magnitude).
+func Percentiles(title string, pts []Point) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "µs (log scale)"
+	xys := make(plotter.XYs, len(pts))
+	names := make([]string, len(pts))
+	for i, pt := range pts {
+		xys[i] = plotter.XY{X: float64(i), Y: math.Max(pt.Ns/1e3, 0.001)} // a log scale has no 0
+		names[i] = fmt.Sprintf("%s %s", pt.Label, report.Dur(int64(pt.Ns)))
+	}
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", title, err)
+	}
+	points.Shape = draw.CircleGlyph{}
+	p.Add(line, points)
+	p.NominalX(names...)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	return p, nil
+}
+
+// Render draws plots stacked into one picture of the format ("svg",
+// "png") and writes it to w.
+func Render(w io.Writer, format string, plots []*plot.Plot) error {
+	format = strings.ToLower(format)
+	ok := false
+	for _, f := range Formats {
+		ok = ok || f == format
+	}
+	if !ok {
+		return fmt.Errorf("picture format %q: give a file name ending in .svg or .png", format)
+	}
+	if len(plots) == 0 {
+		return errors.New("nothing to draw")
+	}
+	c, err := draw.NewFormattedCanvas(Width, PanelHeight*vg.Length(len(plots)), format)
+	if err != nil {
+		return err
+	}
+	grid := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		grid[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter, PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+	canvases := plot.Align(grid, tiles, draw.New(c))
+	for i, p := range plots {
+		p.Draw(canvases[i][0])
+	}
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// siTicks labels the default ticks with SI prefixes (12 M, not 12000000).
+type siTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (siTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = tickLabel(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// tickLabel is report.SI without the trailing zeros a round tick value
+// gets ("30 M", "2.5 k", "0", not "30.000 M", "2.500 k", "0.0").
+func tickLabel(v float64) string {
+	s := report.SI(v, "")
+	num, prefix, _ := strings.Cut(s, " ")
+	if strings.Contains(num, ".") {
+		num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
+	}
+	if prefix == "" {
+		return num
+	}
+	return num + " " + prefix
+}
