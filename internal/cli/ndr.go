@@ -1,0 +1,402 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/internal/netns"
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/ndr"
+	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/units"
+)
+
+func init() { register(newNDRCmd) }
+
+// ndrFlags are wpg ndr's flags.
+type ndrFlags struct {
+	sizes      string
+	trial      time.Duration
+	warmup     time.Duration
+	resolution string
+	loss       string
+	maxRate    string
+	minRate    string
+	maxTrials  int
+	iface, rx  string
+	qdisc      bool
+	jsonOut    bool
+}
+
+// ndrDefaultSizes are RFC 2544's Ethernet frame sizes (FCS included).
+const ndrDefaultSizes = "64,128,256,512,1024,1280,1518"
+
+func newNDRCmd() *cobra.Command {
+	f := &ndrFlags{}
+	cmd := &cobra.Command{
+		Use:   "ndr",
+		Short: "RFC 2544 throughput: the highest rate with no loss (or at most --loss), per frame size",
+		Long: `ndr searches, per frame size, for the highest rate at which a wpg receiver sees no more loss than
+--loss (default 0: the non-drop rate), by a binary search of trials of --trial each between --min-rate
+and --max-rate, to --resolution. Sizes are RFC 2544's Ethernet frame sizes, FCS included (wpg sends
+the frame 4 bytes shorter, as every wpg size leaves the FCS out). The figure is the rate the sender
+achieved in the best passing trial. Frames are UDP/IPv4 carrying wpg's signature, from 198.18.0.1 to
+198.19.0.1; at 64 B, too short for UDP and the signature, IPv4 with protocol 253.
+
+Without -i it creates a private network namespace with a veth pair, sends on the end outside with
+AF_PACKET and receives with wpg's AF_PACKET receiver inside, and removes the namespace at the end: the
+throughput of this host's veth path with wpg on both ends. With -i and --rx-interface it sends on one
+interface and receives on the other (a cable, or a device under test between them). Root is needed
+(network namespaces, AF_PACKET). It takes about sizes × (8 to 12 trials) × --trial.`,
+		Example: `  wpg ndr --trial 2s
+  wpg ndr --sizes 64,1518 --trial 10s --resolution 0.5% --json > ndr.json
+  wpg ndr -i eth1 --rx-interface eth2 --max-rate 10Gbps --loss 0.001%`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runNDR(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.sizes, "sizes", ndrDefaultSizes, "Ethernet frame sizes to search, FCS included (RFC 2544's by default)")
+	fl.DurationVar(&f.trial, "trial", 10*time.Second, "sending time of each trial")
+	fl.DurationVar(&f.warmup, "warmup", time.Second, "an uncounted first trial at --min-rate per size (0: none)")
+	fl.StringVar(&f.resolution, "resolution", "1%", "stop when the bracket is this share of the rate or narrower")
+	fl.StringVar(&f.loss, "loss", "0", "largest acceptable loss, a ratio or a percentage (0.1%)")
+	fl.StringVar(&f.maxRate, "max-rate", "10Gbps", "highest rate tried, the first trial (a bit rate counts the wire's framing: 10Gbps is 14.88 Mpps at 64 B)")
+	fl.StringVar(&f.minRate, "min-rate", "", "lowest rate tried (default: a thousandth of --max-rate)")
+	fl.IntVar(&f.maxTrials, "max-trials", 32, "most counted trials per size")
+	fl.StringVarP(&f.iface, "interface", "i", "", "send on this interface (with --rx-interface) instead of a veth pair of wpg's own")
+	fl.StringVar(&f.rx, "rx-interface", "", "receive on this interface (with -i)")
+	fl.BoolVar(&f.qdisc, "qdisc-bypass", false, "send with PACKET_QDISC_BYPASS")
+	fl.BoolVar(&f.jsonOut, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// ndrSize is one size's search in the output.
+type ndrSize struct {
+	// Size is the Ethernet frame size with the FCS; Frame what wpg sends.
+	Size          int     `json:"size"`
+	Frame         int     `json:"frame_bytes"`
+	MaxRatePPS    float64 `json:"max_rate_pps"`
+	ThroughputBPS float64 `json:"throughput_bps_l1"`
+	ndr.Result
+}
+
+// ndrReport is wpg ndr's JSON.
+type ndrReport struct {
+	Schema     string        `json:"schema"`
+	Backend    string        `json:"backend"`
+	Sender     string        `json:"sender_interface"`
+	Receiver   string        `json:"receiver_interface"`
+	Namespace  string        `json:"namespace,omitempty"`
+	Trial      float64       `json:"trial_seconds"`
+	Loss       float64       `json:"loss_ratio"`
+	Resolution float64       `json:"resolution"`
+	Sizes      []ndrSize     `json:"sizes"`
+	Error      string        `json:"error,omitempty"`
+	Elapsed    time.Duration `json:"-"`
+}
+
+// parseShare reads a ratio ("0.01") or a percentage ("1%").
+func parseShare(flag, s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSuffix(t, "%"), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 {
+		return 0, usageError(fmt.Errorf("flag --%s: value %q: give a ratio such as 0.01 or a percentage such as 1%%", flag, s))
+	}
+	return v * scale, nil
+}
+
+func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.Rate, err error) {
+	for _, s := range strings.Split(f.sizes, ",") {
+		n, perr := units.ParseSizeIn(strings.TrimSpace(s), 64, 9022)
+		if perr != nil {
+			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --sizes: value %q: %v (Ethernet frame sizes with the FCS, 64 to 9022)", s, perr))
+		}
+		sizes = append(sizes, int(n))
+	}
+	if cfg.Resolution, err = parseShare("resolution", f.resolution); err != nil {
+		return
+	}
+	if cfg.Resolution >= 1 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --resolution: value %q: give a share of the rate below 100 %%, e.g. 1%% or 0.005", f.resolution))
+	}
+	if cfg.Loss, err = parseShare("loss", f.loss); err != nil {
+		return
+	}
+	if cfg.Loss >= 1 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --loss: value %q: give a share of the frames below 100 %%, e.g. 0 (no loss) or 0.001%%", f.loss))
+	}
+	if f.maxTrials < 1 || f.maxTrials > 1000 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --max-trials: value %d: give 1 to 1000", f.maxTrials))
+	}
+	if f.warmup < 0 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --warmup: value %s: give a duration of 0 (no warm-up) or more, e.g. 1s", f.warmup))
+	}
+	if maxRate, err = pace.ParseRate(f.maxRate); err != nil || maxRate.Unlimited() || maxRate.IFG() {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --max-rate: value %q: give a frame or bit rate, e.g. 10Gbps or 2Mpps", f.maxRate))
+	}
+	if f.minRate != "" {
+		if minRate, err = pace.ParseRate(f.minRate); err != nil || minRate.Unlimited() || minRate.IFG() {
+			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --min-rate: value %q: give a frame or bit rate, e.g. 10kpps", f.minRate))
+		}
+		// A bit rate and a frame rate compare differently at each size.
+		for _, size := range sizes {
+			frame := float64(size - 4)
+			if lo, hi := minRate.FramesPerSecond(frame, pace.L1), maxRate.FramesPerSecond(frame, pace.L1); !(lo > 0) || lo > hi {
+				return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --min-rate: value %q: at %d B it is %s, above --max-rate %q (%s): give a lower --min-rate or a higher --max-rate", f.minRate, size, formatPPS(lo), f.maxRate, formatPPS(hi)))
+			}
+		}
+	}
+	if (f.iface == "") != (f.rx == "") {
+		return nil, cfg, maxRate, minRate, usageError(errors.New("flags -i and --rx-interface go together: give both (send on one, receive on the other), or neither for a veth pair of wpg's own"))
+	}
+	for _, fl := range []struct{ name, iface string }{{"-i", f.iface}, {"--rx-interface", f.rx}} {
+		if fl.iface == "" {
+			continue
+		}
+		if _, ierr := net.InterfaceByName(fl.iface); ierr != nil {
+			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag %s: interface %q does not exist in this network namespace (%s): give one of them, or leave out -i and --rx-interface for a veth pair of wpg's own", fl.name, fl.iface, interfaceList()))
+		}
+	}
+	cfg.Trial, cfg.Warmup, cfg.MaxTrials = f.trial, f.warmup, f.maxTrials
+	if f.trial <= 0 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --trial: value %s: give a positive duration, e.g. 10s", f.trial))
+	}
+	return sizes, cfg, maxRate, minRate, nil
+}
+
+// ndrTemplate is the frame of a trial: the built-in template's UDP/IPv4
+// stream at the given size, its destination MAC one the receiver does not
+// own (its stack drops the frames early; AF_PACKET still sees them). A
+// frame too short for UDP and the 20-byte signature (RFC 2544's 64 bytes:
+// 60 without the FCS) is IPv4 with protocol 253 (experimental) instead.
+func ndrTemplate(frame int) string {
+	l4 := `    udp:
+      src: {from: 1024, to: 65535}
+      dst: 9
+`
+	if frame < ndrMinUDP {
+		l4 = ""
+	}
+	return fmt.Sprintf(`streams:
+  - name: ndr%d
+    size: %d
+    ethernet: {src: "02:00:00:00:00:01", dst: "02:00:00:00:00:99"}
+    ipv4: {src: 198.18.0.1, dst: 198.19.0.1, ttl: 64}
+%s`, frame, frame, l4)
+}
+
+// ndrMinUDP is the shortest UDP/IPv4 frame with the signature: 42 bytes
+// of headers and 20 of signature.
+const ndrMinUDP = 62
+
+func runNDR(cmd *cobra.Command, f *ndrFlags) error {
+	sizes, cfg, maxRate, minRate, err := f.parse()
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	out := cmd.OutOrStdout()
+	rep := ndrReport{Schema: "wpg.ndr/1", Backend: "afpacket", Sender: f.iface, Receiver: f.rx,
+		Trial: cfg.Trial.Seconds(), Loss: cfg.Loss, Resolution: cfg.Resolution}
+	if rep.Resolution == 0 {
+		rep.Resolution = 0.01
+	}
+	var ns *netns.NS
+	if f.iface == "" {
+		markStarted(cmd)
+		if _, err := netns.CleanStale(ctx); err != nil {
+			return fmt.Errorf("ndr: removing namespaces a killed wpg left: %w", err)
+		}
+		if ns, err = netns.New(ctx, netns.Options{}); err != nil {
+			return fmt.Errorf("ndr: %w (wpg ndr needs root for its namespace and AF_PACKET; or give -i and --rx-interface)", err)
+		}
+		defer ns.Close()
+		rep.Sender, rep.Receiver, rep.Namespace = ns.Outer, ns.Inner, ns.Name
+	}
+	if !f.jsonOut {
+		where := fmt.Sprintf("%s → %s", rep.Sender, rep.Receiver)
+		if ns != nil {
+			where = fmt.Sprintf("veth %s → %s (namespace %s)", rep.Sender, rep.Receiver, ns.Name)
+		}
+		fmt.Fprintf(out, "wpg ndr: afpacket, %s; trials of %s, loss ≤ %s, resolution %s\n", where, cfg.Trial, formatShare(cfg.Loss), formatShare(rep.Resolution))
+	}
+	start := time.Now()
+	var searchErr error
+	for _, size := range sizes {
+		frame := size - 4
+		c := cfg
+		c.MaxRate = maxRate.FramesPerSecond(float64(frame), pace.L1)
+		if f.minRate != "" {
+			c.MinRate = minRate.FramesPerSecond(float64(frame), pace.L1)
+		}
+		trial := func(ctx context.Context, rate float64, d time.Duration) (ndr.Outcome, error) {
+			o, err := ndrTrial(ctx, cmd, f, ns, rep.Sender, rep.Receiver, frame, rate, d)
+			if err == nil && !f.jsonOut {
+				loss := 0.0
+				if o.Sent > 0 {
+					loss = float64(o.Sent-min(o.Received, o.Sent)) / float64(o.Sent)
+				}
+				verdict := "pass"
+				if o.Sent == 0 || loss > c.Loss {
+					verdict = "loss"
+				}
+				fmt.Fprintf(out, "  %5d B  asked %s  sent %s  received %d of %d  loss %s  %s\n", size, formatPPS(rate), formatPPS(o.AchievedPPS), o.Received, o.Sent, formatShare(loss), verdict)
+			}
+			return o, err
+		}
+		res, err := ndr.Search(ctx, c, trial)
+		s := ndrSize{Size: size, Frame: frame, MaxRatePPS: c.MaxRate, Result: res, ThroughputBPS: res.ThroughputPPS * float64(size+20) * 8}
+		rep.Sizes = append(rep.Sizes, s)
+		if err != nil {
+			searchErr = err
+			rep.Error = err.Error()
+			break
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	if f.jsonOut {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printNDR(out, rep)
+	}
+	return searchErr
+}
+
+// ndrTrial sends at rate for d and counts what the receiver got.
+func ndrTrial(ctx context.Context, cmd *cobra.Command, f *ndrFlags, ns *netns.NS, txIf, rxIf string, frame int, rate float64, d time.Duration) (ndr.Outcome, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rspec := job.RecvSpec{Backend: "afpacket", Interface: rxIf, IdleTimeout: 300 * time.Millisecond}
+	var rec *job.Reception
+	open := func() (err error) { rec, err = job.Receive(rctx, rspec, job.Env{}); return err }
+	var err error
+	if ns != nil {
+		err = ns.Do(open)
+	} else {
+		err = open()
+	}
+	if err != nil {
+		return ndr.Outcome{}, fmt.Errorf("receiver on %s: %w", rxIf, err)
+	}
+	type got struct {
+		frames uint64
+		err    error
+	}
+	done := make(chan got, 1)
+	go func() {
+		res, err := rec.Wait(nil, 0)
+		done <- got{res.Frames, err}
+	}()
+	spec := job.NewSpec()
+	spec.Command = "ndr"
+	spec.Backend, spec.Interface, spec.QdiscBypass = "afpacket", txIf, f.qdisc
+	spec.TemplateText = ndrTemplate(frame)
+	spec.Rate = strconv.FormatFloat(rate, 'f', 3, 64) + "pps"
+	spec.Duration = d
+	run, err := job.Start(ctx, spec, job.Env{})
+	if err != nil {
+		cancel()
+		<-done
+		return ndr.Outcome{}, fmt.Errorf("sender on %s: %w", txIf, err)
+	}
+	srep := run.Report()
+	if srep == nil {
+		cancel()
+		<-done
+		return ndr.Outcome{}, fmt.Errorf("sender on %s: %w", txIf, run.Err())
+	}
+	if srep.Error != "" {
+		cancel()
+		<-done
+		return ndr.Outcome{}, fmt.Errorf("sender on %s: %s", txIf, srep.Error)
+	}
+	// The receiver ends 300 ms after the last frame; one that got none
+	// ends when the grace below runs out.
+	grace := time.NewTimer(2 * time.Second)
+	defer grace.Stop()
+	var g got
+	select {
+	case g = <-done:
+	case <-grace.C:
+		cancel()
+		g = <-done
+	}
+	if g.err != nil && !errors.Is(g.err, context.Canceled) && ctx.Err() == nil {
+		return ndr.Outcome{}, fmt.Errorf("receiver on %s: %w", rxIf, g.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return ndr.Outcome{}, err
+	}
+	return ndr.Outcome{Sent: srep.Frames, Received: g.frames, AchievedPPS: srep.PPS}, nil
+}
+
+func formatShare(v float64) string {
+	return strconv.FormatFloat(v*100, 'g', 4, 64) + " %"
+}
+
+func formatPPS(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.3f Mpps", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f kpps", v/1e3)
+	}
+	return fmt.Sprintf("%.0f pps", v)
+}
+
+func printNDR(w io.Writer, rep ndrReport) {
+	fmt.Fprintf(w, "\n%-8s %-14s %-16s %-8s %s\n", "size", "throughput", "L1 bit rate", "trials", "note")
+	for i, s := range rep.Sizes {
+		note := ""
+		switch {
+		case s.SenderLimited:
+			note = "the sender's limit (it fell short of the rate asked, without loss): the path may go faster"
+		case s.Limited:
+			note = "passed at --max-rate: the path may go faster"
+		case rep.Error != "" && i == len(rep.Sizes)-1:
+			note = "stopped by an error (below): the figure is what passed before it"
+		case s.ThroughputPPS == 0:
+			note = "loss even at --min-rate"
+		case !s.Converged:
+			note = "trial budget ran out before the resolution"
+		}
+		counted := 0
+		for _, t := range s.Trials {
+			if !t.Warmup {
+				counted++
+			}
+		}
+		fmt.Fprintf(w, "%-8s %-14s %-16s %-8d %s\n", strconv.Itoa(s.Size)+" B", formatPPS(s.ThroughputPPS), fmt.Sprintf("%.3f Gbit/s", s.ThroughputBPS/1e9), counted, note)
+	}
+	fmt.Fprintf(w, "(%s in all)\n", rep.Elapsed.Round(time.Second))
+}
+
+// interfaceList names this namespace's interfaces, for an error.
+func interfaceList() string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return "cannot list them: " + err.Error()
+	}
+	names := make([]string, len(ifs))
+	for i, f := range ifs {
+		names[i] = f.Name
+	}
+	return "existing: " + strings.Join(names, ", ")
+}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/wpg-dev/wpg/ndr"
+)
+
+// TestNDRFlagRefusals: flags ndr cannot search with are refused before
+// anything starts (no namespace, no trial), with exit 2 and the flag named.
+func TestNDRFlagRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ndr", "--resolution", "200%"}, "flag --resolution"},
+		{[]string{"ndr", "--resolution", "1"}, "flag --resolution"},
+		{[]string{"ndr", "--loss", "100%"}, "flag --loss"},
+		{[]string{"ndr", "--max-trials", "0"}, "flag --max-trials"},
+		{[]string{"ndr", "--warmup", "-1s"}, "flag --warmup"},
+		{[]string{"ndr", "--min-rate", "20Gbps"}, "above --max-rate"},
+		{[]string{"ndr", "--sizes", "1518", "--max-rate", "1Mpps", "--min-rate", "2Mpps"}, "at 1518 B"},
+		{[]string{"ndr", "-i", "wpg-nonesuch0", "--rx-interface", "lo"}, `flag -i: interface "wpg-nonesuch0" does not exist`},
+		{[]string{"ndr", "-i", "lo", "--rx-interface", "wpg-nonesuch1"}, "flag --rx-interface"},
+	} {
+		out, errs, code := runCLI(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errs, ExitUsage, c.want)
+		}
+		if out != "" {
+			t.Errorf("%v: printed %q before refusing", c.args, out)
+		}
+	}
+}
+
+// TestNDRTableNamesAnError: a search an error ended says so in its row,
+// not "loss even at --min-rate" for a size that never ran a trial.
+func TestNDRTableNamesAnError(t *testing.T) {
+	var b bytes.Buffer
+	printNDR(&b, ndrReport{
+		Sizes: []ndrSize{{Size: 64, Result: ndr.Result{ThroughputPPS: 1000, Converged: true}}, {Size: 128}},
+		Error: "ndr: trial at 14880952 frames/s: receiver on eth2: no such interface",
+	})
+	lines := strings.Split(b.String(), "\n")
+	var row128 string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "128 B") {
+			row128 = l
+		}
+	}
+	if !strings.Contains(row128, "stopped by an error") || strings.Contains(b.String(), "loss even at") {
+		t.Errorf("table:\n%s\nwant the 128 B row to say an error stopped it", b.String())
+	}
+}
