@@ -27,9 +27,13 @@ var vethSeq atomic.Uint32
 
 // NewVeth creates the namespace and the pair. It needs root (CAP_NET_ADMIN,
 // CAP_SYS_ADMIN) and the ip tool; without them it skips (fails under
-// CI=true).
-func NewVeth(t testing.TB) *Veth {
+// CI=true). Options change the pair (Queues).
+func NewVeth(t testing.TB, opts ...VethOption) *Veth {
 	t.Helper()
+	var c vethConfig
+	for _, o := range opts {
+		o(&c)
+	}
 	RequireRoot(t)
 	RequireTool(t, "ip", "iproute2")
 	n := vethSeq.Add(1)
@@ -46,7 +50,13 @@ func NewVeth(t testing.TB) *Veth {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	if err := ip("link", "add", v.Outer, "type", "veth", "peer", "name", v.Inner, "netns", v.NS); err != nil {
+	var queues []string
+	if c.queues > 1 {
+		q := fmt.Sprint(c.queues)
+		queues = []string{"numtxqueues", q, "numrxqueues", q}
+	}
+	add := append(append([]string{"link", "add", v.Outer}, queues...), "type", "veth", "peer", "name", v.Inner)
+	if err := ip(append(append(add, queues...), "netns", v.NS)...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -71,6 +81,17 @@ func NewVeth(t testing.TB) *Veth {
 	}
 	return v
 }
+
+// VethOption changes the pair NewVeth creates.
+type VethOption func(*vethConfig)
+
+type vethConfig struct {
+	queues int
+}
+
+// Queues gives both ends n TX and n RX queues (numtxqueues/numrxqueues;
+// the default is one of each), for backends that bind one socket per queue.
+func Queues(n int) VethOption { return func(c *vethConfig) { c.queues = n } }
 
 func ip(args ...string) error {
 	var out bytes.Buffer
