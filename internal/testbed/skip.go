@@ -88,4 +88,7 @@ func RemoveBuilds() {
 	if sharedPath != "" {
 		os.RemoveAll(filepath.Dir(sharedPath))
 	}
+	if staticDir != "" {
+		os.RemoveAll(staticDir)
+	}
 }

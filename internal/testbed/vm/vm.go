@@ -1,0 +1,564 @@
+// Package vm is wpg's kernel test bed: it boots a Linux kernel of the
+// caller's choice under QEMU (software emulation, TCG) with an initramfs it
+// writes itself (newc cpio, gzip), runs static programs in it (test
+// binaries built with `go test -c`, the wpg binary), with the kernel
+// modules asked for loaded, and reports each program's exit status and
+// each Go test's result as read from the serial console, then powers the
+// machine off.
+//
+// It serves tests that need a kernel feature the host lacks: the mainline
+// /dev/udmabuf (CONFIG_UDMABUF), qdiscs such as etf and fq, kernel-version
+// differences in AF_XDP. A test asks for "this binary under kernel X with
+// these modules":
+//
+//	k, _ := vm.LoadKernel(cacheDir, "6.12.117+deb12-cloud-amd64")
+//	res, err := vm.Machine{Kernel: k, QEMU: qemu, Init: initBin,
+//		Modules: []string{"veth"},
+//		Programs: []vm.Program{{Name: "e2e", Path: testBin, Args: []string{"-test.v", "-test.run", "^TestX$"}}},
+//	}.Run(ctx)
+//
+// The guest's /init is the program in package vm/guest (build it static
+// with CGO_ENABLED=0, as every program run in the guest must be): it
+// mounts /proc, /sys, /dev (devtmpfs), /tmp, loads the modules
+// (finit_module; the kernel decompresses .ko.xz), runs the programs in
+// order with WPG_VM_GUEST=1 in their environment, and prints the lines
+// Run parses ("WPGVM: …"). Kernels are the trees `dpkg -x` makes of a
+// Debian linux-image package (boot/vmlinuz-REL, lib/modules/REL), kept in
+// a directory the caller names (internal/testbed picks it from the
+// environment; scripts/fetch-kernel.sh fills it).
+//
+// The package reads no environment variables and needs no privileges:
+// qemu-system-x86_64 with TCG runs as any user.
+package vm
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ulikunitz/xz"
+)
+
+// GuestEnv is set to "1" in the environment of every program the guest
+// runs, so that a test binary can tell it runs inside the test bed.
+const GuestEnv = "WPG_VM_GUEST"
+
+// ManifestPath is where the guest init reads its Manifest.
+const ManifestPath = "/wpg-vm.json"
+
+// Console line prefixes the guest init prints.
+const (
+	linePrefix = "WPGVM: "
+	lineBegin  = "BEGIN "
+	lineEnd    = "END "
+	lineModule = "MODULE "
+	lineDone   = "DONE"
+	lineFail   = "FAIL "
+)
+
+// Manifest is what the guest init does, in order: load Modules (guest
+// paths, dependencies first), then run Programs.
+type Manifest struct {
+	Modules  []ModuleLoad `json:"modules"`
+	Programs []Program    `json:"programs"`
+}
+
+// ModuleLoad is one module the guest loads.
+type ModuleLoad struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"` // guest path of the .ko / .ko.xz
+	Params string `json:"params,omitempty"`
+}
+
+// Program is a static executable the guest runs, its output going to the
+// console.
+type Program struct {
+	// Name labels the program in the result ("" = the base name of Path).
+	Name string `json:"name"`
+	// Path is the host path of the executable; the guest runs it as
+	// /bin/NAME.
+	Path string `json:"-"`
+	// Guest is its path in the guest (set by Run).
+	Guest string   `json:"guest"`
+	Args  []string `json:"args,omitempty"`
+	// Env is added to the guest's environment (KEY=VALUE).
+	Env []string `json:"env,omitempty"`
+}
+
+// File is an extra file copied into the guest.
+type File struct {
+	Host  string // host path
+	Guest string // absolute guest path
+	Mode  uint32 // 0 = 0o755
+}
+
+// Kernel is a kernel unpacked from a Debian linux-image package.
+type Kernel struct {
+	Release string // e.g. 6.12.117+deb12-cloud-amd64
+	Image   string // the bootable image: vmlinux (PVH, faster) or vmlinuz
+	Modules string // lib/modules/RELEASE
+}
+
+// ErrNoKernel is wrapped by LoadKernel's error when the image is missing.
+var ErrNoKernel = errors.New("kernel image not found")
+
+// LoadKernel finds kernel release in root, the directory of the package
+// unpacked with dpkg -x (root/boot/vmlinuz-RELEASE and
+// root/lib/modules/RELEASE); an uncompressed root/boot/vmlinux-RELEASE is
+// preferred when present (QEMU boots it through PVH, skipping the
+// decompressor).
+func LoadKernel(root, release string) (*Kernel, error) {
+	k := &Kernel{Release: release, Modules: filepath.Join(root, "lib", "modules", release)}
+	for _, name := range []string{"vmlinux-" + release, "vmlinuz-" + release} {
+		p := filepath.Join(root, "boot", name)
+		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
+			k.Image = p
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no %s/boot/vmlinuz-%s (fetch it with scripts/fetch-kernel.sh)", ErrNoKernel, root, release)
+}
+
+// ModuleDeps resolves module names (as modprobe takes them, "veth",
+// "sch_etf") to their files, dependencies first, each once. Paths are
+// relative to k.Modules. It reads modules.dep where depmod made one, and
+// otherwise the "depends=" entry of each module's .modinfo (a package
+// unpacked with dpkg -x has no modules.dep).
+func (k *Kernel) ModuleDeps(names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	deps, err := k.depTable()
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	seen := map[string]bool{}
+	var visit func(name string, depth int) error
+	visit = func(name string, depth int) error {
+		name = strings.ReplaceAll(name, "-", "_")
+		if seen[name] || depth > 64 {
+			return nil
+		}
+		file, dd, err := deps(name)
+		if err != nil {
+			return err
+		}
+		seen[name] = true
+		for _, dep := range dd {
+			if err := visit(dep, depth+1); err != nil {
+				return err
+			}
+		}
+		order = append(order, file)
+		return nil
+	}
+	for _, n := range names {
+		if err := visit(n, 0); err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+// depTable returns a lookup of a module's file and the names of the
+// modules it depends on.
+func (k *Kernel) depTable() (func(name string) (string, []string, error), error) {
+	notFound := func(name string) error {
+		return fmt.Errorf("kernel %s: no module %q (built in, or not in this kernel?)", k.Release, name)
+	}
+	if f, err := os.Open(filepath.Join(k.Modules, "modules.dep")); err == nil {
+		defer f.Close()
+		table := map[string][]string{}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			file, rest, ok := strings.Cut(sc.Text(), ":")
+			if !ok {
+				continue
+			}
+			table[moduleName(file)] = append([]string{file}, strings.Fields(rest)...)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+		return func(name string) (string, []string, error) {
+			d, ok := table[name]
+			if !ok {
+				return "", nil, notFound(name)
+			}
+			var names []string
+			for _, dep := range d[1:] {
+				names = append(names, moduleName(dep))
+			}
+			return d[0], names, nil
+		}, nil
+	}
+	files := map[string]string{}
+	err := filepath.WalkDir(k.Modules, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.Contains(d.Name(), ".ko") {
+			rel, _ := filepath.Rel(k.Modules, p)
+			files[moduleName(rel)] = filepath.ToSlash(rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kernel %s: %w", k.Release, err)
+	}
+	return func(name string) (string, []string, error) {
+		rel, ok := files[name]
+		if !ok {
+			return "", nil, notFound(name)
+		}
+		dd, err := modinfoDepends(filepath.Join(k.Modules, rel))
+		return rel, dd, err
+	}, nil
+}
+
+// modinfoDepends reads the "depends=" entry of a module's .modinfo
+// (NUL-separated key=value strings), decompressing a .ko.xz.
+func modinfoDepends(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".xz") {
+		if r, err = xz.NewReader(bufio.NewReader(f)); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	} else if !strings.HasSuffix(path, ".ko") {
+		return nil, fmt.Errorf("%s: only .ko and .ko.xz modules are read here", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	i := bytes.Index(b, []byte("\x00depends="))
+	if i < 0 {
+		return nil, nil
+	}
+	v := b[i+len("\x00depends="):]
+	if j := bytes.IndexByte(v, 0); j >= 0 {
+		v = v[:j]
+	}
+	var names []string
+	for _, n := range strings.Split(string(v), ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, strings.ReplaceAll(n, "-", "_"))
+		}
+	}
+	return names, nil
+}
+
+// moduleName is the module name of a module file path: kernel/net/sched/sch_etf.ko.xz → sch_etf.
+func moduleName(file string) string {
+	b := path.Base(file)
+	if i := strings.Index(b, ".ko"); i >= 0 {
+		b = b[:i]
+	}
+	return strings.ReplaceAll(b, "-", "_")
+}
+
+// Machine is one boot: the kernel, what goes into the initramfs, and how
+// QEMU runs.
+type Machine struct {
+	Kernel *Kernel
+	// QEMU is the qemu-system-x86_64 executable.
+	QEMU string
+	// Init is the guest init (package vm/guest, built static).
+	Init string
+	// Modules are module names to load (dependencies are added).
+	Modules []string
+	// Programs run in order.
+	Programs []Program
+	// Files are extra files for the guest.
+	Files []File
+	// Cmdline is added to the kernel command line (e.g.
+	// "udmabuf.size_limit_mb=128").
+	Cmdline []string
+	// CPUs (0 = 2) and MemoryMiB (0 = 512) size the guest.
+	CPUs, MemoryMiB int
+	// CPU is QEMU's -cpu model ("" = QEMU's default, qemu64).
+	CPU string
+	// Timeout bounds the boot (0 = 120 s); QEMU is killed after it.
+	Timeout time.Duration
+	// Console, when not nil, receives the console output as it comes.
+	Console io.Writer
+}
+
+// Result is what a boot reported.
+type Result struct {
+	// Console is the whole serial console output.
+	Console string
+	// Programs are the programs' results in order; a program the guest
+	// never finished has Finished false.
+	Programs []ProgramResult
+	// Modules lists the modules the guest loaded.
+	Modules []string
+	// Done is true when the guest init reached its end and powered off.
+	Done bool
+	// Wall is the time from QEMU's start to its exit.
+	Wall time.Duration
+}
+
+// ProgramResult is one program's exit status, output and, for Go test
+// binaries run with -test.v, each test's result.
+type ProgramResult struct {
+	Name     string
+	Finished bool
+	ExitCode int
+	Output   string
+	Tests    []TestResult
+}
+
+// TestResult is one "--- PASS|FAIL|SKIP: Name (1.23s)" line of go test -v.
+type TestResult struct {
+	Name    string
+	Outcome string // PASS, FAIL or SKIP
+	Seconds float64
+}
+
+// Passed reports whether the program ran to its end and exited 0.
+func (p ProgramResult) Passed() bool { return p.Finished && p.ExitCode == 0 }
+
+// Program returns the result of the program called name, or nil.
+func (r *Result) Program(name string) *ProgramResult {
+	for i := range r.Programs {
+		if r.Programs[i].Name == name {
+			return &r.Programs[i]
+		}
+	}
+	return nil
+}
+
+// Initramfs builds the gzip-compressed newc archive for m: /init, the
+// manifest, the programs under /bin, the extra files, the modules with
+// their dependencies, and /dev/console.
+func (m Machine) Initramfs() ([]byte, *Manifest, error) {
+	if m.Kernel == nil || m.Init == "" {
+		return nil, nil, errors.New("vm: Machine needs a Kernel and an Init")
+	}
+	var entries []Entry
+	add := func(host, guest string, mode uint32) error {
+		b, err := os.ReadFile(host)
+		if err != nil {
+			return fmt.Errorf("vm: %w", err)
+		}
+		entries = append(entries, Entry{Path: guest, Mode: mode, Data: b})
+		return nil
+	}
+	if err := add(m.Init, "/init", 0o755); err != nil {
+		return nil, nil, err
+	}
+	man := &Manifest{}
+	names := map[string]bool{}
+	for _, p := range m.Programs {
+		if p.Name == "" {
+			p.Name = filepath.Base(p.Path)
+		}
+		if names[p.Name] || strings.ContainsAny(p.Name, "/ \n") {
+			return nil, nil, fmt.Errorf("vm: program name %q: give each program a distinct name without / or spaces", p.Name)
+		}
+		names[p.Name] = true
+		p.Guest = "/bin/" + p.Name
+		if err := add(p.Path, p.Guest, 0o755); err != nil {
+			return nil, nil, err
+		}
+		man.Programs = append(man.Programs, p)
+	}
+	for _, f := range m.Files {
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o755
+		}
+		if err := add(f.Host, f.Guest, mode); err != nil {
+			return nil, nil, err
+		}
+	}
+	mods, err := m.Kernel.ModuleDeps(m.Modules)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, rel := range mods {
+		guest := path.Join("/lib/modules", m.Kernel.Release, rel)
+		if err := add(filepath.Join(m.Kernel.Modules, rel), guest, 0o644); err != nil {
+			return nil, nil, err
+		}
+		man.Modules = append(man.Modules, ModuleLoad{Name: moduleName(rel), Path: guest})
+	}
+	mj, err := json.Marshal(man)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries = append(entries,
+		Entry{Path: ManifestPath, Mode: 0o644, Data: mj},
+		Entry{Path: "/dev/console", Mode: 0o600, Chr: true, Major: 5, Minor: 1},
+		Entry{Path: "/proc", Dir: true, Mode: 0o555},
+		Entry{Path: "/sys", Dir: true, Mode: 0o555},
+		Entry{Path: "/tmp", Dir: true, Mode: 0o1777},
+		Entry{Path: "/run", Dir: true, Mode: 0o755},
+	)
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err := WriteCPIO(zw, entries); err != nil {
+		return nil, nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), man, nil
+}
+
+// Args are QEMU's arguments for booting m with the initramfs at initrd.
+func (m Machine) Args(initrd string) []string {
+	cpus, mem := m.CPUs, m.MemoryMiB
+	if cpus <= 0 {
+		cpus = 2
+	}
+	if mem <= 0 {
+		mem = 512
+	}
+	cmdline := append([]string{"console=ttyS0", "quiet", "panic=-1", "oops=panic"}, m.Cmdline...)
+	args := []string{
+		"-accel", "tcg", "-m", strconv.Itoa(mem) + "M", "-smp", strconv.Itoa(cpus),
+		"-nographic", "-no-reboot", "-nic", "none",
+		"-kernel", m.Kernel.Image, "-initrd", initrd,
+		"-append", strings.Join(cmdline, " "),
+	}
+	if m.CPU != "" {
+		args = append(args, "-cpu", m.CPU)
+	}
+	return args
+}
+
+// Run boots the machine, waits for the guest to power off (or for the
+// timeout, or ctx), and parses the console. The error is about the boot
+// itself (QEMU missing, the guest hung, no DONE line); a program that
+// failed is in its ProgramResult.
+func (m Machine) Run(ctx context.Context) (*Result, error) {
+	img, man, err := m.Initramfs()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "wpg-vm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	initrd := filepath.Join(dir, "initrd.cpio.gz")
+	if err := os.WriteFile(initrd, img, 0o644); err != nil {
+		return nil, err
+	}
+	timeout := m.Timeout
+	if timeout <= 0 {
+		timeout = 120 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	qemu := m.QEMU
+	if qemu == "" {
+		qemu = "qemu-system-x86_64"
+	}
+	cmd := exec.CommandContext(ctx, qemu, m.Args(initrd)...)
+	var console bytes.Buffer
+	var out io.Writer = &console
+	if m.Console != nil {
+		out = io.MultiWriter(&console, m.Console)
+	}
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = out, out, nil
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	runErr := cmd.Run()
+	res := Parse(console.String())
+	res.Wall = time.Since(start)
+	for i, p := range man.Programs {
+		if i < len(res.Programs) {
+			continue
+		}
+		res.Programs = append(res.Programs, ProgramResult{Name: p.Name})
+	}
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("vm: the guest did not power off within %v (%v); console tail:\n%s", timeout, ctx.Err(), tail(res.Console, 3000))
+	case runErr != nil:
+		return res, fmt.Errorf("vm: %s: %w; console tail:\n%s", qemu, runErr, tail(res.Console, 3000))
+	case !res.Done:
+		return res, fmt.Errorf("vm: the guest stopped before its init finished (kernel panic, init crash?); console tail:\n%s", tail(res.Console, 3000))
+	}
+	return res, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+var testLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
+
+// Parse reads a guest console: the init's WPGVM lines, each program's
+// output between its BEGIN and END lines, and the go test -v result lines
+// in it.
+func Parse(console string) *Result {
+	res := &Result{Console: console}
+	var cur *ProgramResult
+	var out strings.Builder
+	for _, line := range strings.Split(strings.ReplaceAll(console, "\r", ""), "\n") {
+		if i := strings.Index(line, linePrefix); i >= 0 {
+			msg := line[i+len(linePrefix):]
+			switch {
+			case strings.HasPrefix(msg, lineBegin):
+				res.Programs = append(res.Programs, ProgramResult{Name: strings.TrimSpace(msg[len(lineBegin):])})
+				cur = &res.Programs[len(res.Programs)-1]
+				out.Reset()
+				continue
+			case strings.HasPrefix(msg, lineEnd) && cur != nil:
+				f := strings.Fields(msg[len(lineEnd):])
+				if len(f) == 2 {
+					code, _ := strconv.Atoi(strings.TrimPrefix(f[1], "rc="))
+					cur.ExitCode, cur.Finished = code, true
+				}
+				cur.Output = out.String()
+				cur = nil
+				continue
+			case strings.HasPrefix(msg, lineModule):
+				res.Modules = append(res.Modules, strings.TrimSpace(msg[len(lineModule):]))
+				continue
+			case strings.TrimSpace(msg) == lineDone:
+				res.Done = true
+				continue
+			}
+		}
+		if cur != nil {
+			out.WriteString(line)
+			out.WriteByte('\n')
+			if m := testLine.FindStringSubmatch(line); m != nil {
+				secs, _ := strconv.ParseFloat(m[3], 64)
+				cur.Tests = append(cur.Tests, TestResult{Name: m[2], Outcome: m[1], Seconds: secs})
+			}
+		}
+	}
+	if cur != nil {
+		cur.Output = out.String()
+	}
+	return res
+}
