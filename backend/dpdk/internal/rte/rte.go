@@ -1,0 +1,711 @@
+//go:build dpdk && linux
+
+package rte
+
+/*
+#cgo pkg-config: libdpdk
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_version.h>
+
+// The EAL's log goes into a ring of the last WPG_LOG bytes (a library
+// prints nothing): errors quote its tail.
+#define WPG_LOG 8192
+static char wpg_log[WPG_LOG];
+static size_t wpg_log_pos; // bytes written in all
+static pthread_mutex_t wpg_log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static ssize_t wpg_log_write(void *c, const char *buf, size_t n) {
+	(void)c;
+	pthread_mutex_lock(&wpg_log_mu);
+	for (size_t i = 0; i < n; i++)
+		wpg_log[(wpg_log_pos + i) % WPG_LOG] = buf[i];
+	wpg_log_pos += n;
+	pthread_mutex_unlock(&wpg_log_mu);
+	return (ssize_t)n;
+}
+
+// wpg_log_tail copies the last bytes of the log (at most cap) into out.
+static size_t wpg_log_tail(char *out, size_t cap) {
+	pthread_mutex_lock(&wpg_log_mu);
+	size_t n = wpg_log_pos < WPG_LOG ? wpg_log_pos : WPG_LOG;
+	if (n > cap)
+		n = cap;
+	for (size_t i = 0; i < n; i++)
+		out[i] = wpg_log[(wpg_log_pos - n + i) % WPG_LOG];
+	pthread_mutex_unlock(&wpg_log_mu);
+	return n;
+}
+
+static int wpg_log_open(void) {
+	cookie_io_functions_t io = {.write = wpg_log_write};
+	FILE *f = fopencookie(NULL, "w", io);
+	if (f == NULL)
+		return -1;
+	setvbuf(f, NULL, _IOLBF, 0);
+	return rte_openlog_stream(f);
+}
+
+static int wpg_errno(void) { return rte_errno; }
+
+// wpg_port_next is RTE_ETH_FOREACH_DEV's step: the first valid port from
+// p, or RTE_MAX_ETHPORTS.
+static uint16_t wpg_port_next(uint16_t p) {
+	return rte_eth_find_next_owned_by(p, RTE_ETH_DEV_NO_OWNER);
+}
+
+struct wpg_devinfo {
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[64];
+	uint16_t max_rx, max_tx;
+	uint16_t tx_desc_max, rx_desc_max;
+	int socket;
+	uint16_t mtu;
+};
+
+static int wpg_dev_info(uint16_t port, struct wpg_devinfo *d) {
+	struct rte_eth_dev_info info;
+	memset(d, 0, sizeof(*d));
+	int rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	rte_eth_dev_get_name_by_port(port, d->name);
+	if (info.driver_name != NULL)
+		snprintf(d->driver, sizeof(d->driver), "%s", info.driver_name);
+	d->max_rx = info.max_rx_queues;
+	d->max_tx = info.max_tx_queues;
+	d->tx_desc_max = info.tx_desc_lim.nb_max;
+	d->rx_desc_max = info.rx_desc_lim.nb_max;
+	d->socket = rte_eth_dev_socket_id(port);
+	if (rte_eth_dev_get_mtu(port, &d->mtu) != 0)
+		d->mtu = 0;
+	return 0;
+}
+
+// wpg_port_setup configures port with nrx RX and ntx TX queues of the
+// given depths (adjusted to the device's limits, written back), sets every
+// queue up and starts the port. *step names the call that failed.
+static int wpg_port_setup(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t *rxd, uint16_t *txd,
+		int socket, struct rte_mempool *rxpool, const char **step) {
+	struct rte_eth_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	int rc;
+	*step = "rte_eth_dev_configure";
+	if ((rc = rte_eth_dev_configure(port, nrx, ntx, &conf)) != 0)
+		return rc;
+	*step = "rte_eth_dev_adjust_nb_rx_tx_desc";
+	if ((rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, rxd, txd)) != 0)
+		return rc;
+	for (uint16_t q = 0; q < ntx; q++) {
+		*step = "rte_eth_tx_queue_setup";
+		if ((rc = rte_eth_tx_queue_setup(port, q, *txd, socket, NULL)) != 0)
+			return rc;
+	}
+	for (uint16_t q = 0; q < nrx; q++) {
+		*step = "rte_eth_rx_queue_setup";
+		if ((rc = rte_eth_rx_queue_setup(port, q, *rxd, socket, NULL, rxpool)) != 0)
+			return rc;
+	}
+	*step = "rte_eth_dev_start";
+	return rte_eth_dev_start(port);
+}
+
+struct wpg_link {
+	uint32_t speed;
+	uint16_t up, duplex;
+};
+
+static void wpg_link_get(uint16_t port, struct wpg_link *l) {
+	struct rte_eth_link link;
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(port, &link);
+	l->speed = link.link_speed;
+	l->up = link.link_status;
+	l->duplex = link.link_duplex;
+}
+
+struct wpg_stats {
+	uint64_t ipackets, opackets, ibytes, obytes, imissed, ierrors, oerrors, rx_nombuf;
+};
+
+static int wpg_stats_get(uint16_t port, struct wpg_stats *s) {
+	struct rte_eth_stats st;
+	int rc = rte_eth_stats_get(port, &st);
+	if (rc != 0)
+		return rc;
+	s->ipackets = st.ipackets;
+	s->opackets = st.opackets;
+	s->ibytes = st.ibytes;
+	s->obytes = st.obytes;
+	s->imissed = st.imissed;
+	s->ierrors = st.ierrors;
+	s->oerrors = st.oerrors;
+	s->rx_nombuf = st.rx_nombuf;
+	return 0;
+}
+
+// A TX queue of one worker: mbufs m[0:have] are allocated from pool and
+// ready to render into (data[i] is m[i]'s data); len[i] is what the
+// worker rendered into m[i]. off counts the frames of the burst in flight
+// that the device has taken.
+struct wpg_txq {
+	uint16_t port, queue;
+	uint32_t cap, have, off, n;
+	struct rte_mempool *pool;
+	struct rte_mbuf **m;
+	uint8_t **data;
+	uint16_t *len;
+	uint64_t bursts, calls, short_calls, alloc_fail;
+};
+
+// WPG_DATA is where a frame starts in an mbuf of a pool with no private
+// area (wpg_pool_create): rte_pktmbuf_init puts the buffer right behind
+// the mbuf, and the frame RTE_PKTMBUF_HEADROOM into it.
+#define WPG_DATA (sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM)
+
+// wpg_tx_fill tops m up to want mbufs (all or nothing, as the bulk get
+// goes) and returns how many are ready. It does not touch the mbufs: the
+// data pointers follow from the pool's layout, and wpg_tx_commit writes
+// the fields a frame needs (every extra pass over a burst's mbufs cost
+// about 3 ns a frame on net_null). Not rte_pktmbuf_alloc_bulk, whose reset
+// writes both cache lines of every mbuf: the pool's mbufs are only ever
+// this queue's, sent whole and freed by the driver, which hands them back
+// with next NULL, one segment and a reference count of 1
+// (rte_pktmbuf_prefree_seg); nothing else changes them.
+static uint32_t wpg_tx_fill(struct wpg_txq *q, uint32_t want) {
+	if (want > q->cap)
+		want = q->cap;
+	if (q->have >= want)
+		return q->have;
+	uint32_t need = want - q->have;
+	if (rte_mempool_get_bulk(q->pool, (void **)(q->m + q->have), need) != 0) {
+		q->alloc_fail++;
+		return q->have;
+	}
+	for (uint32_t i = q->have; i < want; i++)
+		q->data[i] = (uint8_t *)q->m[i] + WPG_DATA;
+	q->have = want;
+	return q->have;
+}
+
+// wpg_tx_push offers the rest of the burst (m[off:n]) to the device, up
+// to tries times while it takes some; when the whole burst is taken it
+// moves the mbufs not rendered into (m[n:have]) to the front and tops the
+// queue up to cap for the next burst. It returns the frames still unsent.
+static uint32_t wpg_tx_push(struct wpg_txq *q, uint32_t tries) {
+	while (q->off < q->n && tries-- > 0) {
+		uint16_t want = (uint16_t)(q->n - q->off);
+		uint16_t k = rte_eth_tx_burst(q->port, q->queue, q->m + q->off, want);
+		q->calls++;
+		if (k < want)
+			q->short_calls++;
+		q->off += k;
+	}
+	if (q->off < q->n)
+		return q->n - q->off;
+	uint32_t rest = q->have - q->n;
+	memmove(q->m, q->m + q->n, rest * sizeof(q->m[0]));
+	memmove(q->data, q->data + q->n, rest * sizeof(q->data[0]));
+	q->have = rest;
+	q->off = q->n = 0;
+	wpg_tx_fill(q, q->cap);
+	return 0;
+}
+
+// wpg_tx_commit sends the first n mbufs, len[i] bytes each (see
+// wpg_tx_push).
+static uint32_t wpg_tx_commit(struct wpg_txq *q, uint32_t n, uint32_t tries) {
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = q->m[i];
+		m->data_off = RTE_PKTMBUF_HEADROOM;
+		m->data_len = q->len[i];
+		m->pkt_len = q->len[i];
+	}
+	q->bursts++;
+	q->off = 0;
+	q->n = n;
+	return wpg_tx_push(q, tries);
+}
+
+static void wpg_tx_release(struct wpg_txq *q) {
+	if (q->have > 0)
+		rte_pktmbuf_free_bulk(q->m, q->have);
+	q->have = q->off = q->n = 0;
+}
+
+// An RX queue: m[0:have] are the frames of the last burst, data[i] and
+// len[i] their bytes (single-segment frames only: a chained one is
+// counted in segmented and freed).
+struct wpg_rxq {
+	uint16_t port, queue;
+	uint32_t cap, have;
+	struct rte_mbuf **m;
+	uint8_t **data;
+	uint32_t *len;
+	uint64_t polls, segmented;
+};
+
+static uint32_t wpg_rx_next(struct wpg_rxq *q, uint32_t want) {
+	if (q->have > 0)
+		rte_pktmbuf_free_bulk(q->m, q->have);
+	q->have = 0;
+	q->polls++;
+	if (want > q->cap)
+		want = q->cap;
+	uint16_t k = rte_eth_rx_burst(q->port, q->queue, q->m, (uint16_t)want);
+	uint32_t j = 0;
+	for (uint16_t i = 0; i < k; i++) {
+		struct rte_mbuf *m = q->m[i];
+		if (m->nb_segs != 1) {
+			q->segmented++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		q->m[j] = m;
+		q->data[j] = rte_pktmbuf_mtod(m, uint8_t *);
+		q->len[j] = m->data_len;
+		j++;
+	}
+	q->have = j;
+	return j;
+}
+
+static void wpg_rx_release(struct wpg_rxq *q) {
+	if (q->have > 0)
+		rte_pktmbuf_free_bulk(q->m, q->have);
+	q->have = 0;
+}
+
+// wpg_pool_create makes a pool of mbufs without a private area and checks
+// the layout WPG_DATA assumes on one of them.
+static struct rte_mempool *wpg_pool_create(const char *name, unsigned n, unsigned cache, uint16_t room, int socket) {
+	struct rte_mempool *p = rte_pktmbuf_pool_create(name, n, cache, 0, room, socket);
+	if (p == NULL)
+		return NULL;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(p);
+	int ok = m != NULL && rte_pktmbuf_mtod(m, uint8_t *) == (uint8_t *)m + WPG_DATA;
+	if (m != NULL)
+		rte_pktmbuf_free(m);
+	if (!ok) {
+		rte_mempool_free(p);
+		rte_errno = EPROTO;
+		return NULL;
+	}
+	return p;
+}
+
+static const char *wpg_version(void) { return rte_version(); }
+static unsigned wpg_lcore_id(void) { return rte_lcore_id(); }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// Headroom is the space DPDK keeps in front of a frame in an mbuf.
+const Headroom = C.RTE_PKTMBUF_HEADROOM
+
+// Error is a failed DPDK call: Op names it, Errno is DPDK's error code
+// (rte_errno, or the negated return value) and unwraps as a syscall.Errno.
+type Error struct {
+	Op    string
+	Errno int
+	// Log is the tail of the EAL's log at the time, "" when it said
+	// nothing.
+	Log string
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s", e.Op, C.GoString(C.rte_strerror(C.int(e.Errno))))
+	if e.Log != "" {
+		msg += " (EAL: " + e.Log + ")"
+	}
+	return msg
+}
+
+// Unwrap gives the system error (ENODEV, EINVAL, …) where the code is one.
+func (e *Error) Unwrap() error {
+	if e.Errno > 0 && e.Errno < C.__ELASTERROR {
+		return syscall.Errno(e.Errno)
+	}
+	return nil
+}
+
+func rteErr(op string, code int) error {
+	if code < 0 {
+		code = -code
+	}
+	return &Error{Op: op, Errno: code}
+}
+
+// LogTail returns the last lines the EAL logged (up to about 1 KiB), one
+// line per entry, for errors.
+func LogTail() string {
+	var buf [1024]C.char
+	n := C.wpg_log_tail(&buf[0], C.size_t(len(buf)))
+	s := C.GoStringN(&buf[0], C.int(n))
+	if len(s) == len(buf) {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+var eal struct {
+	once sync.Once
+	args []string
+	err  error
+}
+
+// ErrAlreadyInitialised is returned (wrapped) by Init when the EAL of this
+// process was initialised with other arguments: DPDK cannot initialise it
+// twice.
+var ErrAlreadyInitialised = errors.New("the EAL of this process is initialised already")
+
+// Init initialises the EAL with args (without the program name) the first
+// time it is called in the process; later calls with the same args return
+// the first call's result, calls with other args an error wrapping
+// ErrAlreadyInitialised. The EAL pins the thread that initialises it to
+// its main lcore, so it runs on a thread of its own that exits afterwards.
+func Init(args []string) error {
+	first := false
+	eal.once.Do(func() {
+		first = true
+		eal.args = slices.Clone(args)
+		done := make(chan error, 1)
+		go func() {
+			// Never unlocked: the thread ends with the goroutine,
+			// taking the EAL's CPU affinity with it.
+			runtime.LockOSThread()
+			done <- initEAL(args)
+		}()
+		eal.err = <-done
+	})
+	if !first && !slices.Equal(args, eal.args) {
+		state := "initialised"
+		if eal.err != nil {
+			state = "failed to initialise"
+		}
+		return fmt.Errorf("%w: it %s with EAL arguments %q and DPDK cannot initialise it again; this run asked for %q: give the same arguments, or run it in a process of its own", ErrAlreadyInitialised, state, strings.Join(eal.args, " "), strings.Join(args, " "))
+	}
+	return eal.err
+}
+
+// Args returns the arguments the EAL was initialised with, nil before Init.
+func Args() []string { return slices.Clone(eal.args) }
+
+func initEAL(args []string) error {
+	if C.wpg_log_open() != 0 {
+		return errors.New("rte_openlog_stream: cannot capture the EAL's log")
+	}
+	argv := make([]*C.char, 0, len(args)+2)
+	argv = append(argv, C.CString("wpg"))
+	for _, a := range args {
+		argv = append(argv, C.CString(a))
+	}
+	// rte_eal_init keeps pointers into argv (and permutes it): the
+	// strings and the array live in C memory for the process's life.
+	cargv := (**C.char)(C.malloc(C.size_t(len(argv)+1) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	view := unsafe.Slice(cargv, len(argv)+1)
+	copy(view, argv)
+	view[len(argv)] = nil
+	if rc := C.rte_eal_init(C.int(len(argv)), cargv); rc < 0 {
+		return &Error{Op: "rte_eal_init", Errno: int(C.wpg_errno()), Log: LogTail()}
+	}
+	return nil
+}
+
+// Version is DPDK's version string ("DPDK 22.11.4").
+func Version() string { return C.GoString(C.wpg_version()) }
+
+// Port describes an ethdev port.
+type Port struct {
+	ID     uint16
+	Name   string // device name: "net_null0", "0000:3b:00.0"
+	Driver string // "net_null", "net_ice", …
+	// MaxRxQueues and MaxTxQueues are the device's queue limits.
+	MaxRxQueues, MaxTxQueues int
+	MaxTxDesc, MaxRxDesc     int
+	// Socket is the port's NUMA socket, -1 when unknown.
+	Socket int
+	MTU    int
+}
+
+// Ports lists the ports of the EAL (after Init).
+func Ports() []Port {
+	var ports []Port
+	for p := C.wpg_port_next(0); p < C.RTE_MAX_ETHPORTS; p = C.wpg_port_next(p + 1) {
+		if info, err := PortInfo(uint16(p)); err == nil {
+			ports = append(ports, info)
+		}
+	}
+	return ports
+}
+
+// PortInfo describes port id.
+func PortInfo(id uint16) (Port, error) {
+	var d C.struct_wpg_devinfo
+	if rc := C.wpg_dev_info(C.uint16_t(id), &d); rc != 0 {
+		return Port{}, rteErr(fmt.Sprintf("rte_eth_dev_info_get(port %d)", id), int(rc))
+	}
+	return Port{
+		ID: id, Name: C.GoString(&d.name[0]), Driver: C.GoString(&d.driver[0]),
+		MaxRxQueues: int(d.max_rx), MaxTxQueues: int(d.max_tx),
+		MaxTxDesc: int(d.tx_desc_max), MaxRxDesc: int(d.rx_desc_max),
+		Socket: int(d.socket), MTU: int(d.mtu),
+	}, nil
+}
+
+// Setup configures port with rx RX and tx TX queues of rxDesc and txDesc
+// descriptors (adjusted to the device's limits; the effective depths are
+// returned), the RX queues filling from rxPool, on NUMA socket socket,
+// and starts it.
+func Setup(port uint16, rx, tx, rxDesc, txDesc int, socket int, rxPool *Pool) (effRx, effTx int, err error) {
+	rd, td := C.uint16_t(rxDesc), C.uint16_t(txDesc)
+	var pool *C.struct_rte_mempool
+	if rxPool != nil {
+		pool = rxPool.p
+	}
+	var step *C.char
+	if rc := C.wpg_port_setup(C.uint16_t(port), C.uint16_t(rx), C.uint16_t(tx), &rd, &td, C.int(socket), pool, &step); rc != 0 {
+		e := rteErr(fmt.Sprintf("%s(port %d)", C.GoString(step), port), int(rc)).(*Error)
+		e.Log = LogTail()
+		return 0, 0, e
+	}
+	return int(rd), int(td), nil
+}
+
+// Stop stops port (its queues release their mbufs); it can be set up again.
+func Stop(port uint16) error {
+	if rc := C.rte_eth_dev_stop(C.uint16_t(port)); rc != 0 {
+		return rteErr(fmt.Sprintf("rte_eth_dev_stop(port %d)", port), int(rc))
+	}
+	return nil
+}
+
+// Link is a port's link state.
+type Link struct {
+	SpeedMbps  uint32
+	Up         bool
+	FullDuplex bool
+}
+
+// LinkOf reads port's link without waiting.
+func LinkOf(port uint16) Link {
+	var l C.struct_wpg_link
+	C.wpg_link_get(C.uint16_t(port), &l)
+	return Link{SpeedMbps: uint32(l.speed), Up: l.up != 0, FullDuplex: l.duplex != 0}
+}
+
+// Stats are a port's basic counters (rte_eth_stats).
+type Stats struct {
+	IPackets, OPackets, IBytes, OBytes, IMissed, IErrors, OErrors, RxNoMbuf uint64
+}
+
+// StatsOf reads port's counters.
+func StatsOf(port uint16) (Stats, error) {
+	var s C.struct_wpg_stats
+	if rc := C.wpg_stats_get(C.uint16_t(port), &s); rc != 0 {
+		return Stats{}, rteErr(fmt.Sprintf("rte_eth_stats_get(port %d)", port), int(rc))
+	}
+	return Stats{uint64(s.ipackets), uint64(s.opackets), uint64(s.ibytes), uint64(s.obytes), uint64(s.imissed), uint64(s.ierrors), uint64(s.oerrors), uint64(s.rx_nombuf)}, nil
+}
+
+// RegisterThread makes the calling OS thread an EAL thread with an lcore
+// id of its own, so that mempool caches work on it; it returns the lcore
+// id. The caller keeps the goroutine locked to the thread.
+func RegisterThread() (int, error) {
+	if rc := C.rte_thread_register(); rc != 0 {
+		return -1, &Error{Op: "rte_thread_register", Errno: int(C.wpg_errno()), Log: LogTail()}
+	}
+	return int(C.wpg_lcore_id()), nil
+}
+
+// UnregisterThread gives the calling thread's lcore id back.
+func UnregisterThread() { C.rte_thread_unregister() }
+
+// Pool is an mbuf pool.
+type Pool struct {
+	p    *C.struct_rte_mempool
+	Name string
+	Size int
+	Room int // data room of an mbuf, headroom included
+}
+
+// NewPool creates a pool of n mbufs with data rooms of room bytes (headroom
+// included) and a per-lcore cache of cache mbufs on NUMA socket socket
+// (-1: any).
+func NewPool(name string, n, cache, room, socket int) (*Pool, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	p := C.wpg_pool_create(cname, C.uint(n), C.uint(cache), C.uint16_t(room), C.int(socket))
+	if p == nil {
+		return nil, &Error{Op: fmt.Sprintf("rte_pktmbuf_pool_create(%s, %d mbufs of %d bytes, socket %d)", name, n, room, socket), Errno: int(C.wpg_errno()), Log: LogTail()}
+	}
+	return &Pool{p: p, Name: name, Size: n, Room: room}, nil
+}
+
+// Free frees the pool; every mbuf must be back in it.
+func (p *Pool) Free() {
+	if p.p != nil {
+		C.rte_mempool_free(p.p)
+		p.p = nil
+	}
+}
+
+// TxQueue is one worker's TX queue of a started port, with mbufs from its
+// own pool. It is used by one thread.
+type TxQueue struct {
+	q        *C.struct_wpg_txq
+	data     []*C.uint8_t
+	lens     []C.uint16_t
+	maxFrame int
+}
+
+func cAlloc[T any](n int) (*T, []T) {
+	var zero T
+	p := (*T)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(zero))))
+	return p, unsafe.Slice(p, n)
+}
+
+// NewTxQueue prepares sending on queue of port with bursts of up to burst
+// frames of up to maxFrame bytes, from pool.
+func NewTxQueue(port uint16, queue int, pool *Pool, burst, maxFrame int) *TxQueue {
+	q, _ := cAlloc[C.struct_wpg_txq](1)
+	q.port, q.queue, q.cap, q.pool = C.uint16_t(port), C.uint16_t(queue), C.uint32_t(burst), pool.p
+	t := &TxQueue{q: q, maxFrame: maxFrame}
+	q.m, _ = cAlloc[*C.struct_rte_mbuf](burst)
+	q.len, t.lens = cAlloc[C.uint16_t](burst)
+	q.data, t.data = cAlloc[*C.uint8_t](burst)
+	return t
+}
+
+// Reserve fills bufs with up to len(bufs) mbufs' data rooms, each
+// maxFrame bytes; Commit's call tops them up, so a Reserve after a Commit
+// does not cross into C. It returns 0 when the pool is empty.
+func (t *TxQueue) Reserve(bufs [][]byte) int {
+	want := min(len(bufs), int(t.q.cap))
+	have := int(t.q.have)
+	if have < want {
+		have = int(C.wpg_tx_fill(t.q, C.uint32_t(want)))
+	}
+	n := min(have, want)
+	for i := range n {
+		bufs[i] = unsafe.Slice((*byte)(t.data[i]), t.maxFrame)
+	}
+	return n
+}
+
+// Commit sends the first len(lens) reserved frames, lens[i] bytes each,
+// offering them to the device up to tries times; it returns how many are
+// still unsent (offer them again with Push).
+func (t *TxQueue) Commit(lens []int, tries int) int {
+	for i, l := range lens {
+		t.lens[i] = C.uint16_t(l)
+	}
+	return int(C.wpg_tx_commit(t.q, C.uint32_t(len(lens)), C.uint32_t(tries)))
+}
+
+// Push offers the rest of the last burst again (see Commit).
+func (t *TxQueue) Push(tries int) int { return int(C.wpg_tx_push(t.q, C.uint32_t(tries))) }
+
+// TxCounters are a TxQueue's counters.
+type TxCounters struct {
+	Bursts     uint64 // bursts committed
+	Calls      uint64 // rte_eth_tx_burst calls
+	ShortCalls uint64 // calls the device took fewer frames of than offered (then retried)
+	AllocFails uint64 // bulk allocations the pool could not satisfy
+}
+
+// Counters returns the queue's counters.
+func (t *TxQueue) Counters() TxCounters {
+	return TxCounters{uint64(t.q.bursts), uint64(t.q.calls), uint64(t.q.short_calls), uint64(t.q.alloc_fail)}
+}
+
+// Close gives every mbuf the queue holds back to the pool and frees the
+// queue's arrays; it is idempotent.
+func (t *TxQueue) Close() {
+	if t.q == nil {
+		return
+	}
+	C.wpg_tx_release(t.q)
+	C.free(unsafe.Pointer(t.q.m))
+	C.free(unsafe.Pointer(t.q.data))
+	C.free(unsafe.Pointer(t.q.len))
+	C.free(unsafe.Pointer(t.q))
+	t.q = nil
+}
+
+// RxQueue is an RX queue of a started port, used by one thread.
+type RxQueue struct {
+	q    *C.struct_wpg_rxq
+	data []*C.uint8_t
+	lens []C.uint32_t
+}
+
+// NewRxQueue prepares receiving on queue of port in bursts of up to burst.
+func NewRxQueue(port uint16, queue, burst int) *RxQueue {
+	q, _ := cAlloc[C.struct_wpg_rxq](1)
+	q.port, q.queue, q.cap = C.uint16_t(port), C.uint16_t(queue), C.uint32_t(burst)
+	r := &RxQueue{q: q}
+	q.m, _ = cAlloc[*C.struct_rte_mbuf](burst)
+	q.data, r.data = cAlloc[*C.uint8_t](burst)
+	q.len, r.lens = cAlloc[C.uint32_t](burst)
+	return r
+}
+
+// Next frees the frames of the last call and fills views with the next
+// burst's (valid until the next call); it returns how many, 0 when none
+// waited.
+func (r *RxQueue) Next(views [][]byte) int {
+	n := int(C.wpg_rx_next(r.q, C.uint32_t(len(views))))
+	for i := range n {
+		views[i] = unsafe.Slice((*byte)(r.data[i]), int(r.lens[i]))
+	}
+	return n
+}
+
+// Polls is the number of rte_eth_rx_burst calls; Segmented the frames
+// dropped because they came in chained mbufs.
+func (r *RxQueue) Polls() (polls, segmented uint64) {
+	return uint64(r.q.polls), uint64(r.q.segmented)
+}
+
+// Close frees the last burst and the queue's arrays; it is idempotent.
+func (r *RxQueue) Close() {
+	if r.q == nil {
+		return
+	}
+	C.wpg_rx_release(r.q)
+	C.free(unsafe.Pointer(r.q.m))
+	C.free(unsafe.Pointer(r.q.data))
+	C.free(unsafe.Pointer(r.q.len))
+	C.free(unsafe.Pointer(r.q))
+	r.q = nil
+}
