@@ -2,6 +2,7 @@ package recv
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/hist"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -26,18 +28,77 @@ type Options struct {
 	// Batch is the number of frames asked from the receiver per call
 	// (default 64).
 	Batch int
-	// Progress, when set, is called about every ProgressInterval (default
-	// 1 s) from the receive loop.
-	Progress         func(Progress)
-	ProgressInterval time.Duration
+	// Progress, when set, is called from the receive loop every
+	// ProgressEvery (default 1 s, at least MinProgressEvery), on the
+	// loop's schedule: a call that comes late does not move the later
+	// ones. It must return quickly (the loop waits for it).
+	Progress      func(Progress)
+	ProgressEvery time.Duration
 }
+
+// MinProgressEvery is the shortest Options.ProgressEvery; a shorter one
+// is taken as this.
+const MinProgressEvery = 50 * time.Millisecond
 
 // Progress is a snapshot passed to Options.Progress.
 type Progress struct {
+	// Frames, Corrupted and Unsigned are the totals so far (as in Result).
 	Frames    uint64
 	Corrupted uint64
 	Unsigned  uint64
-	Elapsed   time.Duration
+	// Elapsed is the time since the loop started.
+	Elapsed time.Duration
+	// Bytes and Lost are the totals so far of the signed frames and of
+	// the sequence gaps (Lost can go down: a late frame fills a gap);
+	// Duplicated that of the frames seen twice.
+	Bytes      uint64
+	Lost       uint64
+	Duplicated uint64
+	// Latency is the one-way latency of the frames since the previous
+	// call (the window; Samples 0 when no frame carried a usable
+	// transmit timestamp), its percentiles exact to 3 significant digits.
+	Latency WindowLatency
+
+	win *hist.Hist // the window behind Latency (nil: none)
+}
+
+// WindowLatency summarises the one-way latency (ns) of a progress window.
+type WindowLatency struct {
+	Samples             int64
+	P50Ns, P99Ns, MaxNs int64
+}
+
+// MarshalLatency returns the window's latency histogram in the JSON form
+// of wpg's histograms (bounds and non-zero buckets, as latency_histogram
+// of MarshalPeer), nil when the window has no sample, for a receiver that
+// hands its windows on (the peer protocol's progress message); the
+// sender decodes and merges them.
+func (p Progress) MarshalLatency() ([]byte, error) {
+	if p.win.Count() == 0 {
+		return nil, nil
+	}
+	return json.Marshal(p.win)
+}
+
+// progressOf is t's counts so far, for Options.Progress, and the latency
+// since the previous call: the tracker's histogram less prev, the sum of
+// the earlier windows, which then takes this one too. It walks the
+// streams and copies the histogram (when new latencies came): a few
+// times a second at most, never per frame, and the frame path records
+// into one histogram only.
+func progressOf(t *Tracker, elapsed time.Duration, prev *hist.Hist) Progress {
+	p := Progress{Frames: t.received, Corrupted: t.corrupted, Unsigned: t.unsigned, Elapsed: elapsed}
+	for _, s := range t.order {
+		p.Bytes += s.bytes
+		p.Lost += s.lost
+		p.Duplicated += s.duplicated
+	}
+	if prev != nil && t.latency.Count() > prev.Count() {
+		p.win = t.latency.Sub(prev)
+		prev.Merge(p.win)
+		p.Latency = WindowLatency{Samples: p.win.Count(), P50Ns: p.win.Quantile(50), P99Ns: p.win.Quantile(99), MaxNs: p.win.Max()}
+	}
+	return p
 }
 
 // RxTimestamper is implemented by receivers that know when the kernel
@@ -64,16 +125,21 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 	if batch <= 0 {
 		batch = 64
 	}
-	interval := opts.ProgressInterval
+	interval := opts.ProgressEvery
 	if interval <= 0 {
 		interval = time.Second
 	}
+	interval = max(interval, MinProgressEvery)
 	// One OS thread for the whole loop, as the engine does for senders: a
 	// loop that the Go scheduler moves between threads after a blocking
 	// system call (poll, futex) loses its warm cache and thread.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	t := NewTracker()
+	var prevLat *hist.Hist // the latency reported in earlier progress windows
+	if opts.Progress != nil {
+		prevLat = hist.New(latencyMinNs, latencyMaxNs)
+	}
 	views := make([][]byte, batch)
 	stamper, _ := rx.(RxTimestamper)
 	start := time.Now()
@@ -107,6 +173,9 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 			} else if left < wait {
 				wait = left
 			}
+		}
+		if opts.Progress != nil {
+			wait = max(min(wait, nextProgress.Sub(now)), time.Millisecond)
 		}
 		n, err := rx.Next(views, wait)
 		if n > 0 {
@@ -146,8 +215,11 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 		}
 		if opts.Progress != nil {
 			if now := time.Now(); !now.Before(nextProgress) {
-				nextProgress = now.Add(interval)
-				opts.Progress(Progress{Frames: t.received, Corrupted: t.corrupted, Unsigned: t.unsigned, Elapsed: now.Sub(start)})
+				// On the schedule; after a stall, a period from now.
+				if nextProgress = nextProgress.Add(interval); !now.Before(nextProgress) {
+					nextProgress = now.Add(interval)
+				}
+				opts.Progress(progressOf(t, now.Sub(start), prevLat))
 			}
 		}
 	}

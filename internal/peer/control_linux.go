@@ -26,6 +26,12 @@ type Control struct {
 	Conn     *net.UnixConn
 	Request  RecvRequest
 	path     string
+
+	// The progress writer (Progress): messages wait in progress (one at
+	// most) for the goroutine that writes them; wrote is closed when it
+	// has stopped.
+	progress chan RecvProgress
+	wrote    chan struct{}
 }
 
 // AcceptRequest listens on path (`wpg recv --listen`), accepts the
@@ -79,10 +85,77 @@ func (c *Control) CloseListener() {
 	}
 }
 
+// ProgressEvery is the progress period the sender asked for
+// (RecvRequest.ProgressMs, at least MinProgressMs), 0 when it asked for
+// none: then Progress must not be called.
+func (c *Control) ProgressEvery() time.Duration {
+	if c.Request.ProgressMs <= 0 {
+		return 0
+	}
+	return time.Duration(max(c.Request.ProgressMs, MinProgressMs)) * time.Millisecond
+}
+
+// progressWrite bounds the write of one progress message: a sender that
+// reads nothing for that long gets no more of them.
+const progressWrite = 5 * time.Second
+
+// Progress hands the receive loop's progress p to the sender, from the
+// loop itself: it encodes the window's latency and queues the message
+// for a writer goroutine, dropping it when the previous one is still
+// being written; it never waits on the socket. Calls must come from one
+// goroutine, before Answer.
+func (c *Control) Progress(p recv.Progress) {
+	if c.ProgressEvery() == 0 {
+		return
+	}
+	if c.progress == nil {
+		c.progress, c.wrote = make(chan RecvProgress, 1), make(chan struct{})
+		go c.writeProgress()
+	}
+	m := RecvProgress{ElapsedNs: p.Elapsed.Nanoseconds(), Frames: p.Frames, Bytes: p.Bytes, Lost: p.Lost,
+		Duplicated: p.Duplicated, Corrupted: p.Corrupted, Unsigned: p.Unsigned}
+	if b, err := p.MarshalLatency(); err == nil {
+		m.Latency = b
+	}
+	select {
+	case c.progress <- m:
+	default: // the writer is behind: drop this one, the next carries the totals
+	}
+}
+
+// writeProgress writes the queued progress messages until Answer closes
+// the queue; after a failed write it writes no more.
+func (c *Control) writeProgress() {
+	defer close(c.wrote)
+	failed := false
+	for m := range c.progress {
+		if failed {
+			continue
+		}
+		c.Conn.SetWriteDeadline(time.Now().Add(progressWrite))
+		if err := WriteProgress(c.Conn, m); err != nil {
+			failed = true // the sender went, or reads nothing: its answer will not arrive either
+		}
+	}
+	c.Conn.SetWriteDeadline(time.Time{})
+}
+
+// stopProgress ends the progress writer and waits for it, so that the
+// answer follows the last progress message whole.
+func (c *Control) stopProgress() {
+	if c.progress != nil {
+		close(c.progress)
+		<-c.wrote
+		c.progress = nil
+	}
+}
+
 // Answer sends the receiver's result and the error that ended its
-// reception. A sender that connected to an independently started receiver
-// does not wait for the answer, so a failed write is not an error.
+// reception, after the last progress message. A sender that connected to
+// an independently started receiver does not wait for the answer, so a
+// failed write is not an error.
 func (c *Control) Answer(res recv.Result, rerr error) {
+	c.stopProgress()
 	var a RecvAnswer
 	if b, err := res.MarshalPeer(); err == nil {
 		a.Result = b
@@ -98,6 +171,7 @@ func (c *Control) Answer(res recv.Result, rerr error) {
 
 // Close closes the control connection and the listener.
 func (c *Control) Close() {
+	c.stopProgress()
 	c.CloseListener()
 	c.Conn.Close()
 }

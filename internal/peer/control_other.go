@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/wpg-dev/wpg/recv"
 )
@@ -32,6 +33,12 @@ func (c *Control) Refuse(err error) error { return err }
 
 // CloseListener does nothing.
 func (c *Control) CloseListener() {}
+
+// ProgressEvery is 0: no sender can ask for progress here.
+func (c *Control) ProgressEvery() time.Duration { return 0 }
+
+// Progress does nothing.
+func (c *Control) Progress(recv.Progress) {}
 
 // Answer does nothing.
 func (c *Control) Answer(recv.Result, error) {}

@@ -16,6 +16,10 @@ const (
 	KindRequest = "wpg.recv.request"
 	KindAccept  = "wpg.recv.accept"
 	KindAnswer  = "wpg.recv.answer"
+	// KindProgress is the receiver's live counts (RecvProgress), sent
+	// only to a sender whose request asked for them (ProgressMs), between
+	// the accept and the answer.
+	KindProgress = "wpg.recv.progress"
 )
 
 // RecvRequest is the first message on the control connection: what the
@@ -41,7 +45,42 @@ type RecvRequest struct {
 	BusyWait bool `json:"busy_wait,omitempty"`
 	// Batch is the frames taken per call (0 = the receiver's).
 	Batch int `json:"batch,omitempty"`
+	// ProgressMs asks the receiver for a RecvProgress about every that
+	// many milliseconds (at least MinProgressMs; 0 = none, what a sender
+	// of before progress messages asks by leaving it out). A receiver
+	// that does not know the field sends none.
+	ProgressMs int `json:"progress_ms,omitempty"`
 }
+
+// MinProgressMs is the shortest progress period a receiver honours
+// (RecvRequest.ProgressMs); a shorter one is taken as this.
+const MinProgressMs = 100
+
+// RecvProgress is the receiver's counts so far (totals, as in its
+// recv.Result) and the one-way latency of the frames since its previous
+// progress message, sent while it receives. A message that cannot be
+// written at once is dropped, never waited for: counts are totals, so a
+// later message makes up for it (its latency window is lost).
+type RecvProgress struct {
+	// ElapsedNs is the time since the receiver's loop started.
+	ElapsedNs  int64  `json:"elapsed_ns"`
+	Frames     uint64 `json:"frames"`
+	Bytes      uint64 `json:"bytes"`
+	Lost       uint64 `json:"lost"`
+	Duplicated uint64 `json:"duplicated"`
+	Corrupted  uint64 `json:"corrupted"`
+	Unsigned   uint64 `json:"unsigned"`
+	// Latency is the window's latency histogram in the JSON form of wpg's
+	// histograms (recv.Progress.MarshalLatency); absent when no frame of
+	// the window carried a usable transmit timestamp, or when it would
+	// make the message longer than MaxProgress.
+	Latency json.RawMessage `json:"latency,omitempty"`
+}
+
+// MaxProgress bounds an encoded RecvProgress: a window histogram that
+// would make it longer is left out (a latency histogram of a window has
+// a few hundred non-zero buckets; this allows some 10 000).
+const MaxProgress = 256 << 10
 
 // RecvAccept is the receiver's reply to a RecvRequest: its pid, or why it
 // refuses (Error).
@@ -95,4 +134,20 @@ func ReadAnswer(r io.Reader) (RecvAnswer, error) {
 	var a RecvAnswer
 	err := wire.Read(r, KindAnswer, ProtocolVersion, &a)
 	return a, err
+}
+
+// WriteProgress sends a RecvProgress (see WriteRequest), without its
+// latency histogram when that would make it longer than MaxProgress.
+func WriteProgress(w io.Writer, p RecvProgress) error {
+	if len(p.Latency) > MaxProgress-1024 {
+		p.Latency = nil
+	}
+	return wire.Write(w, KindProgress, ProtocolVersion, p)
+}
+
+// ReadProgress reads a RecvProgress (see WriteRequest).
+func ReadProgress(r io.Reader) (RecvProgress, error) {
+	var p RecvProgress
+	err := wire.Read(r, KindProgress, ProtocolVersion, &p)
+	return p, err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/wire"
 	"github.com/wpg-dev/wpg/shmring"
 )
 
@@ -34,6 +35,18 @@ type Session struct {
 	PeerPID int             // the receiver's pid from its hello (0 until then)
 	Gone    <-chan struct{} // closed once the receiver hangs up (see Watch)
 	report  []byte
+
+	// With a Live in the Open context: the receiver's progress goes to
+	// live, and a reader goroutine takes every message of the control
+	// connection, handing the answer (or why none came) to answers.
+	live    *Live
+	answers chan answerOrErr
+}
+
+// answerOrErr is what the control connection's reader ended with.
+type answerOrErr struct {
+	a   RecvAnswer
+	err error
 }
 
 // Request fills in what every sender asks of its receiver: the backend
@@ -81,18 +94,68 @@ func (s *Session) Reach(ctx context.Context, name string, o backend.Options, wai
 	return nil
 }
 
-// control dials the control connection on sock and sends q.
+// control dials the control connection on sock and sends q; with a Live
+// in ctx it asks for progress messages and starts reading them.
 func (s *Session) control(ctx context.Context, sock string, wait time.Duration, alive func() error, q RecvRequest) error {
 	c, err := Dial(ctx, sock, wait, alive)
 	if err != nil {
 		return fmt.Errorf("%s sender: %w", s.Name, err)
+	}
+	live := liveFrom(ctx)
+	if live != nil {
+		q.ProgressMs = int(live.every.Milliseconds())
 	}
 	if err := request(c, q, wait, s.Where); err != nil {
 		c.Close()
 		return fmt.Errorf("%s sender: %w", s.Name, err)
 	}
 	s.Ctrl = c
+	if live != nil {
+		s.live, s.answers = live, make(chan answerOrErr, 1)
+		go s.readControl(live.join())
+	}
 	return nil
+}
+
+// readControl reads the control connection until the answer: progress
+// messages go to s.live (slot c), the answer or the error that ended the
+// reading to s.answers. A receiver of before progress messages sends
+// the answer only.
+func (s *Session) readControl(c *LiveCounts) {
+	for {
+		m, err := wire.ReadMessage(s.Ctrl, KindAnswer)
+		if err != nil {
+			s.answers <- answerOrErr{err: err}
+			return
+		}
+		kind, err := wire.Kind(m)
+		if err != nil {
+			s.answers <- answerOrErr{err: fmt.Errorf("%s message: %w", KindAnswer, err)}
+			return
+		}
+		if kind == KindProgress {
+			var p RecvProgress
+			if wire.Decode(m, KindProgress, ProtocolVersion, &p) == nil {
+				s.live.update(c, p)
+			}
+			continue
+		}
+		var a RecvAnswer
+		err = wire.Decode(m, KindAnswer, ProtocolVersion, &a)
+		s.answers <- answerOrErr{a: a, err: err}
+		return
+	}
+}
+
+// readAnswer reads the receiver's answer within childWait: from the
+// reader goroutine when there is one, else from the connection.
+func (s *Session) readAnswer() (RecvAnswer, error) {
+	s.Ctrl.SetReadDeadline(time.Now().Add(childWait))
+	if s.answers == nil {
+		return ReadAnswer(s.Ctrl)
+	}
+	r := <-s.answers // the deadline ends the reader's wait
+	return r.a, r.err
 }
 
 // Start starts the receiver child of backend name (o.Env.Launcher, its
@@ -190,8 +253,7 @@ func (s *Session) Wait() error {
 	if s.Child == nil {
 		return nil
 	}
-	s.Ctrl.SetReadDeadline(time.Now().Add(childWait))
-	a, aerr := ReadAnswer(s.Ctrl)
+	a, aerr := s.readAnswer()
 	answered := aerr == nil && len(a.Result) > 0
 	if answered {
 		s.report = a.Result

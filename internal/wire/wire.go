@@ -86,17 +86,50 @@ func Write(w io.Writer, kind string, version int, body any) error {
 // decodes it into body (see Decode); a length over MaxMessage is refused
 // before anything more is read.
 func Read(r io.Reader, kind string, version int, body any) error {
+	m, err := readFrame(r, kind)
+	if err != nil {
+		return err
+	}
+	return Decode(m, kind, version, body)
+}
+
+// ReadMessage reads exactly one length-prefixed message from the stream r
+// without decoding it, for a reader that takes messages of several kinds
+// in turn: Kind names it, Decode decodes it. what names the expected
+// messages in errors; a length over MaxMessage is refused before anything
+// more is read.
+func ReadMessage(r io.Reader, what string) ([]byte, error) {
+	return readFrame(r, what)
+}
+
+// Kind returns the kind of message m, or an error when m is not a wpg
+// message.
+func Kind(m []byte) (string, error) {
+	var e struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(m, &e); err != nil || e.Kind == "" {
+		if err == nil {
+			err = fmt.Errorf("no kind")
+		}
+		return "", fmt.Errorf("not a wpg message (%v)", err)
+	}
+	return e.Kind, nil
+}
+
+// readFrame reads one length-prefixed message; what names it in errors.
+func readFrame(r io.Reader, what string) ([]byte, error) {
 	var h [4]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return fmt.Errorf("read %s message: %w", kind, err)
+		return nil, fmt.Errorf("read %s message: %w", what, err)
 	}
 	n := binary.BigEndian.Uint32(h[:])
 	if n > MaxMessage {
-		return fmt.Errorf("%s message: %d bytes announced, more than the limit of %d (not a wpg peer?)", kind, n, MaxMessage)
+		return nil, fmt.Errorf("%s message: %d bytes announced, more than the limit of %d (not a wpg peer?)", what, n, MaxMessage)
 	}
 	m := make([]byte, n)
 	if _, err := io.ReadFull(r, m); err != nil {
-		return fmt.Errorf("read %s message: %w", kind, err)
+		return nil, fmt.Errorf("read %s message: %w", what, err)
 	}
-	return Decode(m, kind, version, body)
+	return m, nil
 }

@@ -170,7 +170,7 @@ func child(specJSON string) int {
 		fmt.Fprintln(os.Stderr, "receiver:", err)
 		return 2
 	}
-	res, err := rcv.Wait(nil)
+	res, err := rcv.Wait(nil, 0)
 	json.NewEncoder(os.Stdout).Encode(res)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "receive:", err)
