@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -46,8 +47,12 @@ type ErrorBody struct {
 
 // JobView is a job as the API shows it.
 type JobView struct {
-	ID        int64           `json:"id"`
-	Name      string          `json:"name"`
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	// StartedBy is who started it (CreateRequest.StartedBy), Client the
+	// address the request came from.
+	StartedBy string          `json:"started_by,omitempty"`
+	Client    string          `json:"client,omitempty"`
 	Status    Status          `json:"status"`
 	Backend   string          `json:"backend"`
 	Cores     string          `json:"cores,omitempty"`
@@ -67,19 +72,58 @@ type JobView struct {
 
 // SnapshotView is one snapshot of the event stream.
 type SnapshotView struct {
-	Job            int64        `json:"job"`
-	At             time.Time    `json:"at"`
-	Elapsed        float64      `json:"elapsed_seconds"`
-	Frames         uint64       `json:"frames"`
-	Bytes          uint64       `json:"bytes"`
-	PPS            float64      `json:"pps"`
-	BPS            float64      `json:"bps"`
-	Workers        []WorkerView `json:"workers"`
-	Done           bool         `json:"done"`
-	LatenessMaxNs  int64        `json:"lateness_max_ns"`
-	LatenessMeanNs int64        `json:"lateness_mean_ns"`
-	P50JitterNs    int64        `json:"p50_jitter_ns"`
-	P99JitterNs    int64        `json:"p99_jitter_ns"`
+	Job     int64        `json:"job"`
+	At      time.Time    `json:"at"`
+	Elapsed float64      `json:"elapsed_seconds"`
+	Frames  uint64       `json:"frames"`
+	Bytes   uint64       `json:"bytes"`
+	PPS     float64      `json:"pps"`
+	BPS     float64      `json:"bps"`
+	Workers []WorkerView `json:"workers"`
+	Done    bool         `json:"done"`
+	// Lateness is the pacing lateness from the start (live: up to about
+	// 50 ms before At); LatenessWindow that since the previous snapshot.
+	// Zero for a flat-out run.
+	Lateness       LatenessView `json:"lateness"`
+	LatenessWindow LatenessView `json:"lateness_window"`
+	// The report's lateness figures, once Done.
+	LatenessMaxNs  int64 `json:"lateness_max_ns"`
+	LatenessMeanNs int64 `json:"lateness_mean_ns"`
+	P50JitterNs    int64 `json:"p50_jitter_ns"`
+	P99JitterNs    int64 `json:"p99_jitter_ns"`
+	// Receiver is what the job's own receivers (local paths with
+	// start_receiver, or connect) counted so far; absent without one.
+	Receiver *ReceiverView `json:"receiver,omitempty"`
+}
+
+// ReceiverView is job.ReceiverSnapshot: the receivers' totals so far
+// (their progress messages, about every 250 ms; once done, their
+// answers), their one-way latency from the start and since the previous
+// snapshot (count 0: not measured).
+type ReceiverView struct {
+	Receivers     int          `json:"receivers"`
+	Frames        uint64       `json:"frames"`
+	Bytes         uint64       `json:"bytes"`
+	Lost          uint64       `json:"lost"`
+	Duplicated    uint64       `json:"duplicated"`
+	Corrupted     uint64       `json:"corrupted"`
+	Latency       LatenessView `json:"latency"`
+	LatencyWindow LatenessView `json:"latency_window"`
+	// Final is true once the counts are the receivers' answers.
+	Final bool `json:"final"`
+}
+
+// LatenessView is job.LatenessStats: how many pacer grants, and the
+// percentiles of their lateness in nanoseconds.
+type LatenessView struct {
+	Count int64 `json:"count"`
+	P50Ns int64 `json:"p50_ns"`
+	P99Ns int64 `json:"p99_ns"`
+	MaxNs int64 `json:"max_ns"`
+}
+
+func latenessView(l job.LatenessStats) LatenessView {
+	return LatenessView{Count: l.Count, P50Ns: l.P50Ns, P99Ns: l.P99Ns, MaxNs: l.MaxNs}
 }
 
 // WorkerView is one worker of a snapshot.
@@ -90,22 +134,35 @@ type WorkerView struct {
 	PPS    float64 `json:"pps"`
 }
 
-func snapshotView(id int64, s job.Snapshot) SnapshotView {
+// snapshotView shows s, with the lateness window since prev (the previous
+// snapshot of the stream; zero: since the start).
+func snapshotView(id int64, s, prev job.Snapshot) SnapshotView {
 	v := SnapshotView{Job: id, At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
-		Done: s.Done, LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.P50JitterNs, P99JitterNs: s.P99JitterNs,
+		Done: s.Done, Lateness: latenessView(s.Lateness), LatenessWindow: latenessView(s.LatenessSince(prev)),
+		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.P50JitterNs, P99JitterNs: s.P99JitterNs,
 		Workers: make([]WorkerView, len(s.Workers))}
 	for i, w := range s.Workers {
 		v.Workers[i] = WorkerView{w.Worker, w.Frames, w.Bytes, w.PPS}
+	}
+	if r := s.Receiver; r != nil {
+		v.Receiver = &ReceiverView{Receivers: r.Receivers, Frames: r.Frames, Bytes: r.Bytes, Lost: r.Lost, Duplicated: r.Duplicated,
+			Corrupted: r.Corrupted, Latency: latenessView(r.Latency), LatencyWindow: latenessView(s.ReceiverLatencySince(prev)), Final: r.Final}
 	}
 	return v
 }
 
 // CreateRequest is the body of POST /api/v1/jobs: a job.Spec (its JSON
-// fields at the top level) and a name for people.
+// fields at the top level), a name for people and who starts it.
 type CreateRequest struct {
 	Name string `json:"name"`
+	// StartedBy says who starts the job (any text, at most 200 bytes);
+	// the server stores it with the address the request came from.
+	StartedBy string `json:"started_by"`
 	job.Spec
 }
+
+// MaxStartedBy caps CreateRequest.StartedBy and Name in bytes.
+const MaxStartedBy = 200
 
 // PreviewRequest is the body of POST /api/v1/preview.
 type PreviewRequest struct {
@@ -159,6 +216,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "jobs_running": n})
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	s.uiRoutes(mux)
 
 	var h http.Handler = mux
 	h = s.guard(h)
@@ -239,10 +297,56 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return false
 }
 
+// jsonNames writes the {field} placeholders of a job.OptionError's
+// reason and fix as the field's JSON name, the name a client of this API
+// gives ("give {fifo}" is "give fifo"; the CLI writes "--fifo"). Braces
+// around anything but a field name stay as they are.
+func jsonNames(s string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], '}')
+		if j < 0 {
+			break
+		}
+		name := s[i+1 : i+1+j]
+		b.WriteString(s[:i])
+		if isFieldName(name) {
+			b.WriteString(name)
+		} else {
+			b.WriteString(s[i : i+2+j])
+		}
+		s = s[i+2+j:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// isFieldName says whether s looks like a JSON field name of a job spec:
+// lower-case letters, digits and underscores, starting with a letter.
+func isFieldName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
 func problemsBody(ps job.Problems) ErrorBody {
 	b := ErrorBody{}
 	for _, p := range ps {
-		fe := FieldError{Field: p.Field, Value: p.Value, Reason: p.Reason, Fix: p.Fix}
+		fe := FieldError{Field: p.Field, Value: p.Value, Reason: jsonNames(p.Reason), Fix: jsonNames(p.Fix)}
 		if fe.Reason == "" && p.Err != nil {
 			fe.Reason = p.Err.Error()
 		}
@@ -260,7 +364,11 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
-	e, err := s.create(r.Context(), req.Name, req.Spec)
+	if fes := checkLabels(req.Name, req.StartedBy); fes != nil {
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: fes})
+		return
+	}
+	e, err := s.create(r.Context(), Creator{Name: req.Name, StartedBy: req.StartedBy, Client: clientAddr(r)}, req.Spec)
 	var conflict *ConflictError
 	switch {
 	case err == nil:
@@ -277,6 +385,25 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// checkLabels bounds a job's name and started_by.
+func checkLabels(name, startedBy string) []FieldError {
+	var fes []FieldError
+	for _, f := range []struct{ field, v string }{{"name", name}, {"started_by", startedBy}} {
+		if len(f.v) > MaxStartedBy {
+			fes = append(fes, FieldError{Field: f.field, Value: f.v[:32] + "…", Reason: fmt.Sprintf("is %d bytes long: at most %d", len(f.v), MaxStartedBy), Fix: "give a shorter label"})
+		}
+	}
+	return fes
+}
+
+// clientAddr is the host the request came from (no port).
+func clientAddr(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return h
+	}
+	return r.RemoteAddr
+}
+
 // view shows a job: a running entry live, else its record.
 func (s *Server) view(e *entry, rec *JobRecord) JobView {
 	if e != nil {
@@ -286,12 +413,12 @@ func (s *Server) view(e *entry, rec *JobRecord) JobView {
 		default:
 			spec, _ := json.Marshal(e.spec)
 			snap := e.run.Snapshot()
-			return JobView{ID: e.id, Name: e.name, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
+			return JobView{ID: e.id, Name: e.name, StartedBy: e.startedBy, Client: e.client, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
 				Spec: spec, CreatedAt: e.created.UTC(), StartedAt: e.created.UTC(), Frames: snap.Frames, Bytes: snap.Bytes, PPS: snap.PPS, BPS: snap.BPS,
 				Elapsed: snap.Elapsed.Seconds()}
 		}
 	}
-	v := JobView{ID: rec.ID, Name: rec.Name, Status: rec.Status, Cores: rec.Cores, Spec: json.RawMessage(rec.Spec),
+	v := JobView{ID: rec.ID, Name: rec.Name, StartedBy: rec.StartedBy, Client: rec.Client, Status: rec.Status, Cores: rec.Cores, Spec: json.RawMessage(rec.Spec),
 		CreatedAt: time.Unix(0, rec.CreatedAt).UTC(), StartedAt: time.Unix(0, rec.StartedAt).UTC(), Error: rec.Error,
 		Frames: rec.Frames, Bytes: rec.Bytes, HasReport: rec.Report != nil}
 	var spec job.Spec
@@ -463,8 +590,8 @@ func (s *Server) handleSamples(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleEvents streams a job as Server-Sent Events: "snapshot" events
-// about 4 a second while it runs, then one "report" event with the job and
-// its report, and the stream ends. A finished job gets the report event
+// about 4 a second while it runs and a last one (done) at its end, then
+// one "report" event with the job and its report, and the stream ends. A finished job gets the report event
 // at once.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	e, rec, ok := s.find(w, r)
@@ -492,26 +619,36 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		send("report", n, map[string]any{"job": s.view(nil, rec), "report": json.RawMessage(orNull(rec.Report))})
 	}
 	if e == nil {
-		final(0, rec)
+		final(1, rec) // ids count from 1, as a running job's snapshots do
 		return
 	}
-	tick := time.NewTicker(SnapshotInterval)
-	defer tick.Stop()
-	for n := 0; ; n++ {
-		select {
-		case <-e.done:
-			final(n, e.final)
-			return
-		default:
-		}
-		if send("snapshot", n, snapshotView(e.id, e.run.Snapshot())) != nil {
-			return
+	// The monitor takes one snapshot per SnapshotInterval for all the
+	// job's streams; a slow client skips to the latest.
+	sent := 0
+	for {
+		data, n, next := e.latest()
+		if n > sent && data != nil {
+			if _, err := fmt.Fprintf(w, "event: snapshot\nid: %d\ndata: %s\n\n", n, data); err != nil {
+				return
+			}
+			if rc.Flush() != nil {
+				return
+			}
+			sent = n
 		}
 		select {
 		case <-r.Context().Done():
 			return
 		case <-e.done:
-		case <-tick.C:
+			if data, n, _ := e.latest(); n > sent && data != nil { // the last snapshot, Done, with the receivers' answers
+				if _, err := fmt.Fprintf(w, "event: snapshot\nid: %d\ndata: %s\n\n", n, data); err != nil {
+					return
+				}
+				sent = n
+			}
+			final(sent+1, e.final)
+			return
+		case <-next:
 		}
 	}
 }

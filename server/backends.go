@@ -1,9 +1,12 @@
 package server
 
 import (
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/sysinfo"
 )
 
 // BackendInfo is one registered backend and whether this server can run
@@ -24,6 +27,10 @@ type BackendInfo struct {
 	WhyNot   string `json:"why_not,omitempty"`
 	// Needs says what a job of it must give (a peer, a FIFO).
 	Needs string `json:"needs,omitempty"`
+	// Lacks lists the kernel features of this backend that the host's
+	// probes found not supported (sysinfo: "afxdp: …"), with their
+	// minimum kernel: what of it will not work here.
+	Lacks []string `json:"lacks,omitempty"`
 }
 
 // backendCaps are the capabilities a backend needs to open at all.
@@ -34,8 +41,14 @@ var backendCaps = map[string][]string{
 	"dpdk":     {"CAP_SYS_ADMIN"},
 }
 
+// backendDevices are the device nodes a backend cannot open without.
+var backendDevices = map[string]struct{ path, why string }{
+	"xpmem": {"/dev/xpmem", "needs /dev/xpmem, which the XPMEM kernel module provides: load it (modprobe xpmem), or use shm or cma"},
+}
+
 // Backends lists the registered backends with what this server can run.
 func (s *Server) Backends() []BackendInfo {
+	feats := s.opt.Probes.Features()
 	out := []BackendInfo{}
 	for _, r := range backend.All() {
 		b := BackendInfo{Name: r.Name, Kind: string(r.Kind), Summary: r.Summary, Receives: r.Receives, Payload: r.Payload,
@@ -52,6 +65,16 @@ func (s *Server) Backends() []BackendInfo {
 		if missing != nil {
 			b.Runnable = false
 			b.WhyNot = "needs " + strings.Join(missing, " and ") + ": run wpg serve as root, or `sudo setcap " + strings.ToLower(strings.Join(missing, ",")) + "+ep $(which wpg)`"
+		}
+		if d, ok := backendDevices[r.Name]; ok && b.Runnable {
+			if _, err := os.Stat(d.path); err != nil {
+				b.Runnable, b.WhyNot = false, d.why
+			}
+		}
+		for _, f := range feats {
+			if name, _, ok := strings.Cut(f.Name, ": "); ok && name == r.Name && f.Status == sysinfo.NotSupported {
+				b.Lacks = append(b.Lacks, fmt.Sprintf("%s (Linux %s)", f.Name, f.MinKernel))
+			}
 		}
 		switch {
 		case r.Name == "pipe":

@@ -1,6 +1,6 @@
-// Package server is `wpg serve`: an HTTP API over package job that runs
-// several sending jobs at once, streams their progress, keeps their
-// history in SQLite and exports Prometheus metrics.
+// Package server is `wpg serve`: a web UI and an HTTP API over package job
+// that run several sending jobs at once, stream their progress, keep their
+// history in SQLite and export Prometheus metrics.
 //
 // The API lives under /api/v1 and speaks JSON (docs/api.md):
 //
@@ -18,11 +18,27 @@
 //	GET    /healthz                  liveness, without a token
 //	GET    /metrics                  Prometheus text format
 //
-// With a token (Options.Token), every /api/v1 call and /metrics need
-// "Authorization: Bearer TOKEN" (compared in constant time); without one,
-// ListenAndServe refuses any address that is not a loopback one.
+// The web UI (docs/serve.md) is html/template pages embedded in the
+// binary, with htmx and uPlot vendored from npm (scripts/vendor-web.sh):
+//
+//	GET  /                 jobs: running, then the last Options.JobHistory finished
+//	GET  /jobs/new         new job: template editor with a live decoded preview, backends and their options
+//	POST /jobs             start the form's job (303 to its page; the form again with every problem)
+//	GET  /jobs/{id}        one job: live charts by SSE, workers, stop, the final report
+//	GET  /compare?id=&id=  two to MaxCompare finished jobs side by side
+//	GET  /host             the machine, the backends it can run, the kernel features
+//	GET  /login, POST /login, POST /logout
+//
+// With a token (Options.Token), every page, /api/v1 call and /metrics
+// need "Authorization: Bearer TOKEN" (compared in constant time) or the
+// session cookie the login form sets (CookieName: HttpOnly,
+// SameSite=Strict); without one, ListenAndServe refuses any address that
+// is not a loopback one.
 // State-changing requests go through http.CrossOriginProtection, and
 // request bodies are capped (Options.MaxBody, 1 MiB by default: 413).
+//
+// A running job's monitor takes one snapshot per SnapshotInterval, shared
+// by all its event streams, and stores one Sample per SampleInterval.
 //
 // Each job runs with its own CPUs: a job whose cores (given, or chosen
 // for auto_pin from the CPUs no running job holds) overlap a running job's

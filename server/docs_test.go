@@ -17,7 +17,7 @@ import (
 func TestStatusCodesDocumented(t *testing.T) {
 	codes := map[string]int{
 		"StatusOK": http.StatusOK, "StatusCreated": http.StatusCreated, "StatusAccepted": http.StatusAccepted,
-		"StatusNoContent": http.StatusNoContent, "StatusBadRequest": http.StatusBadRequest,
+		"StatusNoContent": http.StatusNoContent, "StatusSeeOther": http.StatusSeeOther, "StatusBadRequest": http.StatusBadRequest,
 		"StatusUnauthorized": http.StatusUnauthorized, "StatusForbidden": http.StatusForbidden,
 		"StatusNotFound": http.StatusNotFound, "StatusConflict": http.StatusConflict,
 		"StatusRequestEntityTooLarge": http.StatusRequestEntityTooLarge,

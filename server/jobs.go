@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,8 @@ import (
 type entry struct {
 	id        int64
 	name      string
+	startedBy string
+	client    string
 	spec      job.Spec
 	cores     []int
 	created   time.Time
@@ -32,6 +35,50 @@ type entry struct {
 	final  *JobRecord
 	report *report.Report
 	done   chan struct{}
+
+	// The latest snapshot, taken once per SnapshotInterval by monitor and
+	// shared by every event stream of the job: its JSON, its number (from
+	// 1), and a channel closed when a newer one replaces it.
+	snapMu   sync.Mutex
+	snapJSON []byte
+	snapN    int
+	snapNext chan struct{}
+}
+
+// publish makes v the job's latest snapshot and wakes its streams.
+func (e *entry) publish(v SnapshotView) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	e.snapMu.Lock()
+	e.snapJSON = data
+	e.snapN++
+	old := e.snapNext
+	e.snapNext = make(chan struct{})
+	e.snapMu.Unlock()
+	if old != nil {
+		close(old)
+	}
+}
+
+// latest returns the job's latest snapshot (nil before the first), its
+// number, and a channel closed when the next one is published.
+func (e *entry) latest() ([]byte, int, <-chan struct{}) {
+	e.snapMu.Lock()
+	defer e.snapMu.Unlock()
+	if e.snapNext == nil {
+		e.snapNext = make(chan struct{})
+	}
+	return e.snapJSON, e.snapN, e.snapNext
+}
+
+// Creator says who asked for a job: the name they gave and the address
+// the request came from.
+type Creator struct {
+	Name      string // the job's label
+	StartedBy string
+	Client    string
 }
 
 // ConflictError is a job refused because a running job holds one of its
@@ -121,7 +168,8 @@ func (s *Server) resolveCoresLocked(spec *job.Spec) ([]int, error) {
 
 // create validates and starts a job: job.Problems (400), *ConflictError
 // (409), errClosing (503) or another error (500).
-func (s *Server) create(ctx context.Context, name string, spec job.Spec) (*entry, error) {
+func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry, error) {
+	name := who.Name
 	spec.Limits = s.opt.Limits
 	env := s.env()
 	var ps job.Problems
@@ -154,8 +202,8 @@ func (s *Server) create(ctx context.Context, name string, spec job.Spec) (*entry
 		return nil, err
 	}
 	now := time.Now()
-	e := &entry{name: name, spec: spec, cores: cores, created: now, done: make(chan struct{})}
-	rec := &JobRecord{Name: name, Spec: string(specJSON), Status: StatusRunning, Cores: job.FormatCPUList(cores), CreatedAt: now.UnixNano(), StartedAt: now.UnixNano()}
+	e := &entry{name: name, startedBy: who.StartedBy, client: who.Client, spec: spec, cores: cores, created: now, done: make(chan struct{})}
+	rec := &JobRecord{Name: name, StartedBy: who.StartedBy, Client: who.Client, Spec: string(specJSON), Status: StatusRunning, Cores: job.FormatCPUList(cores), CreatedAt: now.UnixNano(), StartedAt: now.UnixNano()}
 	if err := s.store.Insert(ctx, rec); err != nil {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("job database: %w", err)
@@ -206,13 +254,16 @@ func stdoutFix(spec job.Spec, err error) error {
 	return ps
 }
 
-// monitor stores a running job's samples each second and, at its end, its
-// report and status.
+// monitor takes a running job's snapshot every SnapshotInterval (one for
+// all its event streams), stores a sample each SampleInterval and, at its
+// end, its report and status.
 func (s *Server) monitor(e *entry, rec *JobRecord) {
 	defer s.wg.Done()
-	tick := time.NewTicker(SampleInterval)
+	tick := time.NewTicker(SnapshotInterval)
 	defer tick.Stop()
-	var last job.Snapshot
+	prev := e.run.Snapshot() // the last published
+	e.publish(snapshotView(e.id, prev, job.Snapshot{}))
+	var last job.Snapshot // at the last sample
 	var t int64
 	for running := true; running; {
 		select {
@@ -220,17 +271,13 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 			running = false
 		case <-tick.C:
 			snap := e.run.Snapshot()
-			if snap.Elapsed == 0 {
+			e.publish(snapshotView(e.id, snap, prev))
+			prev = snap
+			if snap.Elapsed == 0 || snap.Elapsed < time.Duration(t+1)*SampleInterval {
 				continue
 			}
 			t++
-			x := Sample{T: t, Frames: snap.Frames, Bytes: snap.Bytes}
-			if dt := snap.At.Sub(last.At).Seconds(); last.At.IsZero() {
-				x.PPS, x.BPS = snap.PPS, snap.BPS
-			} else if dt > 0 {
-				x.PPS = float64(snap.Frames-last.Frames) / dt
-				x.BPS = float64(snap.Bytes-last.Bytes) * 8 / dt
-			}
+			x := sampleOf(t, snap, last)
 			last = snap
 			if err := s.store.AddSample(context.Background(), e.id, x); err != nil {
 				s.log.Error("job database: sample", "job", e.id, "err", err)
@@ -238,6 +285,13 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 		}
 	}
 	rep := e.run.Report()
+	end := e.run.Snapshot()
+	e.publish(snapshotView(e.id, end, prev)) // done: the report's figures and the receivers' answers
+	if x, ok := finalSample(t+1, end, last, rep); ok {
+		if err := s.store.AddSample(context.Background(), e.id, x); err != nil {
+			s.log.Error("job database: sample", "job", e.id, "err", err)
+		}
+	}
 	rec.EndedAt = time.Now().UnixNano()
 	switch {
 	case rep == nil:
@@ -283,6 +337,45 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	s.mu.Unlock()
 	close(e.done)
 	s.log.Info("job ended", "job", e.id, "status", rec.Status, "frames", rec.Frames)
+}
+
+// sampleOf is second t of a job: its totals at snap and its rates since
+// last (the previous sample; zero for the first).
+func sampleOf(t int64, snap, last job.Snapshot) Sample {
+	l := snap.LatenessSince(last)
+	x := Sample{T: t, Frames: snap.Frames, Bytes: snap.Bytes, LatenessP50Ns: l.P50Ns, LatenessP99Ns: l.P99Ns, LatenessMaxNs: l.MaxNs}
+	if r := snap.Receiver; r != nil {
+		lost := int64(r.Lost)
+		x.Lost, x.LatencyP99Ns = &lost, snap.ReceiverLatencySince(last).P99Ns
+	}
+	if dt := (snap.Elapsed - last.Elapsed).Seconds(); dt > 0 {
+		x.PPS = float64(snap.Frames-last.Frames) / dt
+		x.BPS = float64(snap.Bytes-last.Bytes) * 8 / dt
+	}
+	return x
+}
+
+// finalSample is the part second of an ended job after its last sample,
+// with the receiver's lost count from the report when it had one; false
+// when there is nothing to add.
+func finalSample(t int64, snap, last job.Snapshot, rep *report.Report) (Sample, bool) {
+	var lost *int64
+	if rep != nil && len(rep.Verification) > 0 {
+		var v struct {
+			Lost *int64 `json:"lost"`
+		}
+		if json.Unmarshal(rep.Verification, &v) == nil {
+			lost = v.Lost
+		}
+	}
+	if snap.Frames == last.Frames && lost == nil {
+		return Sample{}, false
+	}
+	x := sampleOf(t, snap, last)
+	if lost != nil {
+		x.Lost = lost
+	}
+	return x, true
 }
 
 // lookup returns the running or recently finished entry of id, or nil.

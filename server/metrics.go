@@ -10,15 +10,18 @@ import (
 )
 
 var (
-	jobLabels   = []string{"job", "name", "backend"}
-	descFrames  = prometheus.NewDesc("wpg_job_frames_total", "Frames sent by the job so far.", jobLabels, nil)
-	descBytes   = prometheus.NewDesc("wpg_job_bytes_total", "Frame bytes sent by the job so far.", jobLabels, nil)
-	descPPS     = prometheus.NewDesc("wpg_job_rate_pps", "Mean frame rate of the job since its start (frames/s).", jobLabels, nil)
-	descBPS     = prometheus.NewDesc("wpg_job_rate_bps", "Mean bit rate of the job since its start (layer 2 bits/s).", jobLabels, nil)
-	descRunning = prometheus.NewDesc("wpg_job_running", "1 while the job runs, 0 once it has ended.", jobLabels, nil)
-	descLate    = prometheus.NewDesc("wpg_job_lateness_seconds", "Pacing lateness of a finished paced job: p50 and p99 jitter, mean and max.", append(jobLabels, "stat"), nil)
-	descVerify  = prometheus.NewDesc("wpg_job_verification_total", "The receiver's verification counts of a finished job that had one, by field of its report.", append(jobLabels, "field"), nil)
-	descJobs    = prometheus.NewDesc("wpg_jobs_running", "Jobs running now.", nil, nil)
+	jobLabels    = []string{"job", "name", "backend"}
+	descFrames   = prometheus.NewDesc("wpg_job_frames_total", "Frames sent by the job so far.", jobLabels, nil)
+	descBytes    = prometheus.NewDesc("wpg_job_bytes_total", "Frame bytes sent by the job so far.", jobLabels, nil)
+	descPPS      = prometheus.NewDesc("wpg_job_rate_pps", "Mean frame rate of the job since its start (frames/s).", jobLabels, nil)
+	descBPS      = prometheus.NewDesc("wpg_job_rate_bps", "Mean bit rate of the job since its start (layer 2 bits/s).", jobLabels, nil)
+	descRunning  = prometheus.NewDesc("wpg_job_running", "1 while the job runs, 0 once it has ended.", jobLabels, nil)
+	descLate     = prometheus.NewDesc("wpg_job_lateness_seconds", "Pacing lateness of a paced job: p50, p99 and max from its start while it runs (live, about 50 ms behind); the report's p50 and p99 jitter, mean and max once it has ended.", append(jobLabels, "stat"), nil)
+	descVerify   = prometheus.NewDesc("wpg_job_verification_total", "The receiver's verification counts of a finished job that had one, by field of its report.", append(jobLabels, "field"), nil)
+	descJobs     = prometheus.NewDesc("wpg_jobs_running", "Jobs running now.", nil, nil)
+	descRxFrames = prometheus.NewDesc("wpg_job_receiver_frames_total", "Intact frames the running job's own receivers (local paths) counted so far (their progress messages, about every 250 ms).", jobLabels, nil)
+	descRxLost   = prometheus.NewDesc("wpg_job_receiver_lost", "Frames the running job's own receivers counted lost so far (a gauge: a late frame fills a gap).", jobLabels, nil)
+	descRxLat    = prometheus.NewDesc("wpg_job_receiver_latency_seconds", "One-way latency the running job's own receivers measured from its start: p50, p99 and max.", append(jobLabels, "stat"), nil)
 )
 
 // jobCollector reads the running jobs, and the finished ones this process
@@ -26,7 +29,7 @@ var (
 type jobCollector struct{ s *Server }
 
 func (c jobCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descFrames, descBytes, descPPS, descBPS, descRunning, descLate, descVerify, descJobs} {
+	for _, d := range []*prometheus.Desc{descFrames, descBytes, descPPS, descBPS, descRunning, descLate, descVerify, descJobs, descRxFrames, descRxLost, descRxLat} {
 		ch <- d
 	}
 }
@@ -70,6 +73,26 @@ func (c jobCollector) Collect(ch chan<- prometheus.Metric) {
 		default:
 			snap := e.run.Snapshot()
 			frames, bytes, pps, bps = snap.Frames, snap.Bytes, snap.PPS, snap.BPS
+			if lat := snap.Lateness; lat.Count > 0 {
+				for _, q := range []struct {
+					stat string
+					ns   int64
+				}{{"p50", lat.P50Ns}, {"p99", lat.P99Ns}, {"max", lat.MaxNs}} {
+					ch <- prometheus.MustNewConstMetric(descLate, prometheus.GaugeValue, float64(q.ns)/1e9, append(l, q.stat)...)
+				}
+			}
+			if r := snap.Receiver; r != nil {
+				ch <- prometheus.MustNewConstMetric(descRxFrames, prometheus.CounterValue, float64(r.Frames), l...)
+				ch <- prometheus.MustNewConstMetric(descRxLost, prometheus.GaugeValue, float64(r.Lost), l...)
+				if lat := r.Latency; lat.Count > 0 {
+					for _, q := range []struct {
+						stat string
+						ns   int64
+					}{{"p50", lat.P50Ns}, {"p99", lat.P99Ns}, {"max", lat.MaxNs}} {
+						ch <- prometheus.MustNewConstMetric(descRxLat, prometheus.GaugeValue, float64(q.ns)/1e9, append(l, q.stat)...)
+					}
+				}
+			}
 		}
 		ch <- prometheus.MustNewConstMetric(descFrames, prometheus.CounterValue, float64(frames), l...)
 		ch <- prometheus.MustNewConstMetric(descBytes, prometheus.CounterValue, float64(bytes), l...)

@@ -76,6 +76,7 @@ type Server struct {
 	store *Store
 	reg   *prometheus.Registry
 	h     http.Handler
+	ui    *ui
 
 	ctx    context.Context // the jobs' context
 	cancel context.CancelFunc
@@ -85,7 +86,9 @@ type Server struct {
 	pending  map[int64]*entry // starting: their cores are held
 	finished []*entry         // of this process, newest last, at most JobHistory
 	closing  bool
-	wg       sync.WaitGroup // one per starting job and running job's monitor
+	// closeOnce closes the store once, also after Serve's stopJobs.
+	closeOnce sync.Once
+	wg        sync.WaitGroup // one per starting job and running job's monitor
 
 	sysOnce sync.Once
 	sysJSON []byte
@@ -129,7 +132,12 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if n > 0 {
 		log.Warn("jobs were running when the server last stopped: marked interrupted", "jobs", n, "db", opt.DB)
 	}
-	s := &Server{opt: opt, log: log, store: store, running: map[int64]*entry{}, pending: map[int64]*entry{}}
+	u, err := newUI()
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("server: web UI: %w", err)
+	}
+	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.reg = s.newRegistry()
 	s.h = s.routes()
@@ -146,10 +154,10 @@ func (s *Server) Store() *Store { return s.store }
 // with the report), waits for their reports to be stored and closes the
 // database.
 func (s *Server) Close() error {
-	if !s.stopJobs() {
-		return nil
-	}
-	return s.store.Close()
+	s.stopJobs()
+	var err error
+	s.closeOnce.Do(func() { err = s.store.Close() })
+	return err
 }
 
 // stopJobs refuses new jobs, stops the running ones and waits for their
@@ -174,9 +182,12 @@ func (s *Server) stopJobs() bool {
 // CheckListen refuses an address that is not a loopback one when there is
 // no token: the API starts jobs on this host.
 func CheckListen(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %v: write host:port, e.g. %s", addr, err, DefaultListen)
+	}
+	if _, perr := net.LookupPort("tcp", port); perr != nil {
+		return fmt.Errorf("listen address %q: port %q is not a port number: give 1 to 65535 (0: any free port), e.g. %s", addr, port, DefaultListen)
 	}
 	if token != "" {
 		return nil
@@ -247,12 +258,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return errors.Join(err, cerr)
 }
 
-// authorized reports whether r carries the token (always, without one).
+// authorized reports whether r carries the token (always, without one):
+// as "Authorization: Bearer TOKEN" or as the web UI's session cookie.
 func (s *Server) authorized(r *http.Request) bool {
 	if s.opt.Token == "" {
 		return true
 	}
 	h := r.Header.Get("Authorization")
+	if h == "" {
+		return s.cookieAuthorized(r)
+	}
 	const pfx = "Bearer "
 	if len(h) < len(pfx) || !strings.EqualFold(h[:len(pfx)], pfx) {
 		return false

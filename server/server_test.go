@@ -124,6 +124,7 @@ func (ts *testServer) wait(id int64) JobView {
 
 type event struct {
 	name string
+	id   string
 	data []byte
 }
 
@@ -145,6 +146,8 @@ func readEvents(t *testing.T, r io.Reader) <-chan event {
 				ev = event{}
 			case strings.HasPrefix(line, "event: "):
 				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "id: "):
+				ev.id = strings.TrimPrefix(line, "id: ")
 			case strings.HasPrefix(line, "data: "):
 				ev.data = []byte(strings.TrimPrefix(line, "data: "))
 			}

@@ -49,6 +49,15 @@ var migrations = []string{
 		bps    REAL NOT NULL,
 		PRIMARY KEY (job_id, t)
 	);`,
+	// 2: who started a job, and the lateness and loss of each second.
+	`ALTER TABLE jobs ADD COLUMN started_by TEXT NOT NULL DEFAULT '';
+	ALTER TABLE jobs ADD COLUMN client TEXT NOT NULL DEFAULT '';
+	ALTER TABLE samples ADD COLUMN lateness_p50_ns INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE samples ADD COLUMN lateness_p99_ns INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE samples ADD COLUMN lateness_max_ns INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE samples ADD COLUMN lost INTEGER;`,
+	// 3: the receiver's one-way latency of each second.
+	`ALTER TABLE samples ADD COLUMN latency_p99_ns INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -62,8 +71,12 @@ type Store struct {
 // JobRecord is one job as the database holds it. Times are Unix
 // nanoseconds (0: not yet).
 type JobRecord struct {
-	ID        int64
-	Name      string
+	ID   int64
+	Name string
+	// StartedBy is the name the client gave (CreateRequest.StartedBy, or
+	// the web UI's form); Client the address the request came from.
+	StartedBy string
+	Client    string
 	Spec      string // the job.Spec, JSON
 	Status    Status
 	Cores     string
@@ -77,7 +90,8 @@ type JobRecord struct {
 }
 
 // Sample is one second of a job: the totals at its end and the rates over
-// it.
+// it, with the pacing lateness of the frames sent in it. The last sample
+// of an ended job covers the part second from the one before to its end.
 type Sample struct {
 	// T is the second since the job started (1, 2, …).
 	T      int64   `json:"t"`
@@ -85,6 +99,19 @@ type Sample struct {
 	Bytes  uint64  `json:"bytes"`
 	PPS    float64 `json:"pps"`
 	BPS    float64 `json:"bps"`
+	// LatenessP50Ns, LatenessP99Ns and LatenessMaxNs are the lateness of
+	// the frames sent in this second (0: a flat-out run, or no frame).
+	LatenessP50Ns int64 `json:"lateness_p50_ns"`
+	LatenessP99Ns int64 `json:"lateness_p99_ns"`
+	LatenessMaxNs int64 `json:"lateness_max_ns"`
+	// Lost is the frames the job's own receivers (local paths) counted
+	// lost so far: live in every second (their progress messages), and
+	// in the last sample from the report; nil without such a receiver, or
+	// with one that sends no progress (the last sample has it still).
+	Lost *int64 `json:"lost,omitempty"`
+	// LatencyP99Ns is the receivers' one-way latency p99 of the frames
+	// they counted in this second (0: not measured).
+	LatencyP99Ns int64 `json:"latency_p99_ns,omitempty"`
 }
 
 // OpenStore opens (creating it if need be) the job database at path,
@@ -174,8 +201,8 @@ func (s *Store) Version(ctx context.Context) (int, error) {
 
 // Insert adds a job and sets its ID.
 func (s *Store) Insert(ctx context.Context, j *JobRecord) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO jobs (name, spec, status, cores, created_at, started_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		j.Name, j.Spec, j.Status, j.Cores, j.CreatedAt, j.StartedAt)
+	res, err := s.db.ExecContext(ctx, `INSERT INTO jobs (name, started_by, client, spec, status, cores, created_at, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.Name, j.StartedBy, j.Client, j.Spec, j.Status, j.Cores, j.CreatedAt, j.StartedAt)
 	if err != nil {
 		return err
 	}
@@ -199,14 +226,20 @@ func nullBytes(b []byte) any {
 
 // AddSample records one second of a running job.
 func (s *Store) AddSample(ctx context.Context, id int64, x Sample) error {
-	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO samples (job_id, t, frames, bytes, pps, bps) VALUES (?, ?, ?, ?, ?, ?)`,
-		id, x.T, int64(x.Frames), int64(x.Bytes), x.PPS, x.BPS)
+	var lost any
+	if x.Lost != nil {
+		lost = *x.Lost
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO samples (job_id, t, frames, bytes, pps, bps, lateness_p50_ns, lateness_p99_ns, lateness_max_ns, lost, latency_p99_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, x.T, int64(x.Frames), int64(x.Bytes), x.PPS, x.BPS, x.LatenessP50Ns, x.LatenessP99Ns, x.LatenessMaxNs, lost, x.LatencyP99Ns)
 	return err
 }
 
 // Samples returns a job's samples in order.
 func (s *Store) Samples(ctx context.Context, id int64) ([]Sample, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t, frames, bytes, pps, bps FROM samples WHERE job_id = ? ORDER BY t`, id)
+	rows, err := s.db.QueryContext(ctx, `SELECT t, frames, bytes, pps, bps, lateness_p50_ns, lateness_p99_ns, lateness_max_ns, lost, latency_p99_ns
+		FROM samples WHERE job_id = ? ORDER BY t`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -215,22 +248,26 @@ func (s *Store) Samples(ctx context.Context, id int64) ([]Sample, error) {
 	for rows.Next() {
 		var x Sample
 		var f, b int64
-		if err := rows.Scan(&x.T, &f, &b, &x.PPS, &x.BPS); err != nil {
+		var lost sql.NullInt64
+		if err := rows.Scan(&x.T, &f, &b, &x.PPS, &x.BPS, &x.LatenessP50Ns, &x.LatenessP99Ns, &x.LatenessMaxNs, &lost, &x.LatencyP99Ns); err != nil {
 			return nil, err
 		}
 		x.Frames, x.Bytes = uint64(f), uint64(b)
+		if lost.Valid {
+			x.Lost = &lost.Int64
+		}
 		out = append(out, x)
 	}
 	return out, rows.Err()
 }
 
-const jobColumns = `id, name, spec, status, cores, created_at, started_at, ended_at, error, frames, bytes, report`
+const jobColumns = `id, name, started_by, client, spec, status, cores, created_at, started_at, ended_at, error, frames, bytes, report`
 
 func scanJob(sc interface{ Scan(...any) error }) (*JobRecord, error) {
 	var j JobRecord
 	var f, b int64
 	var rep sql.NullString
-	if err := sc.Scan(&j.ID, &j.Name, &j.Spec, &j.Status, &j.Cores, &j.CreatedAt, &j.StartedAt, &j.EndedAt, &j.Error, &f, &b, &rep); err != nil {
+	if err := sc.Scan(&j.ID, &j.Name, &j.StartedBy, &j.Client, &j.Spec, &j.Status, &j.Cores, &j.CreatedAt, &j.StartedAt, &j.EndedAt, &j.Error, &f, &b, &rep); err != nil {
 		return nil, err
 	}
 	j.Frames, j.Bytes = uint64(f), uint64(b)

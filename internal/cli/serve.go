@@ -21,15 +21,19 @@ func newServeCmd() *cobra.Command {
 	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "serve the HTTP API: start jobs, stream their progress, keep their history, export metrics",
-		Long: `serve runs wpg as an HTTP server (docs/api.md): POST a job spec to /api/v1/jobs to start a run,
+		Short: "serve the web UI and HTTP API: start jobs, watch them live, keep their history, export metrics",
+		Long: `serve runs wpg as an HTTP server with a web UI (docs/serve.md) and an API (docs/api.md). Open
+http://127.0.0.1:8080/ in a browser: start a job from a form with a live decoded preview of the
+template, watch its rate and lateness charts, stop it, read its report, compare runs side by side.
+From scripts, POST a job spec to /api/v1/jobs to start a run,
 follow it live as Server-Sent Events, stop it, read its report (the JSON of wpg send --json) and its
 per-second samples, preview templates, and scrape /metrics with Prometheus. Several jobs run at once,
 each on its own cores: a job asking for a core a running job holds is refused (409).
 
 It listens on 127.0.0.1:8080 unless --listen (or server.listen in wpg.toml) says otherwise, and refuses a
 non-loopback address without a token. With --token or --token-file (server.token_file) every /api/v1
-call and /metrics need "Authorization: Bearer TOKEN". Jobs and their samples are kept in a SQLite
+call and /metrics need "Authorization: Bearer TOKEN", and the web UI asks for the token once (a
+session cookie: HttpOnly, SameSite=Strict). Jobs and their samples are kept in a SQLite
 database, --db (server.db; default $XDG_STATE_HOME/wpg/jobs.db, ~/.local/state when unset), pruned to
 server.job_history_db finished jobs; a job that was running when the server died is marked interrupted.
 SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0.`,
@@ -63,6 +67,15 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 				return usageError(err)
 			}
 			path := cfg.Server.DB
+			if path != "" {
+				// SQLite's own error for a missing directory is "unable to
+				// open database file (14)": say which, and the fix.
+				if dir := filepath.Dir(path); dir != "" {
+					if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+						return usageError(fmt.Errorf("job database %s (from %s): its directory %s does not exist: create it (mkdir -p %s) or give another --db PATH", path, cfg.Sources["server.db"], dir, dir))
+					}
+				}
+			}
 			if path == "" {
 				dir := os.Getenv("XDG_STATE_HOME")
 				if dir == "" {
@@ -101,7 +114,7 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 				},
 				Logger: log,
 			}, func(a net.Addr) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "wpg serve: listening on http://%s (API: /api/v1, docs/api.md)\n", a)
+				fmt.Fprintf(cmd.ErrOrStderr(), "wpg serve: listening on http://%s (web UI: /, docs/serve.md; API: /api/v1, docs/api.md)\n", a)
 			})
 		},
 	}

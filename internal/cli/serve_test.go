@@ -23,6 +23,8 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"serve", "--token", "a", "--token-file", empty, "--db", db}, "give one of them"},
 		{[]string{"serve", "--token-file", empty, "--db", db}, "is empty"},
 		{[]string{"serve", "--token-file", filepath.Join(dir, "missing"), "--db", db}, "token file"},
+		{[]string{"serve", "--listen", "127.0.0.1:80800", "--db", db}, `port "80800" is not a port number`},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "nodir", "jobs.db")}, "mkdir -p " + filepath.Join(dir, "nodir")},
 	} {
 		_, errs, code := runCLI(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

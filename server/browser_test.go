@@ -1,0 +1,250 @@
+//go:build linux
+
+package server
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	_ "github.com/wpg-dev/wpg/backend/all" // the new-job and host pages show every backend and its probes
+	"github.com/wpg-dev/wpg/internal/testbed"
+)
+
+var screenshots = flag.String("screenshots", "", "directory the browser test writes a PNG of each page into (serve-*.png; docs/img)")
+
+// browser starts headless Chromium (Debian's /usr/bin/chromium) with a
+// fresh profile and returns a context for one tab.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := testbed.RequireTool(t, "chromium", "chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelC := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// shot saves a PNG of the whole page as DIR/serve-NAME.png when the test
+// runs with -screenshots DIR.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if *screenshots == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(*screenshots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*screenshots, "serve-"+name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eval runs a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// until polls a JavaScript condition for up to limit.
+func until(t *testing.T, ctx context.Context, what, js string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+			t.Fatalf("%s: not within %s (%v)\n%s", what, limit, err, html)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// clear empties an input or textarea without events: the keys typed
+// next fire them.
+func clear(id string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[bool](fmt.Sprintf(`(document.getElementById(%q).value = "", true)`, id))(ctx, t)
+		return err
+	})
+}
+
+// uiServer is a real server on loopback that the test can restart on the
+// same database.
+type uiServer struct {
+	t   *testing.T
+	db  string
+	s   *Server
+	hs  *httptest.Server
+	url string
+}
+
+func (u *uiServer) start() {
+	s, err := New(context.Background(), Options{DB: u.db, Token: "browser-token"})
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	u.s, u.hs = s, httptest.NewServer(s.Handler())
+	u.url = u.hs.URL
+}
+
+func (u *uiServer) stop() {
+	u.s.stopJobs() // the event streams end
+	u.hs.CloseClientConnections()
+	u.hs.Close()
+	if err := u.s.Close(); err != nil {
+		u.t.Error(err)
+	}
+}
+
+// TestBrowser drives the web UI in headless Chromium as a person would:
+// log in, type a template and watch the preview follow, start a paced
+// null run and watch its chart grow, stop it, find it in the history,
+// restart the server and find it again, and compare two runs.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser for about 20 s: not under -short")
+	}
+	ctx := browser(t)
+	u := &uiServer{t: t, db: filepath.Join(t.TempDir(), "jobs.db")}
+	u.start()
+	defer func() { u.stop() }()
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+
+	// A page without a session goes to the login form.
+	do("open the new-job page", chromedp.Navigate(u.url+"/jobs/new"), chromedp.WaitVisible(chromedp.ID("token")))
+	shot(t, ctx, "login")
+	do("log in", chromedp.SendKeys(chromedp.ID("token"), "browser-token"), chromedp.Click(chromedp.ID("login")),
+		chromedp.WaitVisible(chromedp.ID("template_text")))
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/jobs/new") {
+		t.Fatalf("after login: %s", loc)
+	}
+	until(t, ctx, "the default template's preview", `document.querySelectorAll("#preview .frame").length == 4`, 10*time.Second)
+
+	// Pick an example: the editor and the preview follow.
+	eval[bool](t, ctx, `(() => { const s = document.getElementById("example");
+		s.value = [...s.options].find((o) => o.text == "mixed.wpg.yaml").value; s.dispatchEvent(new Event("change")); return true; })()`)
+	until(t, ctx, "the example's preview", `document.querySelector("#template_text").value.includes("udp4-imix") &&
+		document.querySelector("#preview").textContent.includes("udp4-imix")`, 10*time.Second)
+
+	// Type a template: the preview follows.
+	tmpl := "streams:\n  - name: typed-in-the-browser\n    size: 128\n    ipv4: {src: 198.18.0.7, dst: 198.19.0.7}\n    udp: {src: 4000, dst: 9}\n"
+	do("type a template", clear("template_text"), chromedp.SendKeys(chromedp.ID("template_text"), tmpl))
+	until(t, ctx, "the preview of the typed template",
+		`document.querySelector("#preview").textContent.includes("typed-in-the-browser") && document.querySelector("#preview").textContent.includes("128 bytes")`, 10*time.Second)
+	// A mistake shows where it is.
+	do("break it", chromedp.SendKeys(chromedp.ID("template_text"), "    bogus: 1\n"))
+	until(t, ctx, "the template error", `document.querySelector("#preview .errors") != null && document.querySelector("#preview").textContent.includes("line 6")`, 10*time.Second)
+	do("mend it", clear("template_text"), chromedp.SendKeys(chromedp.ID("template_text"), tmpl))
+	until(t, ctx, "the mended preview", `document.querySelector("#preview .errors") == null && document.querySelectorAll("#preview .frame").length == 4`, 10*time.Second)
+
+	// Start a paced null run that goes on until it is stopped.
+	do("fill the job", chromedp.SendKeys(chromedp.ID("name"), "browser run"), chromedp.SendKeys(chromedp.ID("started_by"), "chromium"),
+		clear("rate"), chromedp.SendKeys(chromedp.ID("rate"), "2kpps"), clear("duration"))
+	shot(t, ctx, "new")
+	do("start it", chromedp.Click(chromedp.ID("start")), chromedp.WaitVisible(chromedp.ID("chart-pps")))
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	var first int64
+	if _, err := fmt.Sscanf(loc[strings.LastIndex(loc, "/jobs/"):], "/jobs/%d", &first); err != nil {
+		t.Fatalf("the job page is %s", loc)
+	}
+	// Its chart's data grows over several seconds.
+	points := `((window.wpg && wpg.charts["chart-pps"]) ? wpg.charts["chart-pps"].data[0].length : 0)`
+	until(t, ctx, "the first chart points", points+` >= 2`, 10*time.Second)
+	n0 := eval[int](t, ctx, points)
+	until(t, ctx, "the chart growing", fmt.Sprintf("%s >= %d", points, n0+12), 20*time.Second)
+	until(t, ctx, "frames counted", `document.querySelector("#job-frames").textContent != "0"`, 5*time.Second)
+	if !eval[bool](t, ctx, `document.querySelectorAll("#workers tbody tr").length == 1`) {
+		t.Error("the per-worker table has no row")
+	}
+	shot(t, ctx, "job-running")
+
+	// Stop it: the page shows the final report.
+	do("stop it", chromedp.Click(chromedp.ID("stop")), chromedp.WaitVisible(chromedp.ID("report")))
+	if !eval[bool](t, ctx, `document.querySelector("#job-status").textContent.includes("stopped")`) {
+		t.Error("the stopped job does not say stopped")
+	}
+	shot(t, ctx, "job")
+
+	// Find it in the history, before and after a restart on the same database.
+	row := fmt.Sprintf(`document.querySelector('#finished a[href="/jobs/%d"]') != null`, first)
+	do("open the jobs page", chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
+	if !eval[bool](t, ctx, row) {
+		t.Fatal("the stopped job is not in the history")
+	}
+	u.stop()
+	u.start()
+	do("open the jobs page after the restart", chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
+	if !eval[bool](t, ctx, row) {
+		t.Fatal("the stopped job is not in the history after a restart")
+	}
+
+	// A second, short run, then compare the two.
+	do("second job", chromedp.Navigate(u.url+"/jobs/new"), chromedp.WaitVisible(chromedp.ID("rate")),
+		chromedp.SendKeys(chromedp.ID("name"), "second run"), clear("rate"), chromedp.SendKeys(chromedp.ID("rate"), "1kpps"),
+		clear("duration"), chromedp.SendKeys(chromedp.ID("duration"), "3s"), chromedp.Click(chromedp.ID("start")),
+		chromedp.WaitVisible(chromedp.ID("chart-pps")))
+	until(t, ctx, "the second run's report", `document.querySelector("#report") != null`, 20*time.Second)
+	do("jobs page", chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
+	shot(t, ctx, "jobs")
+	do("tick both", chromedp.Click(chromedp.CSS(`#finished input[type=checkbox]`)),
+		chromedp.Click(chromedp.CSS(`#finished tbody tr:nth-child(2) input[type=checkbox]`)),
+		chromedp.Click(chromedp.ID("compare")), chromedp.WaitVisible(chromedp.ID("compare-table")))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#compare-table thead th").length`); n != 3 {
+		t.Errorf("the compare table has %d header cells, want 3", n)
+	}
+	if n := eval[int](t, ctx, `wpg.charts["chart-cmp-pps"] ? wpg.charts["chart-cmp-pps"].series.length : 0`); n != 3 {
+		t.Errorf("the compare chart has %d series, want 3 (x and two jobs)", n)
+	}
+	shot(t, ctx, "compare")
+
+	do("host page", chromedp.Navigate(u.url+"/host"), chromedp.WaitVisible(chromedp.ID("sysinfo")))
+	shot(t, ctx, "host")
+
+	// Readable on a phone: nothing wider than the screen but the tables' own scrollers.
+	do("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("the jobs page is %d px wide on a 390 px phone", w)
+	}
+	shot(t, ctx, "phone")
+}

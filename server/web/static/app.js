@@ -1,0 +1,160 @@
+// wpg serve's web UI: the few behaviours a page needs beyond htmx. No inline scripts (the pages'
+// Content-Security-Policy forbids them): each page's data comes inlined as <script type="application/json">.
+"use strict";
+(function () {
+  const wpg = (window.wpg = { charts: {}, live: 0 });
+  const page = document.body.dataset.page;
+  const data = (id) => { const el = document.getElementById(id); return el ? JSON.parse(el.textContent) : null; };
+  const colors = ["#1f6feb", "#cf222e", "#1a7f37", "#9a6700", "#8250df", "#bf3989", "#0a7ea4", "#57606a"];
+
+  const si = (v, unit) => {
+    if (v == null || isNaN(v)) return "–";
+    const a = Math.abs(v);
+    if (a >= 1e9) return (v / 1e9).toPrecision(3) + " G" + unit;
+    if (a >= 1e6) return (v / 1e6).toPrecision(3) + " M" + unit;
+    if (a >= 1e3) return (v / 1e3).toPrecision(3) + " k" + unit;
+    return v.toPrecision(3) + " " + unit;
+  };
+  const count = (n) => Number(n).toLocaleString("en-US");
+  const dur = (ns) => (ns >= 1e9 ? (ns / 1e9).toPrecision(3) + " s" : ns >= 1e6 ? (ns / 1e6).toPrecision(3) + " ms" : ns >= 1e3 ? (ns / 1e3).toPrecision(3) + " µs" : ns + " ns");
+
+  // chart draws series (label, unit) against seconds into the element id.
+  function chart(id, series, unit, x, ys) {
+    const el = document.getElementById(id);
+    if (!el || !window.uPlot) return null;
+    const opts = {
+      width: Math.max(el.clientWidth - 2, 280), height: 220,
+      scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.1 : 1] } },
+      axes: [{ label: "seconds" }, { label: unit, size: 70, values: (u, vals) => vals.map((v) => si(v, "")) }],
+      series: [{ label: "s" }].concat(series.map((label, i) => ({
+        label, stroke: colors[i % colors.length], width: 2, spanGaps: false,
+        value: (u, v) => (v == null ? "–" : si(v, unit)),
+      }))),
+    };
+    const u = new uPlot(opts, [x].concat(ys), el);
+    wpg.charts[id] = u;
+    return u;
+  }
+  window.addEventListener("resize", () => {
+    for (const id in wpg.charts) {
+      const el = document.getElementById(id);
+      if (el) wpg.charts[id].setSize({ width: Math.max(el.clientWidth - 2, 280), height: 220 });
+    }
+  });
+
+  if (page === "new") {
+    const examples = data("examples") || [];
+    const ta = document.getElementById("template_text");
+    const pick = document.getElementById("example");
+    pick && pick.addEventListener("change", () => {
+      const e = examples[Number(pick.value)];
+      if (!e || pick.value === "") return;
+      ta.value = e.text;
+      window.htmx && htmx.trigger(ta, "wpg-example");
+    });
+    const sel = document.getElementById("backend");
+    const show = () => document.querySelectorAll("fieldset.backend").forEach((fs) => {
+      fs.hidden = fs.dataset.backend !== sel.value;
+    });
+    sel && (sel.addEventListener("change", show), show());
+  }
+
+  if (page === "job") {
+    const d = data("chart-data");
+    if (!d) return;
+    const x = [], pps = [], bps = [], p50 = [], p99 = [];
+    for (const s of d.samples) {
+      x.push(s.t); pps.push(s.pps); bps.push(s.bps);
+      p50.push(s.lateness_p50_ns ? s.lateness_p50_ns / 1e3 : null);
+      p99.push(s.lateness_p99_ns ? s.lateness_p99_ns / 1e3 : null);
+    }
+    const cp = chart("chart-pps", ["frames/s"], "pps", x, [pps]);
+    const cb = chart("chart-bps", ["bits/s"], "bit/s", x, [bps]);
+    const cl = chart("chart-late", ["p50", "p99"], "µs", x, [p50, p99]);
+    // The receiver's loss and latency: a section shown once a sample or
+    // a snapshot carries them (jobs with a receiver of their own).
+    const rx = { x: [], lost: [], lat: [], cl: null, ct: null };
+    const rxShow = () => {
+      if (rx.cl) return;
+      const sec = document.getElementById("receiver");
+      if (!sec) return;
+      sec.hidden = false;
+      rx.cl = chart("chart-loss", ["lost"], "frames", rx.x, [rx.lost]);
+      rx.ct = chart("chart-latency", ["latency p99"], "µs", rx.x, [rx.lat]);
+    };
+    const rxDraw = () => { rx.cl && rx.cl.setData([rx.x, rx.lost]); rx.ct && rx.ct.setData([rx.x, rx.lat]); };
+    for (const s of d.samples) {
+      if (s.lost == null) continue;
+      rx.x.push(s.t); rx.lost.push(s.lost); rx.lat.push(s.latency_p99_ns ? s.latency_p99_ns / 1e3 : null);
+    }
+    if (rx.x.length) rxShow();
+    if (!d.running || !d.events) return;
+    let prev = null;
+    const es = new EventSource(d.events);
+    wpg.source = es;
+    es.addEventListener("snapshot", (ev) => {
+      const s = JSON.parse(ev.data);
+      const t = s.elapsed_seconds;
+      if (prev && t > prev.elapsed_seconds) {
+        const dt = t - prev.elapsed_seconds;
+        x.push(t);
+        pps.push((s.frames - prev.frames) / dt);
+        bps.push(((s.bytes - prev.bytes) * 8) / dt);
+        const lw = s.lateness_window || {};
+        p50.push(lw.count ? lw.p50_ns / 1e3 : null);
+        p99.push(lw.count ? lw.p99_ns / 1e3 : null);
+        if (x.length > 4000) [x, pps, bps, p50, p99].forEach((a) => a.shift());
+        cp && cp.setData([x, pps]); cb && cb.setData([x, bps]); cl && cl.setData([x, p50, p99]);
+        const r = s.receiver;
+        if (r) {
+          const lw = r.latency_window || {};
+          rx.x.push(t); rx.lost.push(r.lost); rx.lat.push(lw.count ? lw.p99_ns / 1e3 : null);
+          if (rx.x.length > 4000) [rx.x, rx.lost, rx.lat].forEach((a) => a.shift());
+          rxShow(); rxDraw();
+          wpg.rx = (wpg.rx || 0) + 1;
+        }
+        wpg.live++;
+      }
+      if (s.receiver) {
+        const rc = document.getElementById("rx-counts");
+        const r = s.receiver;
+        if (rc) rc.textContent = count(r.frames) + " frames, " + count(r.lost) + " lost, " + count(r.duplicated) + " duplicated, " + count(r.corrupted) + " corrupted" +
+          (r.latency && r.latency.count ? ", latency p50 " + dur(r.latency.p50_ns) + " p99 " + dur(r.latency.p99_ns) : "");
+      }
+      if (!prev || t > prev.elapsed_seconds) prev = s;
+      const f = document.getElementById("job-frames");
+      if (f) f.textContent = count(s.frames);
+      const r = document.getElementById("job-rate");
+      if (r) r.textContent = si(s.pps, "pps") + " · " + si(s.bps, "bit/s");
+      const tb = document.querySelector("#workers tbody");
+      if (tb && s.workers) {
+        tb.replaceChildren(...s.workers.map((w) => {
+          const tr = document.createElement("tr");
+          for (const [v, num] of [[w.worker, false], [count(w.frames), true], [si(w.bytes, "B"), true], [si(w.pps, "pps"), true]]) {
+            const td = document.createElement("td");
+            td.textContent = v;
+            if (num) td.className = "num";
+            tr.appendChild(td);
+          }
+          return tr;
+        }));
+      }
+    });
+    es.addEventListener("report", () => {
+      es.close();
+      window.location.reload();
+    });
+  }
+
+  if (page === "compare") {
+    const jobs = data("compare-data") || [];
+    const ts = [...new Set(jobs.flatMap((j) => j.samples.map((s) => s.t)))].sort((a, b) => a - b);
+    const col = (f) => jobs.map((j) => {
+      const m = new Map(j.samples.map((s) => [s.t, f(s)]));
+      return ts.map((t) => (m.has(t) ? m.get(t) : null));
+    });
+    const names = jobs.map((j) => j.id + " " + (j.name || ""));
+    chart("chart-cmp-pps", names, "pps", ts, col((s) => s.pps));
+    chart("chart-cmp-late", names, "µs", ts, col((s) => (s.lateness_p99_ns ? s.lateness_p99_ns / 1e3 : null)));
+  }
+})();
