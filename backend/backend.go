@@ -115,10 +115,21 @@ type Options struct {
 	// launcher of receiver processes.
 	Env Env
 
-	Net  NetOptions  // afpacket (and, later, afxdp)
-	File FileOptions // pcapfile
-	Pipe PipeOptions // pipe
-	Mem  MemOptions  // shm, cma, xpmem
+	Net    NetOptions    // afpacket (and, later, afxdp)
+	File   FileOptions   // pcapfile
+	Pipe   PipeOptions   // pipe
+	Mem    MemOptions    // shm, cma, xpmem
+	Device DeviceOptions // udmabuf
+	DPDK   DPDKOptions   // dpdk
+}
+
+// DPDKOptions configure the dpdk backend (built with -tags dpdk); the port
+// is Net.Interface (a port id or a device name) and the first TX queue
+// Net.Queue.
+type DPDKOptions struct {
+	// EALArgs are the EAL's command-line arguments (--vdev, --no-huge,
+	// -m, --file-prefix, -a PCI, …), without a program name.
+	EALArgs []string
 }
 
 // NetOptions configure the network paths.
@@ -153,6 +164,22 @@ type MemOptions struct {
 	RecvMode string // shm: "inplace" or "copy"; cma: "readv" or "writev"
 	BusyWait bool   // shm: poll instead of sleeping when idle
 	Slots    int    // ring or staging slots (0 = sized from MaxFrame)
+}
+
+// DeviceOptions configure the device paths (udmabuf).
+type DeviceOptions struct {
+	// Device is the DMA buffer's node: /dev/udmabufN (ikwzm's u-dma-buf)
+	// or /dev/udmabuf (mainline, a buffer made of a sealed memfd).
+	Device string
+	// Sync opens a u-dma-buf node with O_SYNC (sync_mode then decides how
+	// the CPU maps it).
+	Sync bool
+	// SyncMode, when not nil, is written to the u-dma-buf sync_mode
+	// (0 … 7) before the open and restored after the run.
+	SyncMode *int
+	// SysRoot and DevRoot are where sysfs and /dev are ("" = /sys, /dev);
+	// tests point them at a stand-in device.
+	SysRoot, DevRoot string
 }
 
 // PeerMode is how a local path's sender reaches its receiver.
@@ -331,6 +358,9 @@ type Registration struct {
 	Payload bool
 	// SingleWorker is true when the path supports one worker only.
 	SingleWorker bool
+	// SingleWorkerWhy, when set, says why, as a clause that follows
+	// "supports one worker only" (": a libpcap handle is one socket").
+	SingleWorkerWhy string
 	// NeedsPeer is true when a sender needs a receiving process (local
 	// paths); `wpg bench` then starts one itself.
 	NeedsPeer bool
@@ -355,6 +385,8 @@ var SpecificFlags = []string{
 	"queue", "xdp-mode", "busy-poll",
 	"output", "format",
 	"fifo", "vmsplice", "pipe-size", "connect", "listen", "recv-mode", "busy-wait", "slots",
+	"device", "sync", "sync-mode",
+	"dpdk-args",
 }
 
 // Reads reports whether the backend reads the backend-specific flag
@@ -425,8 +457,6 @@ func notBuilt(name string) (string, bool) {
 		return "it is cgo code behind a build tag: build wpg with -tags pcap (needs libpcap-dev)", true
 	case "dpdk":
 		return "it is cgo code behind a build tag: build wpg with -tags dpdk (needs libdpdk-dev)", true
-	case "afxdp", "udmabuf":
-		return "it is planned (docs/architecture.md) and not built yet", true
 	}
 	for _, k := range Known {
 		if k == name {

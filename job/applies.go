@@ -26,7 +26,7 @@ var (
 	txRingFields = []string{"ring_depth", "tx_copy"}
 	// plannedFor names the backends an option is for that this build does
 	// not have yet (docs/architecture.md, "What comes next").
-	plannedFor = map[string]string{"queue": "afxdp and dpdk", "xdp_mode": "afxdp", "busy_poll": "afxdp"}
+	plannedFor = map[string]string{"queue": "afxdp and dpdk", "xdp_mode": "afxdp", "busy_poll": "afxdp", "dpdk_args": "dpdk"}
 )
 
 // fieldOfFlag maps a backend-specific flag name (backend.SpecificFlags) to

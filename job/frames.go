@@ -25,6 +25,11 @@ type frameSet struct {
 	// Packet templates: the largest untagged frame and its stream.
 	maxUntagged    int
 	untaggedStream string
+	// spec is the packet template (nil for payload frames); timedFPS the
+	// streams' mean rate when they keep their own schedules (timed).
+	spec     *template.Spec
+	timed    bool
+	timedFPS float64
 }
 
 // errFrames says that newFrames added its problems.
@@ -32,6 +37,10 @@ var errFrames = errors.New("frames")
 
 func newFrames(p *problems, s Spec, reg backend.Registration) (*frameSet, error) {
 	if reg.Payload {
+		if s.Pcap != "" {
+			p.add("pcap", s.Pcap, fmt.Sprintf("replays packets on the network paths (backends %s), not the payload frames of %s", joinNames(backendsWhere(false)), reg.Name), "drop {pcap}, or use one of those backends")
+			return nil, errFrames
+		}
 		return payloadFrames(p, s)
 	}
 	return packetFrames(p, s)
@@ -88,6 +97,20 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 	var spec *template.Spec
 	var err error
 	switch {
+	case s.Pcap != "" && (s.Template != "" || s.TemplateText != ""):
+		p.add("pcap", s.Pcap, "and a template both give the frames", "give one of them (a template replays a capture with a stream's pcap: key)")
+		return nil, errFrames
+	case s.Pcap != "":
+		if s.Size != "" {
+			p.add("size", "", "sets the frame size of the embedded default template, and --pcap replays a capture as captured", "drop {size}")
+			return nil, errFrames
+		}
+		if s.PcapSpeed < 0 || (s.PcapSpeed > 0 && s.Rate != "") || s.PcapSpeed > 1e6 {
+			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the capture's own timing (a factor above 0, at most 1e6), which {rate} replaces", "give {pcap_speed} without {rate}, e.g. 2 for twice as fast")
+			return nil, errFrames
+		}
+		spec = template.ReplaySpec(s.Pcap, s.Rate == "", s.PcapSpeed)
+		spec.Streams[0].Count = s.Count // --count loops the capture (0: once through)
 	case s.Template != "" && s.TemplateText != "":
 		p.add("template_text", "", "and {template} both give a template", "give one of them")
 		return nil, errFrames
@@ -140,11 +163,24 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 	// template errors appear before any worker starts.
 	popts := opts
 	popts.Plan = template.PlanStream
-	probe, err := template.Compile(spec, popts)
-	if err != nil {
-		p.wrap("template", "", err)
+	field := "template"
+	if s.Pcap != "" {
+		field = "pcap"
+	}
+	if err := spec.LoadCaptures(); err != nil { // read each capture once, here (template/replay.go)
+		var ce *template.CaptureError
+		if s.Pcap != "" && errors.As(err, &ce) {
+			err = ce.Err // the capture's own error names it: no template around it
+		}
+		p.wrap(field, "", err)
 		return nil, errFrames
 	}
+	probe, err := template.Compile(spec, popts)
+	if err != nil {
+		p.wrap(field, "", err)
+		return nil, errFrames
+	}
+	probe.Close() // the replays' files
 	if opts.Plan == template.PlanPrerender {
 		// A plan that cannot work is an input error: say so before any
 		// worker starts (worker 0 has the largest share).
@@ -163,6 +199,9 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 		},
 		maxFrame:  probe.MaxFrame(),
 		meanFrame: probe.MeanFrame(),
+		spec:      spec,
+		timed:     probe.Timed(),
+		timedFPS:  probe.FramesPerSecond(),
 	}
 	var name string
 	fs.maxUntagged, name = spec.MaxUntagged()

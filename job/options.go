@@ -1,6 +1,8 @@
 package job
 
 import (
+	"strings"
+
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -30,7 +32,9 @@ func backendOptions(s Spec, env Env, fs *frameSet) backend.Options {
 		File: backend.FileOptions{Output: s.Output, Format: s.Format},
 		Pipe: backend.PipeOptions{FIFO: s.FIFO, Vmsplice: s.Vmsplice, Size: int(s.PipeSize)},
 		Mem:  backend.MemOptions{RecvMode: s.RecvMode, BusyWait: s.BusyWait, Slots: s.Slots},
+		DPDK: backend.DPDKOptions{EALArgs: strings.Fields(s.DPDKArgs)},
 	}
+	o.Device = backend.DeviceOptions{Device: s.Device, Sync: s.Sync, SyncMode: s.SyncMode}
 	if o.Net.RingDepth == 0 {
 		o.Net.RingDepth = DefaultRingDepth
 	}
@@ -77,10 +81,12 @@ func backendEnv(env Env) backend.Env {
 func recvOptions(s RecvSpec, env Env) backend.Options {
 	o := backend.Options{
 		Workers: 1, Batch: s.Batch, Listen: s.Listen, Verify: verifyName(s.Verify), MaxFrame: int(s.MaxFrame),
-		Env:  backendEnv(env),
-		Net:  backend.NetOptions{Interface: s.Interface, RingBytes: s.RingBytes, NoRxRing: s.NoRxRing},
+		Env: backendEnv(env),
+		Net: backend.NetOptions{Interface: s.Interface, RingBytes: s.RingBytes, NoRxRing: s.NoRxRing,
+			Queue: s.Queue, XDPMode: s.XDPMode, BusyPoll: s.BusyPoll},
 		Pipe: backend.PipeOptions{FIFO: s.FIFO, Size: int(s.PipeSize)},
 		Mem:  backend.MemOptions{RecvMode: s.RecvMode, BusyWait: s.BusyWait, Slots: s.Slots},
+		DPDK: backend.DPDKOptions{EALArgs: strings.Fields(s.DPDKArgs)},
 	}
 	if o.Net.RingBytes == 0 {
 		o.Net.RingBytes = DefaultRingBytes

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
@@ -233,11 +234,30 @@ func (r *Reception) Info() backend.Info { return r.rx.Info() }
 
 // Wait receives until a stop condition of the spec (Expect, Duration,
 // IdleTimeout), the sender going away or ctx, closes the receiver and
-// returns the result. progress, when not nil, is called about once a
-// second from the receive loop. With Expect, a result whose frames did
-// not all arrive intact comes with a *report.CheckFailure as the error.
-func (r *Reception) Wait(progress func(recv.Progress)) (recv.Result, error) {
-	opts := recv.Options{Expect: r.spec.Expect, Duration: r.spec.Duration, IdleTimeout: r.spec.IdleTimeout, Batch: r.spec.Batch, Progress: progress}
+// returns the result. progress, when not nil, is called from the receive
+// loop every every (0: once a second; at least recv.MinProgressEvery),
+// each call with the latency of the frames since the previous one. A
+// sender that asked for progress messages on the control connection
+// (peer.RecvRequest.ProgressMs) gets them at its period, or at every when
+// progress is given with one. With Expect, a result whose frames did not
+// all arrive intact comes with a *report.CheckFailure as the error.
+func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (recv.Result, error) {
+	opts := recv.Options{Expect: r.spec.Expect, Duration: r.spec.Duration, IdleTimeout: r.spec.IdleTimeout, Batch: r.spec.Batch,
+		Progress: progress, ProgressEvery: every}
+	if r.ctl != nil {
+		if pe := r.ctl.ProgressEvery(); pe > 0 {
+			ctl := r.ctl
+			opts.Progress = func(p recv.Progress) {
+				ctl.Progress(p)
+				if progress != nil {
+					progress(p)
+				}
+			}
+			if progress == nil || every <= 0 {
+				opts.ProgressEvery = pe
+			}
+		}
+	}
 	res, err := recv.Run(r.ctx, r.rx, r.decode, opts)
 	if r.ctl != nil {
 		r.ctl.Answer(res, err)

@@ -88,8 +88,12 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 	if len(verifications) > 0 {
 		rep.Verification, _ = json.Marshal(recv.Merge(verifications...))
 	}
-	if !pr.rate.Unlimited() {
+	rep.Streams = streamCounts(res, pr.frames.spec)
+	if !pr.rate.Unlimited() || pr.frames.timed {
 		rep.Rate = pr.rate.String()
+		if pr.frames.timed {
+			rep.Rate = "per stream" // each stream's own, in Streams
+		}
 		rep.Wait = pr.wait.String()
 		if pr.targetFPS > 0 {
 			rep.AchievedRatio = rep.PPS / pr.targetFPS

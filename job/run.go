@@ -2,13 +2,16 @@ package job
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 )
 
@@ -22,6 +25,11 @@ type Run struct {
 	rep  *report.Report
 	err  error
 	live *liveLateness
+	// rx gathers the progress messages of the run's receivers (local
+	// paths; nil for the others); rxFinal is their merged answer, once
+	// the run has ended with one.
+	rx      *peer.Live
+	rxFinal *ReceiverSnapshot
 }
 
 // Start validates spec (as Validate does: every problem at once, as
@@ -35,11 +43,16 @@ func Start(ctx context.Context, spec Spec, env Env) (*Run, error) {
 		return nil, err
 	}
 	live := newLiveLateness(pr.spec.Workers)
+	var rx *peer.Live
+	if pr.reg.NeedsPeer {
+		rx = peer.NewLive(0)
+		ctx = peer.WithLive(ctx, rx) // the senders' sessions read their receivers' progress into rx
+	}
 	j, err := engine.Start(ctx, pr.engineConfig(live))
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{}), live: live}
+	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{}), live: live, rx: rx}
 	env.Logger.Debug("run started", "backend", pr.reg.Name, "workers", pr.spec.Workers, "rate", pr.spec.Rate, "cores", pr.cores)
 	go r.finish()
 	return r, nil
@@ -56,6 +69,25 @@ func (r *Run) finish() {
 		return
 	}
 	r.rep = r.pr.buildReport(res)
+	r.rxFinal = receiverFinal(r.rep)
+}
+
+// receiverFinal is the receivers' merged answer in rep (its verification),
+// nil without one.
+func receiverFinal(rep *report.Report) *ReceiverSnapshot {
+	if rep == nil || len(rep.Verification) == 0 {
+		return nil
+	}
+	var v recv.Result
+	if json.Unmarshal(rep.Verification, &v) != nil {
+		return nil
+	}
+	rs := &ReceiverSnapshot{Receivers: max(v.Receivers, 1), Frames: v.Frames, Bytes: v.Bytes, Lost: v.Lost,
+		Duplicated: v.Duplicated, Corrupted: v.Corrupted, Final: true}
+	if l := v.Latency; l != nil {
+		rs.Latency = LatenessStats{Count: int64(l.Samples), P50Ns: l.P50Ns, P99Ns: l.P99Ns, MaxNs: l.MaxNs}
+	}
+	return rs
 }
 
 // startedAny reports whether any worker opened its backend.
@@ -90,6 +122,11 @@ func (r *Run) Err() error {
 	return r.err
 }
 
+// Elapsed is the time since the workers started sending (0 before): the
+// run's own clock, which Snapshot.Elapsed reads too. It is cheaper than a
+// Snapshot, for a caller that times its snapshots on the run's clock.
+func (r *Run) Elapsed() time.Duration { return r.job.Elapsed() }
+
 // Snapshot is a run's progress so far.
 type Snapshot struct {
 	// At is when it was taken (Env.Clock).
@@ -113,8 +150,47 @@ type Snapshot struct {
 	// LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs: the
 	// report's, once Done (zero before, and for flat-out runs).
 	LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs int64
+	// Receiver is what the run's own receivers (a local path's wpg recv,
+	// one per worker) counted so far, from the progress messages they send
+	// over the control connection about every 250 ms; once Done, their
+	// answers (the report's verification). Nil when the run has no such
+	// receiver, before the first message, and with a receiver that sends
+	// none (an older wpg). ReceiverLatencySince gives the latency of a
+	// window.
+	Receiver *ReceiverSnapshot
 
-	lat *hist.Hist // cumulative lateness behind Lateness (nil: none)
+	lat  *hist.Hist // cumulative lateness behind Lateness (nil: none)
+	rlat *hist.Hist // cumulative receiver latency behind Receiver.Latency (nil: none)
+}
+
+// ReceiverSnapshot is the receivers' counts so far, summed over the
+// run's receivers.
+type ReceiverSnapshot struct {
+	// Receivers is how many receivers the counts come from.
+	Receivers int
+	// Frames and Bytes count the intact signed frames received (duplicates
+	// excluded); Lost the sequence gaps (it can go down: a late frame
+	// fills a gap), Duplicated and Corrupted the frames seen twice and
+	// those whose check failed.
+	Frames, Bytes, Lost, Duplicated, Corrupted uint64
+	// Latency is the one-way latency from the start (Count 0: the
+	// receivers measured none); while the run goes it covers the frames
+	// up to the receivers' latest message, within the histogram's 3
+	// significant digits.
+	Latency LatenessStats
+	// Final is true when the counts are the receivers' answers at the
+	// end, not progress.
+	Final bool
+}
+
+// ReceiverLatencySince returns the one-way latency the receivers measured
+// between prev and s, two snapshots of the same run with prev taken first
+// (a zero prev: since the start); zero without a receiver's latency.
+func (s Snapshot) ReceiverLatencySince(prev Snapshot) LatenessStats {
+	if s.rlat == nil {
+		return LatenessStats{}
+	}
+	return latenessOf(s.rlat.Sub(prev.rlat))
 }
 
 // LatenessStats summarises the lateness of pacer grants (ns).
@@ -202,8 +278,9 @@ type WorkerSnapshot struct {
 // Snapshot returns the progress so far. It reads the workers' counters
 // (atomics) and takes the lateness the pacers handed over; nothing the hot
 // loop waits for, and safe from any goroutine. A paced run's snapshot
-// copies a histogram (some 200 KiB): take a few a second and share them
-// between readers, not one per reader.
+// copies a histogram (some 200 KiB), and one whose receivers measure
+// latency another: take a few a second and share them between readers,
+// not one per reader.
 func (r *Run) Snapshot() Snapshot {
 	c := r.job.Counters()
 	s := Snapshot{At: r.env.Clock(), Elapsed: r.job.Elapsed(), Workers: make([]WorkerSnapshot, c.Workers())}
@@ -230,12 +307,24 @@ func (r *Run) Snapshot() Snapshot {
 	}
 	s.lat = r.live.snapshot(done)
 	s.Lateness = latenessOf(s.lat)
+	if r.rx != nil {
+		c, h := r.rx.Snapshot()
+		if c.Receivers > 0 {
+			s.Receiver = &ReceiverSnapshot{Receivers: c.Receivers, Frames: c.Frames, Bytes: c.Bytes, Lost: c.Lost,
+				Duplicated: c.Duplicated, Corrupted: c.Corrupted, Latency: latenessOf(h)}
+		}
+		s.rlat = h
+	}
 	select {
 	case <-r.done:
 		s.Done = true
 		if rep := r.rep; rep != nil {
 			s.LatenessMaxNs, s.LatenessMeanNs = rep.LatenessMaxNs, rep.LatenessMeanNs
 			s.P50JitterNs, s.P99JitterNs = rep.P50JitterNs, rep.P99JitterNs
+		}
+		if f := r.rxFinal; f != nil {
+			c := *f
+			s.Receiver = &c
 		}
 	default:
 	}

@@ -22,6 +22,11 @@ type Spec struct {
 	// template, or payload frames on local and device paths.
 	Template     string `json:"template,omitempty"`
 	TemplateText string `json:"template_text,omitempty"`
+	// Pcap replays a pcap or pcapng capture instead (wpg send --pcap):
+	// its frames as captured, with the capture's own timing (its gaps
+	// divided by PcapSpeed, 0 = 1), or at Rate when one is given.
+	Pcap      string  `json:"pcap,omitempty"`
+	PcapSpeed float64 `json:"pcap_speed,omitempty"`
 
 	// Backend names the data path ("" = afpacket when Interface is given,
 	// else null).
@@ -37,6 +42,9 @@ type Spec struct {
 	Queue       *int   `json:"queue,omitempty"`   // first NIC queue (afxdp, dpdk)
 	XDPMode     string `json:"xdp_mode,omitempty"`
 	BusyPoll    bool   `json:"busy_poll,omitempty"`
+	// DPDKArgs are the dpdk backend's EAL arguments, separated by blanks
+	// ("--no-huge -m 512 --vdev net_null0"; config dpdk.eal_args).
+	DPDKArgs string `json:"dpdk_args,omitempty"`
 
 	// Capture files (pcapfile).
 	Output string `json:"output,omitempty"`
@@ -56,6 +64,14 @@ type Spec struct {
 	BusyWait      bool   `json:"busy_wait,omitempty"` // shm
 	Slots         int    `json:"slots,omitempty"`     // shm ring slots (0 = automatic)
 	PipeSize      int64  `json:"pipe_size,omitempty"` // pipe capacity in bytes (0 = the system's maximum)
+
+	// Device paths (udmabuf): the DMA buffer's node, /dev/udmabufN
+	// (u-dma-buf) or /dev/udmabuf (mainline); u-dma-buf's O_SYNC and
+	// sync_mode (0 … 7, written before the open and restored after; nil =
+	// left as it is).
+	Device   string `json:"device,omitempty"`
+	Sync     bool   `json:"sync,omitempty"`
+	SyncMode *int   `json:"sync_mode,omitempty"`
 
 	// Rate control. Rate "" is flat out; the other fields need a Rate.
 	Rate       string   `json:"rate,omitempty"`        // 1Mpps, 10Gbps, ifg=10us, …
@@ -157,6 +173,12 @@ type RecvSpec struct {
 	Batch       int           `json:"batch,omitempty"`        // 0 = 64
 	RingBytes   int64         `json:"ring_bytes,omitempty"`   // afpacket RX ring (0 = 16 MiB)
 	NoRxRing    bool          `json:"no_rx_ring,omitempty"`
+	DPDKArgs    string        `json:"dpdk_args,omitempty"` // dpdk: EAL arguments (see Spec.DPDKArgs)
+	// afxdp: the first receive queue (sockets on it and every one above),
+	// the XDP mode (auto, native, generic) and busy polling.
+	Queue    int    `json:"queue,omitempty"`
+	XDPMode  string `json:"xdp_mode,omitempty"`
+	BusyPoll bool   `json:"busy_poll,omitempty"`
 
 	// Local paths.
 	Listen   string `json:"listen,omitempty"` // rendezvous socket to listen on

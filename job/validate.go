@@ -57,7 +57,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	if s.Workers < 1 || s.Workers > MaxWorkers {
 		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("give 1 to %d (the documented limit; more threads than CPUs only take turns)", MaxWorkers), "")
 	} else if reg.SingleWorker && s.Workers > 1 {
-		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("backend %s supports one worker only", reg.Name), "use {workers} 1")
+		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("backend %s supports one worker only%s", reg.Name, reg.SingleWorkerWhy), "use {workers} 1")
 	}
 	if s.Batch < 1 || s.Batch > 65536 {
 		p.add("batch", strconv.Itoa(s.Batch), "must be between 1 and 65536", "")
@@ -86,7 +86,10 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		p.wrap("rate", s.Rate, err)
 		rateOK = false
 	}
-	checkApplies(&p, s, reg, rateOK && !pr.rate.Unlimited())
+	if rateOK {
+		pr.rate, rateOK = linkRate(&p, s, pr.rate) // --rate 50% (streams.go)
+	}
+	checkApplies(&p, s, reg, rateOK && (!pr.rate.Unlimited() || timedInput(s)))
 	if s.Raw && reg.NeedsPeer && s.Connect == "" && s.FIFO == "" && peerChoice(s, env).Mode == backend.PeerOwn {
 		// The run would start wpg's own receiver, which cannot read
 		// frames without a wpg header.
@@ -147,6 +150,18 @@ func prepare(s Spec, env Env) (*prepared, error) {
 			return nil, p.err()
 		}
 	}
+	if pr.frames.timed { // the streams' own schedules (streams.go)
+		if s.Rate != "" {
+			p.add("rate", s.Rate, "does not apply: the template's streams keep their own schedules (rate:, burst:, a capture's timing: original)", "drop {rate}, or remove rate: from the streams to share {rate} by share:")
+			return nil, p.err()
+		}
+		if s.Burst != 0 {
+			p.add("burst", fmt.Sprint(s.Burst), "does not apply: the streams keep their own schedules, and each grant releases the frames due by then", "drop {burst} (a stream's burst: key shapes its bursts)")
+			return nil, p.err()
+		}
+		pr.targetFPS = pr.frames.timedFPS
+		pr.pacer = timedPacer(pr.frames.timedFPS, s.Workers, s, pr)
+	}
 	if !pr.rate.Unlimited() {
 		pr.targetFPS = pr.rate.FramesPerSecond(pr.frames.meanFrame, pr.layer)
 		if !(pr.targetFPS > 0) {
@@ -186,7 +201,7 @@ func (pr *prepared) engineConfig(live *liveLateness) engine.Config {
 		Count:     s.Count,
 		Duration:  s.Duration,
 	}
-	if !pr.rate.Unlimited() {
+	if !pr.rate.Unlimited() || pr.frames.timed {
 		pc := pr.pacer
 		ecfg.NewPacer = func(i int) engine.Pacer {
 			p := pace.New(pc)

@@ -28,6 +28,7 @@ type runFlags struct {
 	queue       int
 	xdpMode     string
 	busyPoll    bool
+	dpdkArgs    string
 	clock       string
 	duration    time.Duration
 	count       uint64
@@ -61,6 +62,20 @@ type runFlags struct {
 	busyWait    bool
 	slots       int
 	pipeSize    string
+
+	// device paths (udmabuf)
+	device   string
+	osync    bool
+	syncMode int
+
+	// reports (run.go: addReportFlags)
+	interval time.Duration
+	hdrOut   string
+	repeat   int // bench only
+
+	// send --pcap (send.go)
+	pcap      string
+	pcapSpeed float64
 }
 
 func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
@@ -72,7 +87,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.backend, "backend", "", "data path: "+strings.Join(backend.Known, ", ")+" (default: afpacket with -i, else null; wpg sysinfo lists those this build has)")
 	fl.StringVarP(&f.iface, "interface", "i", "", "network interface (afpacket, afxdp)")
 	fl.IntVar(&f.batch, "batch", defBatch, "frames handed to the backend per call")
-	fl.IntVar(&f.ringDepth, "ring-depth", 4096, "TX ring slots (afpacket), capped by --ring-bytes")
+	fl.IntVar(&f.ringDepth, "ring-depth", 4096, "TX ring slots (afpacket; afxdp: TX ring and UMEM chunks, a power of two), capped by --ring-bytes")
 	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "cap on one worker's TX ring / UMEM memory (config tx.ring_bytes)")
 	fl.BoolVar(&f.noTxRing, "no-tx-ring", false, "afpacket: use sendmmsg instead of the TPACKET_V3 TX ring")
 	fl.BoolVar(&f.qdiscBypass, "qdisc-bypass", false, "afpacket: bypass the qdisc layer (PACKET_QDISC_BYPASS)")
@@ -82,8 +97,9 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.pinCores, "pin-cores", "", "pin worker i to the i-th CPU of this list (e.g. 2,3 or 2-5)")
 	fl.BoolVar(&f.autoPin, "auto-pin", false, "pin workers to allowed CPUs, the NIC's NUMA node first, CPU 0 last")
 	fl.IntVar(&f.queue, "queue", 0, "first NIC queue (afxdp, dpdk): worker i uses queue+i")
-	fl.StringVar(&f.xdpMode, "xdp-mode", "auto", "afxdp attach mode: auto, native, generic")
-	fl.BoolVar(&f.busyPoll, "busy-poll", false, "afxdp: busy polling")
+	fl.StringVar(&f.xdpMode, "xdp-mode", "auto", "afxdp: auto (zero-copy where the driver has it, else copy mode), native (zero-copy or an error), generic (copy mode)")
+	fl.BoolVar(&f.busyPoll, "busy-poll", false, "afxdp: busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL, SO_BUSY_POLL_BUDGET)")
+	fl.StringVar(&f.dpdkArgs, "dpdk-args", "", "dpdk: EAL arguments, e.g. \"--no-huge -m 512 --no-pci --vdev net_null0\" (config dpdk.eal_args; builds with -tags dpdk; docs/dpdk.md)")
 	fl.StringVar(&f.clock, "clock", "auto", "clock for timestamps and pacing: auto (TSC when invariant), tsc, monotonic")
 	fl.DurationVar(&f.duration, "duration", defDuration, "stop after this long (0 = no limit)")
 	fl.Uint64Var(&f.count, "count", 0, "stop after this many frames in total (0 = the template's counts)")
@@ -91,7 +107,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVarP(&f.output, "output", "o", "", "pcapfile: output file")
 	fl.StringVar(&f.format, "format", "", "pcapfile: pcap or pcapng (default: from the file name, else pcap)")
 
-	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us (default flat out)")
+	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us, 50% (of -i's link speed) (default flat out)")
 	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates (--rate and the report's) count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
 	fl.Float64Var(&f.failUnder, "fail-under", 0, "with --rate: exit 3 when the achieved rate is under this share `RATIO` of the target (0 < RATIO <= 1, e.g. 0.95)")
 	fl.IntVar(&f.rtPriority, "rt-priority", 0, "run paced worker threads under SCHED_FIFO at this priority (1-99; needs CAP_SYS_NICE)")
@@ -114,6 +130,9 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default, the receiver pulls) or writev (the sender pushes)")
 	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
 	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0 = automatic)")
+	fl.StringVar(&f.device, "device", "", "udmabuf: the DMA buffer, /dev/udmabufN (ikwzm's u-dma-buf) or /dev/udmabuf (mainline, a buffer of --slots frames made from a sealed memfd)")
+	fl.BoolVar(&f.osync, "sync", false, "udmabuf (u-dma-buf): open the device with O_SYNC, so that --sync-mode chooses the CPU mapping")
+	fl.IntVar(&f.syncMode, "sync-mode", -1, "udmabuf (u-dma-buf): sync_mode 0-7 written to sysfs before the open and restored after (with O_SYNC: 0 cached, 1 non-cached, 2 write-combine, 3 DMA-coherent; +4 applies it without O_SYNC); -1 leaves the device's")
 	fl.StringVar(&f.pipeSize, "pipe-size", "", "pipe: capacity to ask for, e.g. 64KiB (default /proc/sys/fs/pipe-max-size)")
 }
 

@@ -29,6 +29,10 @@ type recvFlags struct {
 	batch       int
 	ringBytes   string
 	noRxRing    bool
+	dpdkArgs    string
+	queue       int
+	xdpMode     string
+	busyPoll    bool
 
 	listen   string
 	fifo     string
@@ -38,6 +42,9 @@ type recvFlags struct {
 	pipeSize string
 	verify   string
 	size     string
+
+	interval time.Duration
+	hdrOut   string
 }
 
 // exitVerifyFailed is the exit code of a run with --expect whose frames
@@ -68,13 +75,17 @@ missing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.backend, "backend", "", "data path to receive from (default: afpacket with -i)")
-	fl.StringVarP(&f.iface, "interface", "i", "", "network interface to capture on (afpacket)")
+	fl.StringVarP(&f.iface, "interface", "i", "", "network interface to capture on (afpacket, afxdp)")
 	fl.Uint64Var(&f.expect, "expect", 0, "stop after this many distinct intact signed frames (corrupted frames and duplicates do not count)")
 	fl.DurationVar(&f.duration, "duration", 0, "stop after this long (0: no limit)")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "stop when nothing arrived for this long after the first frame (0: never)")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fl.IntVar(&f.batch, "batch", 64, "frames taken from the backend per call")
 	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "afpacket: RX ring size")
+	fl.StringVar(&f.dpdkArgs, "dpdk-args", "", "dpdk: EAL arguments, e.g. \"--no-huge -m 512 --no-pci --vdev net_af_packet0,iface=veth1\" (config dpdk.eal_args; builds with -tags dpdk)")
+	fl.IntVar(&f.queue, "queue", 0, "afxdp: first receive queue (a socket on it and on every queue above)")
+	fl.StringVar(&f.xdpMode, "xdp-mode", "auto", "afxdp: auto, native (zero-copy, driver-mode XDP), generic (copy, SKB-mode XDP)")
+	fl.BoolVar(&f.busyPoll, "busy-poll", false, "afxdp: busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL, SO_BUSY_POLL_BUDGET)")
 	fl.BoolVar(&f.noRxRing, "no-rx-ring", false, "afpacket: recvmmsg instead of the TPACKET_V3 RX ring (also the automatic fallback when the ring cannot be set up)")
 	fl.StringVar(&f.listen, "listen", "", "local paths: rendezvous socket to listen on for the sender")
 	fl.StringVar(&f.fifo, "fifo", "", "pipe: FIFO to read (default: standard input)")
@@ -84,6 +95,8 @@ missing.`,
 	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0: the sender's)")
 	fl.StringVar(&f.verify, "verify", "on", "payload frames: on, sample, off")
 	fl.StringVar(&f.size, "size", "", "payload frame size, when the backend needs it before the sender says")
+	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, loss, latency p99 where measured) and add intervals[] to the JSON, e.g. 200ms or 1s (at least 50ms; 0: none)")
+	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the one-way latency histogram to this `FILE` as an HdrHistogram log")
 	return cmd
 }
 
@@ -91,8 +104,16 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	spec := job.RecvSpec{
 		Backend: f.backend, Interface: f.iface, Expect: f.expect, Duration: f.duration, IdleTimeout: f.idleTimeout,
 		NoRxRing: f.noRxRing, Listen: f.listen, FIFO: f.fifo, RecvMode: f.recvMode,
-		BusyWait: f.busyWait, Slots: f.slots,
+		BusyWait: f.busyWait, Slots: f.slots, Queue: f.queue, BusyPoll: f.busyPoll,
 	}
+	if changed(cmd, "xdp-mode") != nil {
+		spec.XDPMode = f.xdpMode
+	}
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	spec.DPDKArgs = dpdkArgs(changed(cmd, "dpdk-args") != nil, f.dpdkArgs, spec.Backend, cfg)
 	if changed(cmd, "ring-bytes") != nil {
 		n, err := config.ParseSize(f.ringBytes)
 		if err != nil {
@@ -119,6 +140,10 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		spec.MaxFrame = n
 	}
 
+	if f.interval < 0 || (f.interval > 0 && f.interval < recv.MinProgressEvery) {
+		return fmt.Errorf("recv: --interval %v: give %v or more, e.g. 200ms or 1s (0: none)", f.interval, recv.MinProgressEvery)
+	}
+	prov := provenance()
 	rcv, err := job.Receive(cmd.Context(), spec, cliEnv(cmd))
 	if err != nil {
 		return startError(cmd, "recv: ", err)
@@ -133,21 +158,67 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		}
 		fmt.Fprintf(stderr, "wpg recv: receiving on %s (%s, %s)\n", info.Interface, info.Backend, mode)
 	}
+	out := cmd.OutOrStdout()
 	var progress func(recv.Progress)
-	if report.IsTerminal(stderr) {
+	terminal := report.IsTerminal(stderr) && f.interval == 0
+	if terminal {
 		progress = func(p recv.Progress) {
 			fmt.Fprintf(stderr, "\r%8.1fs  %d frames  %d corrupted  %d without signature ", p.Elapsed.Seconds(), p.Frames, p.Corrupted, p.Unsigned)
 		}
 	}
-	res, err := rcv.Wait(progress)
-	if progress != nil {
+	var iv report.Intervals
+	if f.interval > 0 {
+		// The loop reports once per interval, on its schedule: each report
+		// closes one, with the latency of its frames.
+		progress = func(p recv.Progress) {
+			lost, corrupted := int64(p.Lost), p.Corrupted
+			in, ok := iv.Add(report.Sample{Elapsed: p.Elapsed, Frames: p.Frames, Bytes: p.Bytes, Lost: &lost, Corrupted: &corrupted,
+				LatencyP99Ns: p.Latency.P99Ns})
+			if ok && !f.json {
+				report.WriteIntervalLine(out, in)
+			}
+		}
+	}
+	waitStart := time.Now()
+	res, err := rcv.Wait(progress, f.interval)
+	if terminal {
 		fmt.Fprintln(stderr)
 	}
-	out := cmd.OutOrStdout()
+	var intervals []report.Interval
+	if f.interval > 0 {
+		n := len(iv.List())
+		lost, corrupted := int64(res.Lost), res.Corrupted
+		intervals = iv.Finish(report.Sample{Elapsed: time.Since(waitStart), Frames: res.Frames, Bytes: res.Bytes, Lost: &lost, Corrupted: &corrupted})
+		if !f.json {
+			for _, in := range intervals[min(n, len(intervals)):] {
+				report.WriteIntervalLine(out, in)
+			}
+		}
+	}
+	if f.hdrOut != "" {
+		var peer struct {
+			Hist json.RawMessage `json:"latency_histogram"`
+		}
+		b, merr := res.MarshalPeer()
+		if merr == nil {
+			merr = json.Unmarshal(b, &peer)
+		}
+		if merr == nil {
+			start, _ := time.Parse(time.RFC3339, prov.Start)
+			merr = writeHdr(f.hdrOut, peer.Hist, start, res.Seconds, "latency", "wpg recv: one-way latency (ns)",
+				"no frame carried a usable transmit timestamp (the sender must run on this host)")
+		}
+		if merr != nil && err == nil {
+			err = merr
+		}
+	}
 	if f.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil && err == nil {
+		doc := struct {
+			recv.Result
+			Provenance *report.Provenance `json:"provenance,omitempty"`
+			Intervals  []report.Interval  `json:"intervals,omitempty"`
+		}{res, &prov, intervals}
+		if jerr := writeJSON(out, doc); jerr != nil && err == nil {
 			err = jerr
 		}
 	} else {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -10,39 +12,72 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wpg-dev/wpg/internal/hdrlog"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/report"
 )
 
 // runJob is what `wpg send` and `wpg bench` have in common: map the flags
-// and wpg.toml onto a job.Spec, start the job, show progress, print the
-// report and map the outcome to the exit code.
+// and wpg.toml onto a job.Spec, start the job, show progress (or a line
+// per --interval), print the report and map the outcome to the exit code.
+// bench --repeat N runs the job N times and reports the last run with the
+// median and range of all.
 func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error {
 	spec, err := sendSpec(cmd, f, command, templatePath)
 	if err != nil {
 		return err
 	}
-	run, err := job.Start(cmd.Context(), spec, cliEnv(cmd))
-	if err != nil {
-		return startError(cmd, "", err)
+	if f.interval < 0 {
+		return fmt.Errorf("--interval %v: give a period such as 1s, or 0 for none", f.interval)
 	}
-	markStarted(cmd) // the input is valid: what fails from here on is the run
-	prog := report.StartProgress(cmd.ErrOrStderr(), 500*time.Millisecond, func() (uint64, uint64, time.Duration) {
-		s := run.Snapshot()
-		return s.Frames, s.Bytes, s.Elapsed
-	})
-	<-run.Done()
-	prog.Stop()
-	rep, runErr := run.Report(), run.Err()
-	if rep == nil {
-		// Nothing started (a backend could not open): the error is the whole story.
-		return &ExitError{Code: ExitRuntime, Err: runErr}
+	if f.hdrOut != "" && spec.Rate == "" {
+		return fmt.Errorf("--hdr-out %s writes the pacer's lateness histogram, which only a paced run has: add --rate (e.g. --rate 1Mpps)", f.hdrOut)
 	}
-
+	repeat := max(f.repeat, 1)
+	if f.repeat < 0 || f.repeat > 100 {
+		return fmt.Errorf("--repeat %d: give 1 to 100", f.repeat)
+	}
 	// The report goes to stdout unless stdout carries the data (pipe).
 	out := cmd.OutOrStdout()
 	if job.DataOnStdout(spec) {
 		out = cmd.ErrOrStderr()
+	}
+	prov := provenance()
+	var rep *report.Report
+	var runErr error
+	var pps []float64
+	var lateness []byte
+	for i := range repeat {
+		var lines io.Writer
+		if !f.json && f.interval > 0 {
+			lines = out
+			if repeat > 1 {
+				fmt.Fprintf(out, "run %d of %d\n", i+1, repeat)
+			}
+		}
+		rep, runErr, lateness, err = runOnce(cmd, f, spec, lines)
+		if err != nil {
+			return err
+		}
+		if rep == nil {
+			// Nothing started (a backend could not open): the error is the whole story.
+			return &ExitError{Code: ExitRuntime, Err: runErr}
+		}
+		pps = append(pps, rep.PPS)
+		if runErr != nil || rep.Failed != nil || cmd.Context().Err() != nil {
+			break
+		}
+	}
+	rep.Provenance = &prov
+	if len(pps) > 1 {
+		rep.Repeats = report.RepeatsOf(pps)
+	}
+	if f.hdrOut != "" {
+		start, _ := time.Parse(time.RFC3339, prov.Start)
+		if err := writeHdr(f.hdrOut, lateness, start, rep.Seconds, "lateness", "wpg "+command+": lateness of the pacer's grants against their deadlines (ns)",
+			"the lateness histogram comes from paced runs: add --rate"); err != nil {
+			return &ExitError{Code: ExitRuntime, Err: err}
+		}
 	}
 	if f.json {
 		if err := rep.WriteJSON(out); err != nil {
@@ -64,6 +99,86 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	return nil
 }
 
+// runOnce starts spec and waits for its report. With --interval it takes
+// a snapshot every period, writes a line per interval to lines (nil: none)
+// and puts the intervals, summing to the totals, into the report; without,
+// it draws the progress line on a terminal. lateness is the pacer's
+// histogram (internal/hist JSON; nil flat out); err is a start error
+// (already an exit error), runErr the run's.
+func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (rep *report.Report, runErr error, lateness []byte, err error) {
+	run, err := job.Start(cmd.Context(), spec, cliEnv(cmd))
+	if err != nil {
+		return nil, nil, nil, startError(cmd, "", err)
+	}
+	markStarted(cmd) // the input is valid: what fails from here on is the run
+	var iv report.Intervals
+	var prev job.Snapshot
+	if f.interval > 0 {
+		// Samples fall on multiples of the period on the run's own clock
+		// (from the first frame), not on a ticker started before it.
+		next := f.interval
+		t := time.NewTimer(f.interval)
+	watch:
+		for {
+			select {
+			case <-run.Done():
+				break watch
+			case <-t.C:
+			}
+			if el := run.Elapsed(); el < next {
+				t.Reset(next - el)
+				continue
+			}
+			s := run.Snapshot()
+			in, ok := iv.Add(withReceiver(report.Sample{Elapsed: s.Elapsed, Frames: s.Frames, Bytes: s.Bytes, LatenessP99Ns: s.LatenessSince(prev).P99Ns}, s, prev))
+			prev = s
+			if ok && lines != nil {
+				report.WriteIntervalLine(lines, in)
+			}
+			for next <= s.Elapsed {
+				next += f.interval
+			}
+			t.Reset(next - s.Elapsed)
+		}
+		t.Stop()
+	} else {
+		prog := report.StartProgress(cmd.ErrOrStderr(), 500*time.Millisecond, func() (uint64, uint64, time.Duration) {
+			s := run.Snapshot()
+			return s.Frames, s.Bytes, s.Elapsed
+		})
+		<-run.Done()
+		prog.Stop()
+	}
+	rep, runErr = run.Report(), run.Err()
+	end := run.Snapshot()
+	if f.hdrOut != "" {
+		if lateness, err = end.LatenessHistogram(); err != nil {
+			return rep, runErr, nil, err
+		}
+	}
+	if rep != nil && f.interval > 0 {
+		n := len(iv.List())
+		rep.Intervals = iv.Finish(withReceiver(report.Sample{Elapsed: time.Duration(rep.Seconds * float64(time.Second)), Frames: rep.Frames, Bytes: rep.Bytes, LatenessP99Ns: end.LatenessSince(prev).P99Ns}, end, prev))
+		if lines != nil {
+			for _, in := range rep.Intervals[min(n, len(rep.Intervals)):] {
+				report.WriteIntervalLine(lines, in)
+			}
+		}
+	}
+	return rep, runErr, lateness, nil
+}
+
+// withReceiver adds to x the receiver's loss so far and its latency p99
+// since prev, for a run with its own receiver (s.Receiver: local paths).
+func withReceiver(x report.Sample, s, prev job.Snapshot) report.Sample {
+	if r := s.Receiver; r != nil {
+		lost, corrupted := int64(r.Lost), r.Corrupted
+		x.Lost, x.Corrupted = &lost, &corrupted
+		x.LatencyP99Ns = s.ReceiverLatencySince(prev).P99Ns
+	}
+	return x
+}
+
 // sendSpec maps send's and bench's flags and wpg.toml onto a job.Spec. A
 // flag that the applies-only-to rule covers goes into the Spec only when
 // the user set it, so that defaults never trip the rule.
@@ -77,9 +192,11 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	}
 	set := func(name string) bool { return changed(cmd, name) != nil }
 	s := job.Spec{
-		Command:  command,
-		Template: templatePath,
-		Backend:  f.backend,
+		Command:   command,
+		Template:  templatePath,
+		Pcap:      f.pcap,
+		PcapSpeed: f.pcapSpeed,
+		Backend:   f.backend,
 
 		Interface:   f.iface,
 		NoTxRing:    f.noTxRing,
@@ -93,6 +210,8 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 		RecvMode:    f.recvMode,
 		BusyWait:    f.busyWait,
 		Slots:       f.slots,
+		Device:      f.device,
+		Sync:        f.osync,
 		// bench is one command: a local path starts its own receiver.
 		StartReceiver: command == "bench",
 
@@ -146,6 +265,7 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	if set("xdp-mode") {
 		s.XDPMode = f.xdpMode
 	}
+	s.DPDKArgs = dpdkArgs(set("dpdk-args"), f.dpdkArgs, s.BackendName(), cfg)
 	if set("wait") {
 		s.Wait = f.wait
 	}
@@ -166,6 +286,9 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	}
 	if set("verify") {
 		s.Verify = f.verify
+	}
+	if set("sync-mode") && f.syncMode != -1 {
+		s.SyncMode = &f.syncMode
 	}
 	n, err := parsePipeSize(f.pipeSize)
 	s.PipeSize = int64(n)
@@ -284,4 +407,33 @@ func fieldFlag(cmd *cobra.Command, field string) *pflag.Flag {
 		return nil
 	}
 	return cmd.Flags().Lookup(name)
+}
+
+// addReportFlags adds the report flags of send and bench.
+func addReportFlags(cmd *cobra.Command, f *runFlags) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, lateness p99) and add intervals[] to the JSON, e.g. 1s (0: none)")
+	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the pacer's lateness histogram (--rate) to this `FILE` as an HdrHistogram log")
+}
+
+// writeHdr writes a histogram (internal/hist's JSON, from a snapshot or a
+// receiver's result) to path as an HdrHistogram log (--hdr-out). An empty
+// histogram is an error that says why there is none.
+func writeHdr(path string, histJSON []byte, start time.Time, seconds float64, tag, comment, none string) error {
+	if len(histJSON) == 0 || string(histJSON) == "null" {
+		return fmt.Errorf("--hdr-out %s: no histogram to write: %s", path, none)
+	}
+	h, err := hdrlog.Decode(histJSON)
+	if err != nil {
+		return fmt.Errorf("--hdr-out %s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	end := start.Add(time.Duration(seconds * float64(time.Second)))
+	if err := hdrlog.Write(&buf, h, start, end, tag, comment); err != nil {
+		return fmt.Errorf("--hdr-out %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--hdr-out: %w", err)
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ and device paths, payload frames of --size bytes, and pushes them through --back
 no rate is given) until --count frames, --duration, the template's counts, or Ctrl-C; then prints the report.`,
 		Example: `  wpg send examples/mixed.wpg.yaml --backend pcapfile -o out.pcap --count 100000
   wpg send examples/udp64.wpg.yaml -i veth0 --rate 1Mpps --duration 10s
+  wpg send --pcap capture.pcap -i veth0                # replay with the capture's own timing
   wpg send --backend pipe --raw --size 460800 --rate 15fps --count 30 | ffmpeg -f rawvideo ...`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -27,5 +28,8 @@ no rate is given) until --count frames, --duration, the template's counts, or Ct
 		},
 	}
 	addRunFlags(cmd, f, false)
+	cmd.Flags().StringVar(&f.pcap, "pcap", "", "replay this pcap or pcapng `FILE` as captured, with its own timing (or at --rate), instead of a template")
+	cmd.Flags().Float64Var(&f.pcapSpeed, "pcap-speed", 0, "--pcap with its own timing: divide the capture's gaps by this `FACTOR` (2 = twice as fast; default 1)")
+	addReportFlags(cmd, f)
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 type Config struct {
 	TX     TX
 	Server Server
+	DPDK   DPDK
 	// Sources maps each key ("tx.ring_bytes") to where its value came from.
 	Sources map[string]string
 	// File is the configuration file read, "" when none.
@@ -35,6 +37,13 @@ type TX struct {
 	PrerenderMaxBytes   int64
 	PrerenderMaxPackets int64
 	RingBytes           int64
+}
+
+// DPDK holds the [dpdk] section (the dpdk backend, built with -tags dpdk).
+type DPDK struct {
+	// EALArgs are the EAL's arguments, separated by blanks
+	// ("--no-huge -m 512 --vdev net_null0").
+	EALArgs string
 }
 
 // Server holds the [server] section.
@@ -90,6 +99,8 @@ var Keys = []Key{
 		Help: "job database of wpg serve (\"\": $XDG_STATE_HOME/wpg/jobs.db)", text: func(c *Config) *string { return &c.Server.DB }},
 	{Name: "server.token_file", Flag: "--token-file", Text: true, Path: true,
 		Help: "file holding the API token of wpg serve (\"\": none)", text: func(c *Config) *string { return &c.Server.TokenFile }},
+	{Name: "dpdk.eal_args", Flag: "--dpdk-args", Text: true,
+		Help: "EAL arguments of the dpdk backend, e.g. \"--no-huge -m 512 --no-pci --vdev net_null0\" (builds with -tags dpdk)", text: func(c *Config) *string { return &c.DPDK.EALArgs }},
 }
 
 // Default returns the built-in configuration.
@@ -202,9 +213,9 @@ func Load(explicit string, env Env) (*Config, error) {
 	if path == "" {
 		return c, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("read configuration: %w", err)
+		return nil, err
 	}
 	if err := c.Parse(path, data); err != nil {
 		return nil, err
@@ -226,6 +237,9 @@ type rawConfig struct {
 		DB           any `toml:"db"`
 		TokenFile    any `toml:"token_file"`
 	} `toml:"server"`
+	DPDK struct {
+		EALArgs any `toml:"eal_args"`
+	} `toml:"dpdk"`
 }
 
 // Parse applies the TOML document data (named path in errors) over c.
@@ -259,6 +273,7 @@ func (c *Config) Parse(path string, data []byte) error {
 		"server.listen":            raw.Server.Listen,
 		"server.db":                raw.Server.DB,
 		"server.token_file":        raw.Server.TokenFile,
+		"dpdk.eal_args":            raw.DPDK.EALArgs,
 	}
 	c.File = path
 	for _, k := range Keys {
@@ -393,3 +408,36 @@ func ParseSize(s string) (int64, error) { return units.ParseSize(s) }
 // FormatSize formats a byte count exactly, with its unit ("16 MiB",
 // "1 MB", "1000032 B").
 func FormatSize(n int64) string { return units.FormatSize(n) }
+
+// maxConfigBytes bounds a configuration file: wpg.toml holds a few dozen
+// keys.
+const maxConfigBytes = 1 << 20
+
+// readConfig reads the configuration file at path: a regular file of at
+// most maxConfigBytes (a FIFO would block the open, a device could be
+// endless).
+func readConfig(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read configuration %s: not a regular file (%s): give the path of a wpg.toml file", path, st.Mode().Type())
+	}
+	if st.Size() > maxConfigBytes {
+		return nil, fmt.Errorf("read configuration %s: %d bytes, more than the %d a configuration may have: is it the right file?", path, st.Size(), maxConfigBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read configuration %s: %w", path, err)
+	}
+	if len(data) > maxConfigBytes {
+		return nil, fmt.Errorf("read configuration %s: more than %d bytes: is it the right file?", path, maxConfigBytes)
+	}
+	return data, nil
+}

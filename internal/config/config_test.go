@@ -125,6 +125,7 @@ func ExampleDefault() {
 	// server.listen "127.0.0.1:8080" default
 	// server.db "" default
 	// server.token_file "" default
+	// dpdk.eal_args "" default
 }
 
 func TestTextKeys(t *testing.T) {
