@@ -233,7 +233,11 @@ func TestWakeBoost(t *testing.T) {
 	for _, c := range []struct {
 		boost, want string
 	}{{"auto", "on: SCHED_FIFO 1 during "}, {"on", "on: SCHED_FIFO 1 during "}, {"off", ""}} {
-		out, errOut, code := run(t, t.TempDir(), "send", "--backend", "null", "--rate", "1kpps", "--count", "300",
+		// 500 pps: waits of 2 ms. A boost is taken for sleeps of at least
+		// 4 × the wake-up lead, and on a contended host the lead reaches its
+		// 200 µs cap, so 1 kpps (sleeps just under 800 µs) would take none
+		// there by design.
+		out, errOut, code := run(t, t.TempDir(), "send", "--backend", "null", "--rate", "500pps", "--count", "300",
 			"--wake-boost", c.boost, "--json")
 		if code != 0 {
 			t.Fatalf("--wake-boost %s: exit %d: %s", c.boost, code, errOut)
@@ -258,7 +262,7 @@ func TestWakeBoost(t *testing.T) {
 		if !strings.HasPrefix(rep.WakeBoost, c.want) {
 			t.Errorf("--wake-boost %s: report says %q, want %q…", c.boost, rep.WakeBoost, c.want)
 		} else if _, err := fmt.Sscanf(rep.WakeBoost[len(c.want):], "%d", &n); err != nil || n < 250 {
-			// 299 waits of 1 ms, each at least one boosted sleep
+			// 299 waits of 2 ms, each at least one boosted sleep
 			t.Errorf("--wake-boost %s: %q: want at least 250 boosted sleeps", c.boost, rep.WakeBoost)
 		}
 	}

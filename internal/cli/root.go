@@ -29,7 +29,7 @@ func NewRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "wpg",
 		Short:         "wpg: Linux data-path generator and benchmark",
-		Long:          "wpg builds frames (packets from templates, or payload frames) and pushes them through a data path\n(AF_PACKET, pcap files, pipes, shared memory, cross-process memory, …) flat out or at a precise rate,\nand reports throughput, rate accuracy and jitter.",
+		Long:          "wpg builds frames (packets from templates, or payload frames) and pushes them through a data path\n(AF_PACKET, AF_XDP, DPDK, libpcap, pcap files, pipes, shared memory, cross-process memory, DMA buffers) flat out or at a precise rate,\nand reports throughput, rate accuracy and jitter.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionLine(), // wpg --version prints what wpg version prints
