@@ -3,6 +3,7 @@
 
   sudo scripts/dpdk-bench.py                 # builds wpg with -tags pcap,dpdk
   sudo scripts/dpdk-bench.py --rounds 7 --seconds 10 --cpu 1
+  sudo scripts/dpdk-bench.py --groups null --baseline /tmp/wpg-old   # an older build alongside
 
 Three groups, each run alternating (A B C A B C ...), medians and ratios:
 
@@ -173,6 +174,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--cpu", type=int, default=1, help="the CPU each contender's sending core runs on")
     ap.add_argument("--groups", default="null,afpacket,pcap")
+    ap.add_argument("--baseline", help="another wpg built with -tags dpdk (an earlier commit): the null group runs it too, "
+                    "alternating, as \"wpg dpdk (baseline)\"")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("dpdk-bench.py: run as root (DPDK, AF_PACKET, network namespaces)")
@@ -198,7 +201,9 @@ def main():
             res, skip = alternate([
                 ("testpmd txonly", lambda: testpmd_run("net_null0", a.seconds, a.cpu, main_cpu)),
                 ("wpg dpdk", lambda: wpg_run(wpg, ["--backend", "dpdk", "--dpdk-args", f"{EAL} --vdev net_null0 -l {main_cpu}", "-i", "0"] + size, a.seconds, a.cpu)),
-            ], a.rounds)
+            ] + ([
+                ("wpg dpdk (baseline)", lambda: wpg_run(a.baseline, ["--backend", "dpdk", "--dpdk-args", f"{EAL} --vdev net_null0 -l {main_cpu}", "-i", "0"] + size, a.seconds, a.cpu)),
+            ] if a.baseline else []), a.rounds)
             rows += table("net_null", res, skip, "testpmd txonly")
         if "afpacket" in groups or "pcap" in groups:
             with Veth() as v:

@@ -118,6 +118,8 @@ type cstream struct {
 
 	memo *memo // the Source's, once KeepFrames was called
 
+	run runPlan // the loop rendering a run of this stream's frames (fast.go)
+
 	fr *fragger // the datagrams' fragments (fragment.go), nil for whole datagrams
 
 	rp *replay // a capture replayed (replay.go), nil for a layer stack
@@ -435,6 +437,9 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 		s.plan = fmt.Sprintf("prerender %d/stream %d", npre, nstream)
 	}
 	s.finish(spec) // timed.go
+	for _, cs := range s.streams {
+		cs.planRun() // fast.go
+	}
 	s.detail = strings.Join(details, "; ")
 	return s, nil
 }
@@ -982,9 +987,7 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 			if !cs.unlimited && uint64(m) > cs.left {
 				m = int(cs.left)
 			}
-			for j := range m {
-				lens[n+j] = cs.renderOne(bufs[n+j], now, nowSum)
-			}
+			cs.renderRun(bufs[n:n+m], lens[n:n+m], now, nowSum) // fast.go
 			n += m
 			if !cs.unlimited {
 				cs.left -= uint64(m)

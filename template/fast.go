@@ -1,0 +1,159 @@
+package template
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/header"
+)
+
+// The run loops: a batch's frames of one stream in one loop.
+//
+// Render hands a stream a run of frames whenever it is the only one
+// active (the common case: one stream, or the last of several). For the
+// plans that dominate the small-frame rate, renderRun renders the run in a
+// loop of its own instead of calling renderOne per frame: the stream's
+// state lives in registers for the whole run, the cases renderOne tests
+// per frame (replay, fragments, varying sizes, kept buffers) are decided
+// once, and what is per batch (the time stamp, its checksum share) is
+// computed once. The bytes written are renderOne's, byte for byte
+// (TestRunLoopsMatchRenderOne).
+
+// runPlan says which loop renders a run of this stream.
+type runPlan uint8
+
+const (
+	runOne runPlan = iota // renderOne per frame
+	runPre                // prerendered frames of one size, at most one checksum adjusted
+)
+
+// planRun picks the stream's run loop; called once compiled.
+func (cs *cstream) planRun() {
+	cs.run = runOne
+	if cs.rp != nil || cs.fr != nil || cs.tm != nil {
+		return
+	}
+	if cs.pre && cs.delta == nil && cs.frames == nil && cs.fixN > 0 && (!cs.sig || cs.pre1 >= 0 || len(cs.preCk) == 0) {
+		cs.run = runPre
+	}
+}
+
+// renderRun renders len(bufs) frames of the stream.
+func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
+	if cs.run == runPre && cs.memo == nil {
+		cs.runPre(bufs, lens, now, nowSum)
+		return
+	}
+	for j, b := range bufs {
+		lens[j] = cs.renderOne(b, now, nowSum)
+	}
+}
+
+// runPre is renderOne's prerendered path for frames of one size: copy the
+// frame from the arena, write the signature's sequence number and time
+// (the arena holds zeros there) and adjust the one checksum covering them
+// by their sum.
+func (cs *cstream) runPre(bufs [][]byte, lens []int, now, nowSum uint64) {
+	if cs.fixN == 64 && cs.sig {
+		cs.runPre64(bufs, lens, now, nowSum)
+		return
+	}
+	n := cs.fixN
+	arena := cs.arena[:cs.npre*n]
+	off := cs.pj * n
+	k, w, tag := cs.k, cs.w, cs.seqTag
+	c, udp, odd, sig := cs.pre1, cs.pre1udp, cs.fixOdd, cs.sig
+	for i, b := range bufs {
+		b = b[:n]
+		copy(b, arena[off:off+n])
+		if sig {
+			seq := k | tag
+			s := b[n-frame.SignatureLen:]
+			binary.BigEndian.PutUint64(s[4:], seq)
+			binary.BigEndian.PutUint64(s[12:], now)
+			if c >= 0 {
+				b[c], b[c+1] = adjust(b[c], b[c+1], sigSum(seq, nowSum, odd), udp)
+			}
+		}
+		lens[i] = n
+		k += w
+		if off += n; off == len(arena) {
+			off = 0
+		}
+	}
+	cs.k = k
+	cs.pj = off / n
+}
+
+// adjust returns the bytes of the checksum hi, lo after data summing to
+// ss (sigSum) was added to what it covers; a UDP checksum of 0 is
+// written as 0xffff.
+func adjust(hi, lo byte, ss uint64, udp bool) (byte, byte) {
+	x := ^header.Fold(uint64(^(uint16(hi)<<8 | uint16(lo))) + ss)
+	if x == 0 && udp {
+		x = 0xffff
+	}
+	return byte(x >> 8), byte(x)
+}
+
+// runPre64 is runPre for 64-byte frames with a signature, the classic
+// small frame: the signature's seq and time are the frame's last 16
+// bytes, its start is even (no swap of the checksum's share), and the
+// checksum is in the 44 bytes before it. The loop is written for the
+// register allocator: the 48 bytes before seq are copied in 8-byte moves
+// (copy, and an array assignment the compiler cannot prove free of
+// overlap, call memmove, and a call in this loop makes it keep its state
+// on the stack), seq is counted in place of k (the worker tag is its top
+// byte, k stays below it), the time is byte-swapped once, and the
+// checksum is adjusted by the 32-bit halves of seq, whose sum the fold
+// makes the same as that of its 16-bit words.
+func (cs *cstream) runPre64(bufs [][]byte, lens []int, now, nowSum uint64) {
+	arena := cs.arena[:cs.npre*64]
+	w := cs.w
+	m := uint64(len(bufs))
+	c := cs.pre1
+	if cs.k+w*m >= 1<<frame.SeqBits || c > 64-frame.SignatureLen-2 {
+		// Never in practice: 2^56 frames; a checksum inside the
+		// signature.
+		for i, b := range bufs {
+			lens[i] = cs.renderOne(b, now, nowSum)
+		}
+		return
+	}
+	a := arena[cs.pj*64:]
+	seq := cs.k | cs.seqTag
+	var zero uint16 // what a checksum of 0 is written as
+	if cs.pre1udp {
+		zero = 0xffff
+	}
+	be := bits.ReverseBytes64(now) // stored little-endian: now, big-endian
+	for _, b := range bufs {
+		d, s := b[:64], a[:64]
+		binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(s[0:]))
+		binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+		binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(s[16:]))
+		binary.LittleEndian.PutUint64(d[24:], binary.LittleEndian.Uint64(s[24:]))
+		binary.LittleEndian.PutUint64(d[32:], binary.LittleEndian.Uint64(s[32:]))
+		binary.LittleEndian.PutUint64(d[40:], binary.LittleEndian.Uint64(s[40:]))
+		binary.BigEndian.PutUint64(d[48:], seq)
+		binary.LittleEndian.PutUint64(d[56:], be)
+		if c >= 0 {
+			old := binary.BigEndian.Uint16(s[c&63:])
+			x := ^header.Fold(uint64(^old) + seq>>32 + seq&0xffffffff + nowSum)
+			if x == 0 {
+				x = zero
+			}
+			binary.BigEndian.PutUint16(d[c&63:], x)
+		}
+		seq += w
+		if a = a[64:]; len(a) == 0 {
+			a = arena
+		}
+	}
+	for i := range lens[:m] {
+		lens[i] = 64
+	}
+	cs.k += w * m
+	cs.pj = (len(arena) - len(a)) / 64
+}
