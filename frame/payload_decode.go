@@ -153,3 +153,40 @@ func ReadPayloadWith(b []byte, read func([]byte) uint64) uint64 {
 	}
 	return 0
 }
+
+// PayloadCRC is a payload's CRC-32C as the receiver computed it while it
+// copied the frame into its own memory (see DecodePayloadSummed): Sum is
+// the CRC-32C (initial value 0, as DecodePayload computes it) of every
+// byte after the header; Valid says it was computed for the whole payload.
+type PayloadCRC struct {
+	Sum   uint32
+	Valid bool
+}
+
+// DecodePayloadSummed is DecodePayload for a frame whose payload CRC the
+// receiver computed itself, chunk by chunk while the bytes were still in
+// its cache (the receiver's own copy of the frame, which nothing else
+// writes before this call). It keeps every check of DecodePayload: the
+// header, the length, every sequence stamp, and, when the sender computed
+// one, the CRC-32C of every payload byte, compared with c.Sum instead of
+// being computed again. Without a valid c it is DecodePayload.
+func DecodePayloadSummed(b []byte, c PayloadCRC) (sig Signature, ok, corrupt bool) {
+	if !c.Valid {
+		return DecodePayload(b)
+	}
+	sig, ok, corrupt = DecodePayloadHeader(b)
+	if !ok || corrupt || b[5]&flagEndStamps != 0 {
+		return
+	}
+	p := b[PayloadHeaderLen:]
+	stamp := sig.Seq + 1
+	for off := 0; off+16 <= len(p); off += StampStride {
+		if binary.LittleEndian.Uint64(p[off:]) != stamp {
+			return sig, true, true
+		}
+	}
+	if b[5]&flagChecksum != 0 && c.Sum != binary.LittleEndian.Uint32(b[28:]) {
+		return sig, true, true
+	}
+	return sig, true, false
+}

@@ -24,6 +24,7 @@ type Reception struct {
 	inst   backend.Instance
 	rx     backend.Receiver
 	decode recv.Decoder
+	summed bool          // --verify on: a receiver that sums payloads as it copies them may (recv.PayloadSummer)
 	ctl    *peer.Control // the peer protocol's control connection; nil without --listen
 }
 
@@ -170,7 +171,9 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	if spec.Batch == 0 {
 		spec.Batch = defaultRecvBatch
 	}
-	return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, inst: inst, rx: rx, decode: decode, ctl: ctl}, nil
+	mode, _ := frame.ParseVerify(verifyName(spec.Verify)) // checked by prepareRecv
+	summed := reg.Payload && mode == frame.VerifyOn
+	return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, inst: inst, rx: rx, decode: decode, summed: summed, ctl: ctl}, nil
 }
 
 // applyRequest fills what s leaves unset from the sender's request q and
@@ -257,6 +260,9 @@ func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (rec
 				opts.ProgressEvery = pe
 			}
 		}
+	}
+	if r.summed {
+		opts.Summed = frame.DecodePayloadSummed
 	}
 	res, err := recv.Run(r.ctx, r.rx, r.decode, opts)
 	if r.ctl != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/hist"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -34,6 +35,11 @@ type Options struct {
 	// ones. It must return quickly (the loop waits for it).
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Summed, when set, decodes the frames of a receiver that computes
+	// each payload's CRC-32C itself while it copies it (a PayloadSummer
+	// that agrees to): Run hands such frames with their CRC to Summed
+	// instead of decode (frame.DecodePayloadSummed for --verify on).
+	Summed func(b []byte, c frame.PayloadCRC) (sig frame.Signature, ok, corrupt bool)
 }
 
 // MinProgressEvery is the shortest Options.ProgressEvery; a shorter one
@@ -109,6 +115,21 @@ type RxTimestamper interface {
 	RxTimestamps() []int64
 }
 
+// PayloadSummer is implemented by receivers that can compute the CRC-32C
+// of each payload frame's payload while they copy the frame into their own
+// memory, piece by piece while the bytes are still in cache, instead of
+// leaving the decoder a second pass over every byte. Run asks once, before
+// the first Next, when Options.Summed is set.
+type PayloadSummer interface {
+	// SumPayloads turns the summing on; false when this receiver cannot
+	// (it then returns no sums).
+	SumPayloads() bool
+	// PayloadSums returns one entry per frame of the last Next: the CRC
+	// of frame i's payload, or an invalid entry for a frame it did not
+	// sum (the decoder then computes it).
+	PayloadSums() []frame.PayloadCRC
+}
+
 // pollSlice bounds one wait in the receiver so that ctx, Duration and
 // progress are honoured while nothing arrives.
 const pollSlice = 100 * time.Millisecond
@@ -142,6 +163,10 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 	}
 	views := make([][]byte, batch)
 	stamper, _ := rx.(RxTimestamper)
+	summer, _ := rx.(PayloadSummer)
+	if opts.Summed == nil || summer == nil || !summer.SumPayloads() {
+		summer = nil
+	}
 	start := time.Now()
 	var deadline time.Time
 	if opts.Duration > 0 {
@@ -186,11 +211,23 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 					stamps = st
 				}
 			}
+			var sums []frame.PayloadCRC
+			if summer != nil {
+				if s := summer.PayloadSums(); len(s) >= n {
+					sums = s
+				}
+			}
 			for i, v := range views[:n] {
 				if stamps != nil {
 					rxNs = stamps[i]
 				}
-				sig, ok, corrupt := decode(v)
+				var sig frame.Signature
+				var ok, corrupt bool
+				if sums != nil {
+					sig, ok, corrupt = opts.Summed(v, sums[i])
+				} else {
+					sig, ok, corrupt = decode(v)
+				}
 				switch {
 				case corrupt:
 					t.Corrupt(len(v))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -212,6 +213,7 @@ type receiver struct {
 	rcvBuf   int
 	peerPID  int
 	adjusted []string
+	sum      bool // SumPayloads was called
 }
 
 // errEmpty is returned by the receiver's read function when the socket has
@@ -290,12 +292,28 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	}
 }
 
+// SumPayloads makes the stream reader compute each payload's CRC-32C read
+// by read, while the bytes are in cache (recv.PayloadSummer): a frame
+// larger than the socket buffer arrives in many reads, and a pass over it
+// after the last one would read it back from L3.
+func (r *receiver) SumPayloads() bool {
+	r.sr.SumPayloads()
+	r.sum = true
+	return true
+}
+
+// PayloadSums returns the CRCs of the frames of the last Next.
+func (r *receiver) PayloadSums() []frame.PayloadCRC { return r.sr.Sums() }
+
 func (r *receiver) Info() backend.Info {
 	d := map[string]string{
 		"rcvbuf":   strconv.Itoa(r.rcvBuf),
 		"reads":    strconv.FormatUint(r.sr.Reads, 10),
 		"frames":   strconv.FormatUint(r.sr.Frames, 10),
 		"peer_pid": strconv.Itoa(r.peerPID),
+	}
+	if r.sum {
+		d["payload_crc"] = "per read"
 	}
 	if r.sr.Frames > 0 {
 		d["reads_per_frame"] = strconv.FormatFloat(float64(r.sr.Reads)/float64(r.sr.Frames), 'f', 3, 64)

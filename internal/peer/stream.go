@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/memread"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -39,6 +40,13 @@ type StreamReader struct {
 	bad           bool   // bytes that are not a payload frame arrived
 	badErr        error  // what Next fails with after bad (ErrNotPayload when nil)
 	consumed      uint64 // stream bytes cut into frames so far
+	// Payload summing (SumPayloads): the CRC-32C of the frame at buffer
+	// offset crcAt, over its payload bytes up to offset crcTo; crcAt < 0
+	// when no frame is being summed.
+	sum          bool
+	sums         []frame.PayloadCRC
+	crcAt, crcTo int
+	crc          uint32
 }
 
 // MaxFrameLen is the largest payload frame: frame.MaxPayload bytes of
@@ -47,7 +55,63 @@ const MaxFrameLen = frame.PayloadHeaderLen + frame.MaxPayload
 
 // NewStreamReader returns a reader calling read.
 func NewStreamReader(read ReadFunc) *StreamReader {
-	return &StreamReader{read: read, buf: newBuf(1 << 20), Chunk: 256 << 10}
+	return &StreamReader{read: read, buf: newBuf(1 << 20), Chunk: 256 << 10, crcAt: -1}
+}
+
+// sumRead is the most one read asks for while the reader sums a large
+// frame (SumPayloads).
+const sumRead = 256 << 10
+
+// SumPayloads makes the reader compute the CRC-32C of the payload of each
+// frame that arrives over several reads, read by read, while each read's
+// bytes are still in cache (a 64 MiB frame has left L2 by its last read;
+// a decoder's pass over it afterwards reads it from L3 or memory). Sums
+// then returns them for the decoder (frame.DecodePayloadSummed). A large
+// frame is then read at most sumRead bytes per call.
+func (s *StreamReader) SumPayloads() { s.sum = true }
+
+// Sums returns, after Next returned n frames, n entries: the CRC-32C of
+// view i's payload (every byte after its header, in the buffer the view
+// points into), or an invalid entry for a frame that arrived in one read,
+// carries no checksum or is not a payload frame (the decoder then checks
+// it in full). Only with SumPayloads; valid until the next call of Next.
+func (s *StreamReader) Sums() []frame.PayloadCRC { return s.sums }
+
+// compacted records that the bytes from offset r moved to the front.
+func (s *StreamReader) compacted(r int) {
+	if s.crcAt >= 0 {
+		s.crcAt -= r
+		s.crcTo -= r
+	}
+}
+
+// sumPartial extends the CRC of the incomplete frame at s.r over the bytes
+// that arrived for it (SumPayloads).
+func (s *StreamReader) sumPartial() {
+	b := s.buf[s.r:s.w]
+	l, ok := frame.PayloadFrameLen(b)
+	if !ok || l > s.max() || len(b) >= l || !frame.PayloadHasChecksum(b) {
+		return
+	}
+	if s.crcAt != s.r {
+		s.crcAt, s.crcTo, s.crc = s.r, s.r+frame.PayloadHeaderLen, 0
+	}
+	if s.crcTo < s.w {
+		s.crc = memread.CRC32C(s.crc, s.buf[s.crcTo:s.w])
+		s.crcTo = s.w
+	}
+}
+
+// sumOf returns the sum of the complete frame of l bytes at s.r.
+func (s *StreamReader) sumOf(l int) frame.PayloadCRC {
+	if s.crcAt != s.r {
+		return frame.PayloadCRC{}
+	}
+	s.crcAt = -1
+	if end := s.r + l; s.crcTo < end {
+		s.crc = memread.CRC32C(s.crc, s.buf[s.crcTo:end])
+	}
+	return frame.PayloadCRC{Sum: s.crc, Valid: true}
 }
 
 // Presize makes the buffer large enough for frames of up to n bytes now
@@ -61,6 +125,7 @@ func (s *StreamReader) Presize(n int) error {
 	if n > len(s.buf) {
 		if s.r > 0 {
 			copy(s.buf, s.buf[s.r:s.w])
+			s.compacted(s.r)
 			s.w, s.r = s.w-s.r, 0
 		}
 		return s.grow(n)
@@ -116,7 +181,7 @@ var ErrNotPayload = errors.New("stream does not carry wpg payload frames (was it
 // stream (an error if it ends inside a frame).
 func (s *StreamReader) Next(views [][]byte) (int, error) {
 	if s.r == s.w {
-		s.r, s.w = 0, 0
+		s.r, s.w, s.crcAt = 0, 0, -1
 	}
 	n := s.cut(views)
 	if n > 0 {
@@ -138,6 +203,7 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 	need := s.frameNeed()
 	if s.r > 0 {
 		copy(s.buf, s.buf[s.r:s.w])
+		s.compacted(s.r)
 		s.w -= s.r
 		s.r = 0
 	}
@@ -164,6 +230,12 @@ func (s *StreamReader) Next(views [][]byte) (int, error) {
 			}
 		}
 		want = max(want, first-s.w)
+	}
+	if s.sum && want > sumRead && (s.last == 0 || s.last >= s.Chunk) {
+		// Summing a large frame: reads of a size whose bytes are still
+		// in L2 when the CRC folds them (one read of a 64 MiB frame
+		// otherwise returns up to the socket buffer, 8 MiB here).
+		want = sumRead
 	}
 	if s.w+want > len(s.buf) {
 		want = len(s.buf) - s.w
@@ -215,6 +287,17 @@ func (s *StreamReader) frameNeed() int {
 }
 
 func (s *StreamReader) cut(views [][]byte) int {
+	if s.sum && len(s.sums) < len(views) {
+		s.sums = make([]frame.PayloadCRC, len(views))
+	}
+	n := s.cutFrames(views)
+	if s.sum && s.w-s.r >= frame.PayloadHeaderLen {
+		s.sumPartial()
+	}
+	return n
+}
+
+func (s *StreamReader) cutFrames(views [][]byte) int {
 	n := 0
 	for n < len(views) && s.w-s.r >= frame.PayloadHeaderLen {
 		l, ok := frame.PayloadFrameLen(s.buf[s.r:s.w])
@@ -223,6 +306,9 @@ func (s *StreamReader) cut(views [][]byte) int {
 			// counts it instead of stalling, then fail on the next call.
 			if n == 0 {
 				views[0] = s.buf[s.r:s.w]
+				if s.sum {
+					s.sums[0] = frame.PayloadCRC{}
+				}
 				s.r = s.w
 				s.eof = true
 				s.bad = true
@@ -237,6 +323,9 @@ func (s *StreamReader) cut(views [][]byte) int {
 			// not match its header), allocate nothing, then fail.
 			if n == 0 {
 				views[0] = s.buf[s.r:s.w]
+				if s.sum {
+					s.sums[0] = frame.PayloadCRC{}
+				}
 				s.badErr = fmt.Errorf("corrupted stream: the frame header at byte %d claims %d bytes, more than the largest frame of this stream (%d bytes); the frames after it cannot be found", s.consumed, l, s.max())
 				s.consumed += uint64(s.w - s.r)
 				s.r = s.w
@@ -250,6 +339,9 @@ func (s *StreamReader) cut(views [][]byte) int {
 			break
 		}
 		views[n] = s.buf[s.r : s.r+l : s.r+l]
+		if s.sum {
+			s.sums[n] = s.sumOf(l)
+		}
 		s.r += l
 		s.consumed += uint64(l)
 		s.last = l
