@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 go build -o "$out/wpg" ./cmd/wpg
 go test -c -o "$out/server.test" ./server
 echo "## machine"
-"$out/wpg" sysinfo | head -6
+"$out/wpg" sysinfo | sed -n 1,6p   # sed reads to the end: head would end sysinfo by SIGPIPE, and pipefail the script
 echo
 echo "## command"
 echo "DURATION=$DURATION REPEATS=$REPEATS CLIENTS=$CLIENTS CYCLES=$CYCLES scripts/serve-soak.sh"

@@ -33,6 +33,7 @@ type ndrFlags struct {
 	minRate    string
 	maxTrials  int
 	iface, rx  string
+	backend    string
 	qdisc      bool
 	jsonOut    bool
 }
@@ -53,7 +54,8 @@ achieved in the best passing trial. Frames are UDP/IPv4 carrying wpg's signature
 198.19.0.1; at 64 B, too short for UDP and the signature, IPv4 with protocol 253.
 
 Without -i it creates a private network namespace with a veth pair, sends on the end outside with
-AF_PACKET and receives with wpg's AF_PACKET receiver inside, and removes the namespace at the end: the
+AF_PACKET (--backend afxdp: AF_XDP, a faster sender, so that the receiving side gives out first) and
+receives with wpg's AF_PACKET receiver inside, and removes the namespace at the end: the
 throughput of this host's veth path with wpg on both ends. With -i and --rx-interface it sends on one
 interface and receives on the other (a cable, or a device under test between them). Root is needed
 (network namespaces, AF_PACKET). It takes about sizes × (8 to 12 trials) × --trial.`,
@@ -74,7 +76,8 @@ interface and receives on the other (a cable, or a device under test between the
 	fl.IntVar(&f.maxTrials, "max-trials", 32, "most counted trials per size")
 	fl.StringVarP(&f.iface, "interface", "i", "", "send on this interface (with --rx-interface) instead of a veth pair of wpg's own")
 	fl.StringVar(&f.rx, "rx-interface", "", "receive on this interface (with -i)")
-	fl.BoolVar(&f.qdisc, "qdisc-bypass", false, "send with PACKET_QDISC_BYPASS")
+	fl.StringVar(&f.backend, "backend", "afpacket", "the sender's path: afpacket or afxdp (the receiver is wpg's AF_PACKET receiver)")
+	fl.BoolVar(&f.qdisc, "qdisc-bypass", false, "afpacket: send with PACKET_QDISC_BYPASS")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -119,6 +122,12 @@ func parseShare(flag, s string) (float64, error) {
 }
 
 func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.Rate, err error) {
+	if f.backend != "afpacket" && f.backend != "afxdp" {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --backend: value %q: wpg ndr sends with afpacket or afxdp", f.backend))
+	}
+	if f.qdisc && f.backend != "afpacket" {
+		return nil, cfg, maxRate, minRate, usageError(errors.New("flag --qdisc-bypass: it is an afpacket option; leave it out with --backend afxdp"))
+	}
 	for _, s := range strings.Split(f.sizes, ",") {
 		n, perr := units.ParseSizeIn(strings.TrimSpace(s), 64, 9022)
 		if perr != nil {
@@ -209,7 +218,7 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 	}
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	rep := ndrReport{Schema: "wpg.ndr/1", Backend: "afpacket", Sender: f.iface, Receiver: f.rx,
+	rep := ndrReport{Schema: "wpg.ndr/1", Backend: f.backend, Sender: f.iface, Receiver: f.rx,
 		Trial: cfg.Trial.Seconds(), Loss: cfg.Loss, Resolution: cfg.Resolution}
 	if rep.Resolution == 0 {
 		rep.Resolution = 0.01
@@ -231,7 +240,7 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 		if ns != nil {
 			where = fmt.Sprintf("veth %s → %s (namespace %s)", rep.Sender, rep.Receiver, ns.Name)
 		}
-		fmt.Fprintf(out, "wpg ndr: afpacket, %s; trials of %s, loss ≤ %s, resolution %s\n", where, cfg.Trial, formatShare(cfg.Loss), formatShare(rep.Resolution))
+		fmt.Fprintf(out, "wpg ndr: %s, %s; trials of %s, loss ≤ %s, resolution %s\n", f.backend, where, cfg.Trial, formatShare(cfg.Loss), formatShare(rep.Resolution))
 	}
 	start := time.Now()
 	var searchErr error
@@ -306,7 +315,7 @@ func ndrTrial(ctx context.Context, cmd *cobra.Command, f *ndrFlags, ns *netns.NS
 	}()
 	spec := job.NewSpec()
 	spec.Command = "ndr"
-	spec.Backend, spec.Interface, spec.QdiscBypass = "afpacket", txIf, f.qdisc
+	spec.Backend, spec.Interface, spec.QdiscBypass = f.backend, txIf, f.qdisc
 	spec.TemplateText = ndrTemplate(frame)
 	spec.Rate = strconv.FormatFloat(rate, 'f', 3, 64) + "pps"
 	spec.Duration = d
