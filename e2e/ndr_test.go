@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -72,5 +75,58 @@ func TestNDRBadFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "flag") {
 			t.Errorf("%v: exit %d, %q; want 2 naming the flag", args, code, stderr)
 		}
+	}
+}
+
+// wpg ndr between two interfaces finds a path's limit, and finds it
+// again: a veth pair inside a namespace of the test's own, shaped to
+// 100 Mbit/s by tbf on the sending end. The shaper makes the AF_PACKET
+// sender wait rather than drop, so the figure is the shaper's rate (at
+// 1518 B: 100 Mbit/s over 1514-byte frames, 8,256 frames/s).
+func TestNDRShapedVeth(t *testing.T) {
+	testbed.RequireRoot(t)
+	testbed.RequireTool(t, "ip", "iproute2")
+	testbed.RequireTool(t, "tc", "iproute2")
+	ns := fmt.Sprintf("wpgtest-ndr-%d", os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	in := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", append([]string{"netns", "exec", ns}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v: %s", args, err, out)
+		}
+	}
+	in("ip", "link", "add", "name", "nta", "type", "veth", "peer", "name", "ntb")
+	in("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1")
+	in("ip", "link", "set", "nta", "up")
+	in("ip", "link", "set", "ntb", "up")
+	in("tc", "qdisc", "add", "dev", "nta", "root", "tbf", "rate", "100mbit", "burst", "16kb", "latency", "20ms")
+	var got []float64
+	for range 2 {
+		cmd := exec.Command("ip", "netns", "exec", ns, testbed.Wpg(t), "ndr", "-i", "nta", "--rx-interface", "ntb",
+			"--sizes", "1518", "--trial", "1s", "--warmup", "0s", "--resolution", "2%", "--max-rate", "1Gbps", "--json")
+		out, stderr, code := runCmd(t, cmd)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var rep struct {
+			Sizes []struct {
+				Throughput float64 `json:"throughput_pps"`
+				Sender     bool    `json:"limited_by_sender"`
+			} `json:"sizes"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Sizes) != 1 {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		s := rep.Sizes[0]
+		if want := 100e6 / (1514 * 8); s.Throughput < 0.9*want || s.Throughput > 1.05*want || !s.Sender {
+			t.Fatalf("throughput %.0f frames/s (limited by the sender: %v), want about %.0f, the shaper's rate, said to be where the sender was held back", s.Throughput, s.Sender, want)
+		}
+		got = append(got, s.Throughput)
+	}
+	if d := math.Abs(got[1]-got[0]) / got[0]; d > 0.05 {
+		t.Fatalf("the rerun found %.0f frames/s after %.0f: %.1f %% apart, want within 5 %%", got[1], got[0], 100*d)
 	}
 }

@@ -81,8 +81,10 @@ type Result struct {
 	// the search asked.
 	Limited bool `json:"limited_by_max_rate"`
 	// SenderLimited says the best passing trial's sender fell short of
-	// the rate asked by more than the resolution: the figure is where the
-	// sender ran out, and the path may go faster.
+	// the rate asked by more than the resolution, without loss: the
+	// figure is where the sender ran out, or where the path pushed back
+	// (a shaper, a full queue that makes the sender wait rather than
+	// drop); the non-drop rate is at least that.
 	SenderLimited bool `json:"limited_by_sender"`
 	// Converged says the bracket closed to the resolution (false: the
 	// trial budget ran out first, or nothing passed).

@@ -376,7 +376,7 @@ func printNDR(w io.Writer, rep ndrReport) {
 		note := ""
 		switch {
 		case s.SenderLimited:
-			note = "the sender's limit (it fell short of the rate asked, without loss): the path may go faster"
+			note = "no loss, but the sender fell short of the rate asked: its own limit or the path's backpressure (a shaper, a full queue); the NDR is at least this"
 		case s.Limited:
 			note = "passed at --max-rate: the path may go faster"
 		case rep.Error != "" && i == len(rep.Sizes)-1:
