@@ -134,11 +134,20 @@ func (n *NS) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		n.err = ip(ctx, "netns", "del", n.Name)
-		if _, err := os.Stat("/sys/class/net/" + n.Outer); err == nil {
-			// The pair outlives the namespace only when the inner
-			// end never moved into it.
-			if err := ip(ctx, "link", "del", n.Outer); err != nil && n.err == nil {
-				n.err = err
+		// The kernel tears a deleted namespace down in the background, and
+		// the pair goes with it a moment later: wait for that (up to a
+		// second) before deleting the outer end by hand, which is needed
+		// only when the inner end never moved into the namespace.
+		outer := "/sys/class/net/" + n.Outer
+		for range 50 {
+			if _, err := os.Stat(outer); err != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := ip(ctx, "link", "del", n.Outer); err != nil && n.err == nil {
+			if _, serr := os.Stat(outer); serr == nil {
+				n.err = err // still there: a real failure
 			}
 		}
 	})
