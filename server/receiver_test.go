@@ -116,8 +116,17 @@ func TestBrowserReceiverChart(t *testing.T) {
 	}
 	shot(t, ctx, "job-receiver")
 	ts.wait(v.ID)
-	if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
-		t.Fatal(err)
+	// The page reloads itself on the report event; a navigation that
+	// meets that reload is aborted (net::ERR_ABORTED), so try again.
+	for try := 0; ; try++ {
+		err := chromedp.Do(ctx, chromedp.Navigate(page))
+		if err == nil {
+			break
+		}
+		if try == 4 || !strings.Contains(err.Error(), "ERR_ABORTED") {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
 	until(t, ctx, "the receiver section from the samples", `!document.getElementById("receiver").hidden && !!window.wpg.charts["chart-loss"]`, 10*time.Second)
 }
