@@ -321,6 +321,30 @@ const (
 	TxCopyFrags = "frags"
 )
 
+// Ethernet framing the MTU does not count: the header before the payload
+// the MTU bounds, and one 802.1Q tag.
+const (
+	EthernetHeaderLen = 14
+	VLANTagLen        = 4
+)
+
+// CheckMTU refuses frames that the interface's MTU cannot carry: any frame
+// over MTU + header + one VLAN tag, and an untagged stream's frames over
+// MTU + header (o.MaxFrame, o.MaxUntagged, o.UntaggedStream). path names
+// the backend in the message.
+func CheckMTU(path, iface string, mtu int, o Options) error {
+	wire := mtu + EthernetHeaderLen
+	if o.MaxFrame > wire+VLANTagLen {
+		return fmt.Errorf("%s: frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
+			path, o.MaxFrame, iface, mtu, wire, wire+VLANTagLen, iface, o.MaxFrame-EthernetHeaderLen)
+	}
+	if o.MaxUntagged > wire {
+		return fmt.Errorf("%s: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (size: in the template) or raise the MTU with `ip link set %s mtu %d`",
+			path, o.UntaggedStream, o.MaxUntagged, iface, mtu, wire, iface, o.MaxUntagged-EthernetHeaderLen)
+	}
+	return nil
+}
+
 // CheckTxCopy reports whether s names a TX copy mode ("" is auto).
 func CheckTxCopy(s string) error {
 	switch s {

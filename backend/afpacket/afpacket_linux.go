@@ -104,15 +104,10 @@ func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 	if o.MaxFrame <= 0 {
 		return nil, fmt.Errorf("afpacket: frame size %d must be positive", o.MaxFrame)
 	}
+	if err := backend.CheckMTU("afpacket", ifc.name, ifc.mtu, o); err != nil {
+		return nil, err
+	}
 	wire := ifc.mtu + hardHeaderLen
-	if o.MaxFrame > wire+vlanLen {
-		return nil, fmt.Errorf("afpacket: frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
-			o.MaxFrame, ifc.name, ifc.mtu, wire, wire+vlanLen, ifc.name, o.MaxFrame-hardHeaderLen)
-	}
-	if o.MaxUntagged > wire {
-		return nil, fmt.Errorf("afpacket: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (size: in the template) or raise the MTU with `ip link set %s mtu %d`",
-			o.UntaggedStream, o.MaxUntagged, ifc.name, ifc.mtu, wire, ifc.name, o.MaxUntagged-hardHeaderLen)
-	}
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 64

@@ -62,14 +62,8 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	if o.MaxFrame <= 0 {
 		return nil, fmt.Errorf("pcap: frame size %d must be positive", o.MaxFrame)
 	}
-	const hdr, vlan = 14, 4
-	if o.MaxFrame > ifc.MTU+hdr+vlan {
-		return nil, fmt.Errorf("pcap: frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
-			o.MaxFrame, name, ifc.MTU, ifc.MTU+hdr, ifc.MTU+hdr+vlan, name, o.MaxFrame-hdr)
-	}
-	if o.MaxUntagged > ifc.MTU+hdr {
-		return nil, fmt.Errorf("pcap: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d): make them smaller (size: in the template) or raise the MTU with `ip link set %s mtu %d`",
-			o.UntaggedStream, o.MaxUntagged, name, ifc.MTU, name, o.MaxUntagged-hdr)
+	if err := backend.CheckMTU("pcap", name, ifc.MTU, o); err != nil {
+		return nil, err
 	}
 	batch := o.Batch
 	if batch <= 0 {
