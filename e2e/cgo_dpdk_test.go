@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
@@ -110,40 +107,7 @@ func TestDPDKNullSink(t *testing.T) {
 // the receiver.
 func startDPDKRecv(t *testing.T, v *testbed.Veth, bin string, args ...string) *receiver {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	r := &receiver{done: make(chan error, 1)}
-	r.cmd = v.Command(ctx, bin, append([]string{"recv", "--backend", "dpdk", "--dpdk-args", ealBase + " --vdev net_af_packet0,iface=" + v.Inner + ",framecnt=8192", "-i", "0", "--json"}, args...)...)
-	r.cmd.Stdout = &r.out
-	stderr, err := r.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		signalled := false
-		for sc.Scan() {
-			r.errb.WriteString(sc.Text() + "\n")
-			if !signalled && strings.Contains(sc.Text(), "receiving on") {
-				signalled = true
-				close(ready)
-			}
-		}
-		if !signalled {
-			close(ready)
-		}
-		r.done <- r.cmd.Wait()
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatal("wpg recv --backend dpdk did not start within 30s")
-	}
-	return r
+	return startRecvWith(t, v, bin, "wpg recv --backend dpdk", append([]string{"recv", "--backend", "dpdk", "--dpdk-args", ealBase + " --vdev net_af_packet0,iface=" + v.Inner + ",framecnt=8192", "-i", "0", "--json"}, args...))
 }
 
 // TestDPDKMixedOverVeth: 200,000 frames of examples/mixed.wpg.yaml from

@@ -31,10 +31,17 @@ type receiver struct {
 // and waits until it says it is receiving.
 func startRecv(t *testing.T, v *testbed.Veth, args ...string) *receiver {
 	t.Helper()
+	return startRecvWith(t, v, testbed.Wpg(t), "wpg recv", append([]string{"recv", "-i", v.Inner, "--json"}, args...))
+}
+
+// startRecvWith starts bin with args in v's namespace and waits (up to
+// 30 s) until it says it is receiving; what names it in the failure.
+func startRecvWith(t *testing.T, v *testbed.Veth, bin, what string, args []string) *receiver {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	r := &receiver{done: make(chan error, 1)}
-	r.cmd = v.Command(ctx, testbed.Wpg(t), append([]string{"recv", "-i", v.Inner, "--json"}, args...)...)
+	r.cmd = v.Command(ctx, bin, args...)
 	r.cmd.Stdout = &r.out
 	stderr, err := r.cmd.StderrPipe()
 	if err != nil {
@@ -62,7 +69,7 @@ func startRecv(t *testing.T, v *testbed.Veth, args ...string) *receiver {
 	select {
 	case <-ready:
 	case <-time.After(30 * time.Second):
-		t.Fatal("wpg recv did not start within 30s")
+		t.Fatalf("%s did not start within 30s", what)
 	}
 	return r
 }
