@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,16 +97,64 @@ type Result struct {
 	MaxFrame  int
 }
 
-// Err returns the first worker error, if any.
+// Err returns the workers' errors, if any, joined. Workers that failed
+// with the same message (every worker opening the same missing
+// interface) are given once, as one *WorkerError naming them all.
 func (r *Result) Err() error {
 	var errs []error
 	for _, w := range r.Workers {
-		if w.Err != nil {
-			errs = append(errs, w.Err)
+		if w.Err == nil {
+			continue
 		}
+		var we *WorkerError
+		if errors.As(w.Err, &we) && len(errs) > 0 {
+			if prev, ok := errs[len(errs)-1].(*WorkerError); ok && prev.Err.Error() == we.Err.Error() && (prev.Frames < 0) == (we.Frames < 0) {
+				g := *prev
+				g.Others = append(append([]int(nil), prev.Others...), we.Worker)
+				g.Frames += max(we.Frames, 0)
+				errs[len(errs)-1] = &g
+				continue
+			}
+		}
+		errs = append(errs, w.Err)
 	}
 	return errors.Join(errs...)
 }
+
+// WorkerError is a worker's failure: which worker, what went wrong, and
+// how many frames it had sent by then (-1: it failed while starting).
+// Result.Err folds workers that failed alike into one, listing the others
+// in Others and summing Frames.
+type WorkerError struct {
+	Worker int
+	Others []int // further workers with the same error (Result.Err)
+	Err    error
+	Frames int64
+}
+
+func (e *WorkerError) Error() string {
+	var b strings.Builder
+	if len(e.Others) == 0 {
+		fmt.Fprintf(&b, "worker %d: ", e.Worker)
+	} else {
+		fmt.Fprintf(&b, "workers %d", e.Worker)
+		for _, o := range e.Others {
+			fmt.Fprintf(&b, ", %d", o)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	switch {
+	case e.Frames >= 0 && len(e.Others) > 0:
+		fmt.Fprintf(&b, " (after %d frames in all)", e.Frames)
+	case e.Frames >= 0:
+		fmt.Fprintf(&b, " (after %d frames)", e.Frames)
+	}
+	return b.String()
+}
+
+// Unwrap returns the worker's error.
+func (e *WorkerError) Unwrap() error { return e.Err }
 
 // Counters are the live totals of a running job, for progress display.
 type Counters struct {
@@ -314,7 +363,7 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 	}
 	defer markReady()
 	fail := func(err error) {
-		res.Err = fmt.Errorf("worker %d: %w", i, err)
+		res.Err = &WorkerError{Worker: i, Err: err, Frames: -1}
 		failed.Store(true)
 		markReady()
 	}
@@ -425,7 +474,7 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 	}
 	res.Frames, res.Bytes, res.EmptyReserves = frames, bytes, empty
 	if err != nil {
-		res.Err = fmt.Errorf("worker %d: %w (after %d frames)", i, err, frames)
+		res.Err = &WorkerError{Worker: i, Err: err, Frames: int64(frames)}
 		j.Stop(StopError)
 	}
 }

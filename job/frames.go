@@ -123,7 +123,11 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 			}
 			if err != nil {
 				lo, hi := template.DefaultSizeRange()
-				p.add("size", s.Size, err.Error(), fmt.Sprintf("the embedded default template takes frame sizes %d..%d; payload frames up to 1 GiB are for the local paths: add {backend} shm (or pipe, unix, cma, memcpy)", lo, hi))
+				msg := err.Error()
+				if te := (*template.Error)(nil); errors.As(err, &te) {
+					msg = te.Msg // its fix names CLI flags; ours fits the API too
+				}
+				p.add("size", s.Size, msg, fmt.Sprintf("use a {size} in %d..%d; payload frames up to 1 GiB are for the local paths: add {backend} shm (or pipe, unix, cma, memcpy)", lo, hi))
 				return nil, errFrames
 			}
 		}
