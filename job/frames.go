@@ -36,6 +36,10 @@ type frameSet struct {
 var errFrames = errors.New("frames")
 
 func newFrames(p *problems, s Spec, reg backend.Registration) (*frameSet, error) {
+	if s.Pcap == "" && s.PcapSpeed != 0 {
+		p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the timing of a capture replayed with {pcap}, and none is given", "add {pcap} FILE, or drop {pcap_speed}")
+		return nil, errFrames
+	}
 	if reg.Payload {
 		if s.Pcap != "" {
 			p.add("pcap", s.Pcap, fmt.Sprintf("replays packets on the network paths (backends %s), not the payload frames of %s", joinNames(backendsWhere(false)), reg.Name), "drop {pcap}, or use one of those backends")
@@ -105,8 +109,12 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 			p.add("size", "", "sets the frame size of the embedded default template, and --pcap replays a capture as captured", "drop {size}")
 			return nil, errFrames
 		}
-		if s.PcapSpeed < 0 || (s.PcapSpeed > 0 && s.Rate != "") || s.PcapSpeed > 1e6 {
-			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the capture's own timing (a factor above 0, at most 1e6), which {rate} replaces", "give {pcap_speed} without {rate}, e.g. 2 for twice as fast")
+		switch {
+		case s.PcapSpeed < 0 || s.PcapSpeed > 1e6 || s.PcapSpeed != s.PcapSpeed: // NaN too
+			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "divides the capture's gaps: a factor above 0, at most 1e6", "give e.g. 2 for twice as fast, 0.5 for half speed")
+			return nil, errFrames
+		case s.PcapSpeed > 0 && s.Rate != "":
+			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the capture's own timing, which {rate} replaces", "give {pcap_speed} without {rate}, e.g. 2 for twice as fast")
 			return nil, errFrames
 		}
 		spec = template.ReplaySpec(s.Pcap, s.Rate == "", s.PcapSpeed)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -191,6 +192,11 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 		return job.Spec{}, err
 	}
 	set := func(name string) bool { return changed(cmd, name) != nil }
+	if set("pcap-speed") && f.pcapSpeed == 0 {
+		// In a job spec 0 means "not given" (1); typed out, it reads like
+		// tcpreplay's top speed, which is --rate max here.
+		return job.Spec{}, usageError(errors.New("--pcap-speed 0: the factor divides the capture's gaps and must be above 0 (2 = twice as fast); to replay as fast as the path allows, give --rate max instead"))
+	}
 	s := job.Spec{
 		Command:   command,
 		Template:  templatePath,

@@ -1,0 +1,63 @@
+package job_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wpg-dev/wpg/job"
+)
+
+// A capture of one frame for the replay specs below (classic pcap, µs).
+func onePcap(t *testing.T) string {
+	t.Helper()
+	frame := make([]byte, 60)
+	rec := make([]byte, 16+len(frame))
+	rec[8], rec[12] = byte(len(frame)), byte(len(frame))
+	copy(rec[16:], frame)
+	hdr := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
+	path := filepath.Join(t.TempDir(), "one.pcap")
+	if err := os.WriteFile(path, append(hdr, rec...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// pcap_speed is checked: a factor above 0 and at most 1e6, only with a
+// capture, and not beside a rate that replaces the capture's timing.
+func TestPcapSpeedProblems(t *testing.T) {
+	capture := onePcap(t)
+	for _, tc := range []struct {
+		name       string
+		pcap, rate string
+		speed      float64
+		want       string // in the problem's text; "" = valid
+	}{
+		{"twice as fast", capture, "", 2, ""},
+		{"default", capture, "", 0, ""},
+		{"negative", capture, "", -1, "a factor above 0"},
+		{"NaN", capture, "", math.NaN(), "a factor above 0"},
+		{"too large", capture, "", 1e7, "at most 1e6"},
+		{"with a rate", capture, "1kpps", 2, "which rate replaces"},
+		{"without a capture", "", "", 2, "none is given"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := job.NewSpec()
+			s.Backend, s.Pcap, s.Rate, s.PcapSpeed = "null", tc.pcap, tc.rate, tc.speed
+			err := job.Validate(s, job.Env{})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			var oe *job.OptionError
+			if !errors.As(err, &oe) || oe.Field != "pcap_speed" || !strings.Contains(oe.Error(), tc.want) {
+				t.Fatalf("Validate = %v, want a pcap_speed problem with %q", err, tc.want)
+			}
+		})
+	}
+}
