@@ -82,7 +82,10 @@ type WorkerResult struct {
 	// StreamFrames are the frames of each stream this worker rendered
 	// (StreamCounter), nil when the source does not count them.
 	StreamFrames []uint64
-	Err          error
+	// StreamDatagrams are the whole datagrams among them (fragments count
+	// once, with their last); nil as StreamFrames is.
+	StreamDatagrams []uint64
+	Err             error
 }
 
 // Result is the outcome of a run.
@@ -448,7 +451,7 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		err = es.Err()
 	}
 	if sc, ok := src.(StreamCounter); ok {
-		res.StreamFrames = sc.StreamFrames()
+		res.StreamFrames, res.StreamDatagrams = sc.StreamFrames(), sc.StreamDatagrams()
 	}
 	if d, ok := pacer.(interface{ Done() }); ok {
 		d.Done() // e.g. leave a real-time priority the pacer took

@@ -98,8 +98,12 @@ type Follower interface {
 // StreamCounter is implemented by a Source that counts the frames it
 // rendered of each of its streams (package template); the engine reports
 // them per worker (WorkerResult.StreamFrames) after the loop.
+// StreamDatagrams counts what a receiver counts per stream: whole
+// datagrams, the last fragment of a fragmented one included (equal to
+// StreamFrames for streams that are not fragmented).
 type StreamCounter interface {
 	StreamFrames() []uint64
+	StreamDatagrams() []uint64
 }
 
 // ErrSource is implemented by a Source that can fail while rendering (a

@@ -80,11 +80,18 @@ func streamCounts(res *engine.Result, spec *template.Spec) []report.Stream {
 		st := &spec.Streams[i]
 		rs := report.Stream{Stream: i, Name: st.Name}
 		counted := false
+		var datagrams uint64
 		for _, w := range res.Workers {
 			if i < len(w.StreamFrames) {
 				rs.Frames += w.StreamFrames[i]
 				counted = true
 			}
+			if i < len(w.StreamDatagrams) {
+				datagrams += w.StreamDatagrams[i]
+			}
+		}
+		if st.Fragmented() {
+			rs.Datagrams = datagrams
 		}
 		if !counted {
 			return nil

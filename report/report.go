@@ -134,6 +134,10 @@ type Stream struct {
 	Stream int    `json:"stream"`
 	Name   string `json:"name"`
 	Frames uint64 `json:"frames"`
+	// Datagrams is, for a stream of IP fragments, the whole datagrams
+	// among Frames (what a receiver counts: the signature is in the
+	// last fragment); 0 for streams that are not fragmented.
+	Datagrams uint64 `json:"datagrams,omitempty"`
 	// Rate is the stream's own rate ("" when it shares the run's --rate),
 	// or "original timing" for a capture replayed with its own gaps.
 	Rate string `json:"rate,omitempty"`
@@ -244,6 +248,9 @@ func (r *Report) WriteTable(w io.Writer) {
 	if len(r.Streams) > 1 || (len(r.Streams) == 1 && r.Streams[0].Rate != "") {
 		for _, st := range r.Streams {
 			line := fmt.Sprintf("%d frames", st.Frames)
+			if st.Datagrams > 0 {
+				line += fmt.Sprintf(" (%d whole datagram%s)", st.Datagrams, plural(st.Datagrams))
+			}
 			for _, x := range []string{st.Rate, st.Mode} {
 				if x != "" {
 					line += ", " + x
@@ -364,4 +371,12 @@ func verificationLine(b []byte) string {
 		}
 	}
 	return s
+}
+
+// plural is "s" unless n is 1.
+func plural(n uint64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

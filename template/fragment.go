@@ -26,6 +26,13 @@ type fragGeom struct {
 	last        int
 }
 
+// Fragmented reports whether the stream sends its datagrams cut into IP
+// fragments (more than one frame a datagram).
+func (st *Stream) Fragmented() bool {
+	g := st.fragments()
+	return g != nil && g.count > 1
+}
+
 // fragments returns the stream's fragment geometry, nil when it sends
 // whole datagrams.
 func (st *Stream) fragments() *fragGeom {

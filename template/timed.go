@@ -277,6 +277,28 @@ func (s *Source) StreamFrames() []uint64 {
 	out := make([]uint64, len(s.streams))
 	for i, cs := range s.streams {
 		out[i] = cs.k / cs.w
+		if f := cs.fr; f != nil && out[i] > 0 {
+			// k counts the datagrams begun; the last may be cut short.
+			out[i] = (out[i]-1)*uint64(f.g.count) + uint64(f.j)
+			if f.j == 0 {
+				out[i] += uint64(f.g.count)
+			}
+		}
+	}
+	return out
+}
+
+// StreamDatagrams returns the whole datagrams this source rendered of each
+// stream: StreamFrames for whole frames; for a fragmented stream the
+// datagrams whose last fragment (the one with the signature, what a
+// receiver counts) was rendered.
+func (s *Source) StreamDatagrams() []uint64 {
+	out := make([]uint64, len(s.streams))
+	for i, cs := range s.streams {
+		out[i] = cs.k / cs.w
+		if f := cs.fr; f != nil && out[i] > 0 && f.j != 0 {
+			out[i]--
+		}
 	}
 	return out
 }
