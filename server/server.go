@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -220,7 +221,7 @@ func ListenAndServe(ctx context.Context, opt Options, ready func(net.Addr)) erro
 	ln, err := net.Listen("tcp", opt.Listen)
 	if err != nil {
 		s.Close()
-		return fmt.Errorf("listen on %s: %w", opt.Listen, err)
+		return listenError(opt.Listen, err)
 	}
 	if ready != nil {
 		ready(ln.Addr())
@@ -275,4 +276,12 @@ func (s *Server) authorized(r *http.Request) bool {
 	got := sha256.Sum256([]byte(h[len(pfx):]))
 	want := sha256.Sum256([]byte(s.opt.Token))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// listenError says why the address could not be taken and what to do.
+func listenError(addr string, err error) error {
+	if h := sys.ListenHint(err); h != "" {
+		return fmt.Errorf("listen on %s: %w: %s", addr, err, h)
+	}
+	return fmt.Errorf("listen on %s: %w", addr, err)
 }
