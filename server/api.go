@@ -231,10 +231,20 @@ func (s *Server) routes() http.Handler {
 // guard checks the token and caps the body.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/metrics") && !s.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="wpg"`)
-			writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong token: send Authorization: Bearer TOKEN (the token wpg serve was given)"})
-			return
+		if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/metrics" {
+			client := clientAddr(r)
+			if left, ok := s.fails.blocked(client); ok {
+				s.tooManyFailures(w, left)
+				return
+			}
+			if !s.authorized(r) {
+				if r.Header.Get("Authorization") != "" {
+					s.fails.fail(client)
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="wpg"`)
+				writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong token: send Authorization: Bearer TOKEN (the token wpg serve was given)"})
+				return
+			}
 		}
 		if r.ContentLength > s.opt.MaxBody {
 			writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})

@@ -93,6 +93,8 @@ type Server struct {
 
 	sysOnce sync.Once
 	sysJSON []byte
+
+	fails *failLimiter // wrong tokens per client address (limit.go)
 }
 
 // New opens the job database (marking jobs left running as interrupted)
@@ -138,7 +140,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("server: web UI: %w", err)
 	}
-	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}}
+	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.reg = s.newRegistry()
 	s.h = s.routes()

@@ -284,13 +284,22 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
+	client := clientAddr(r)
+	if left, ok := s.fails.blocked(client); ok {
+		secs := int(left/time.Second) + 1
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.render(w, http.StatusTooManyRequests, "login", "Log in", loginData{Next: next, Error: fmt.Sprintf("too many wrong tokens from this address: try again in %d s", secs)})
+		return
+	}
 	got := sha256.Sum256([]byte(strings.TrimSpace(r.PostForm.Get("token"))))
 	want := sha256.Sum256([]byte(s.opt.Token))
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		s.log.Warn("web UI: wrong token at login", "client", clientAddr(r))
+		s.fails.fail(client)
+		s.log.Warn("web UI: wrong token at login", "client", client)
 		s.render(w, http.StatusUnauthorized, "login", "Log in", loginData{Next: next, Error: "wrong token: give the token wpg serve was started with (--token or the contents of --token-file)"})
 		return
 	}
+	s.fails.ok(client)
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: sessionValue(s.opt.Token), Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)
