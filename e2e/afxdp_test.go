@@ -3,19 +3,15 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/wpg-dev/wpg/internal/syncbuf"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
@@ -257,43 +253,7 @@ func TestAfxdpRateOnTheWire(t *testing.T) {
 	const interval = 10 * time.Microsecond
 	for _, b := range []string{"afxdp", "afpacket"} {
 		t.Run(b, func(t *testing.T) {
-			v := testbed.NewVeth(t)
-			pcap := filepath.Join(t.TempDir(), "rate.pcap")
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			capt := v.Command(ctx, "tcpdump", "-i", v.Inner, "-w", pcap, "--time-stamp-precision=nano", "-B", "65536", "-U", "udp")
-			var capErr syncbuf.Buffer
-			capt.Stderr = &capErr
-			if err := capt.Start(); err != nil {
-				t.Fatalf("tcpdump: %v", err)
-			}
-			defer func() { _ = capt.Process.Kill(); _ = capt.Wait() }()
-			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(capErr.String(), "listening on"); {
-				if time.Now().After(deadline) {
-					t.Fatalf("tcpdump did not start: %s", capErr.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			cmd := exec.Command(wpg, "send", "-i", v.Outer, "--backend", b, "--rate", "100kpps", "--duration", dur, "--json")
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("wpg send: %v\n%s", err, errb.String())
-			}
-			var rep rateReport
-			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-				t.Fatalf("report: %v\n%s", err, out.String())
-			}
-			var ts []int64
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-				if ts = readTimestamps(t, pcap); uint64(len(ts)) >= rep.Frames || time.Now().After(deadline) {
-					break
-				}
-			}
-			_ = capt.Process.Signal(os.Interrupt)
-			_ = capt.Wait()
-			ts = readTimestamps(t, pcap)
-			s := analyseGaps(ts, interval)
+			rep, s := sendCaptured(t, wpg, interval, "--backend", b, "--rate", "100kpps", "--duration", dur)
 			t.Logf("%s: report achieved=%.5f; wire: frames=%d pps=%.1f (%.5f of target), gaps within ±10%%: %.2f%%, p50=%v p99=%v, max %d frames in 1 ms",
 				b, rep.AchievedRatio, s.Frames, s.PPS, s.PPS*interval.Seconds(), 100*s.WithinShare, s.P50, s.P99, s.MaxPerMs)
 			if path := os.Getenv("WPG_RATE_RESULTS"); path != "" {

@@ -127,49 +127,7 @@ func TestRateOnTheWire(t *testing.T) {
 	}{{"1kpps", time.Millisecond}, {"100kpps", 10 * time.Microsecond}} {
 		for _, wait := range []string{"hybrid", "spin"} {
 			t.Run(c.rate+"/"+wait, func(t *testing.T) {
-				v := testbed.NewVeth(t)
-				pcap := filepath.Join(t.TempDir(), "rate.pcap")
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				capt := v.Command(ctx, "tcpdump", "-i", v.Inner, "-w", pcap, "--time-stamp-precision=nano",
-					"-B", "65536", "-U", "udp")
-				var capErr syncbuf.Buffer
-				capt.Stderr = &capErr
-				if err := capt.Start(); err != nil {
-					t.Fatalf("tcpdump: %v", err)
-				}
-				defer func() { _ = capt.Process.Kill(); _ = capt.Wait() }()
-				for deadline := time.Now().Add(10 * time.Second); !strings.Contains(capErr.String(), "listening on"); {
-					if time.Now().After(deadline) {
-						t.Fatalf("tcpdump did not start: %s", capErr.String())
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-
-				cmd := exec.Command(wpg, "send", "-i", v.Outer, "--backend", "afpacket", "--rate", c.rate,
-					"--wait", wait, "--duration", dur, "--json")
-				var out, errb bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errb
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("wpg send: %v\n%s", err, errb.String())
-				}
-				var rep rateReport
-				if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-					t.Fatalf("report: %v\n%s", err, out.String())
-				}
-				// tcpdump (-U) writes every packet as it reads it; on a busy
-				// host it lags, and packets it has not read yet when
-				// interrupted are lost: wait until the file holds them all.
-				var ts []int64
-				for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-					if ts = readTimestamps(t, pcap); uint64(len(ts)) >= rep.Frames || time.Now().After(deadline) {
-						break
-					}
-				}
-				_ = capt.Process.Signal(os.Interrupt)
-				_ = capt.Wait()
-				ts = readTimestamps(t, pcap)
-				s := analyseGaps(ts, c.interval)
+				rep, s := sendCaptured(t, wpg, c.interval, "--backend", "afpacket", "--rate", c.rate, "--wait", wait, "--duration", dur)
 				t.Logf("report: frames=%d pps=%.1f achieved=%.5f lateness mean=%d p50=%d p99=%d max=%d ns, clock %s, sender CPU %.3f cores",
 					rep.Frames, rep.PPS, rep.AchievedRatio, rep.LatenessMean, rep.P50, rep.P99, rep.LatenessMax, rep.Clock, rep.CPUSeconds/rep.Seconds)
 				t.Logf("wire: frames=%d pps=%.1f (%.5f of target) gaps within ±10%%: %.2f%%, gap p50=%v p99=%v, max %d frames in 1 ms (share %.0f)",
@@ -197,6 +155,52 @@ func TestRateOnTheWire(t *testing.T) {
 			})
 		}
 	}
+}
+
+// sendCaptured runs `wpg send -i OUTER ARGS... --json` on a fresh veth
+// pair while tcpdump (nanosecond timestamps) captures the far end, and
+// returns the report and the gaps of the capture against interval.
+func sendCaptured(t *testing.T, wpg string, interval time.Duration, args ...string) (rateReport, gapStats) {
+	t.Helper()
+	v := testbed.NewVeth(t)
+	pcap := filepath.Join(t.TempDir(), "rate.pcap")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	capt := v.Command(ctx, "tcpdump", "-i", v.Inner, "-w", pcap, "--time-stamp-precision=nano",
+		"-B", "65536", "-U", "udp")
+	var capErr syncbuf.Buffer
+	capt.Stderr = &capErr
+	if err := capt.Start(); err != nil {
+		t.Fatalf("tcpdump: %v", err)
+	}
+	defer func() { _ = capt.Process.Kill(); _ = capt.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(capErr.String(), "listening on"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("tcpdump did not start: %s", capErr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd := exec.Command(wpg, append(append([]string{"send", "-i", v.Outer}, args...), "--json")...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("wpg send: %v\n%s", err, errb.String())
+	}
+	var rep rateReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out.String())
+	}
+	// tcpdump (-U) writes every packet as it reads it; on a busy host it
+	// lags, and packets it has not read yet when interrupted are lost:
+	// wait until the file holds them all.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if uint64(len(readTimestamps(t, pcap))) >= rep.Frames || time.Now().After(deadline) {
+			break
+		}
+	}
+	_ = capt.Process.Signal(os.Interrupt)
+	_ = capt.Wait()
+	return rep, analyseGaps(readTimestamps(t, pcap), interval)
 }
 
 func readTimestamps(t *testing.T, path string) []int64 {
