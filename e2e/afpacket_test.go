@@ -21,31 +21,29 @@ func runAs(t *testing.T, wrapper []string, args ...string) (string, string, int)
 	return runCmd(t, cmd)
 }
 
-// TestAfpacketBadInput: each refusal is one clear line naming the fix, and
-// nothing (socket, ring) is left behind: the process exits non-zero before
-// sending anything.
-func TestAfpacketBadInput(t *testing.T) {
-	v := testbed.NewVeth(t)
+// refusal is a command line (run under wrapper: a privilege or limit
+// change) that wpg must refuse with one "wpg: " line containing want.
+type refusal struct {
+	name    string
+	wrapper []string
+	args    []string
+	want    []string
+}
+
+// refusalWrappers are the wrappers the bad-input tests run wpg under:
+// nobody (no privileges at all), smallMemlock (root without CAP_IPC_LOCK
+// and a 1 MiB memlock limit) and direct (as it is).
+func refusalWrappers(t *testing.T) (nobody, smallMemlock, direct []string) {
 	testbed.RequireTool(t, "setpriv", "util-linux")
 	testbed.RequireTool(t, "prlimit", "util-linux")
-	nobody := []string{"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all"}
-	// Root without CAP_IPC_LOCK and with a 1 MiB memlock limit.
-	smallMemlock := []string{"setpriv", "--bounding-set", "-ipc_lock", "--inh-caps=-ipc_lock", "prlimit", "--memlock=1048576:1048576"}
-	direct := []string{"env"}
-	cases := []struct {
-		name    string
-		wrapper []string
-		args    []string
-		want    []string
-	}{
-		{"no privileges", nobody, []string{"send", "-i", v.Outer, "--count", "10"}, []string{"CAP_NET_RAW", "setcap"}},
-		{"no privileges recv", nobody, []string{"recv", "-i", v.Outer, "--expect", "1"}, []string{"CAP_NET_RAW", "setcap"}},
-		{"missing interface", direct, []string{"send", "-i", "wpg-nonesuch0", "--count", "10"}, []string{"wpg-nonesuch0", "existing interfaces", v.Outer}},
-		{"missing interface recv", direct, []string{"recv", "-i", "wpg-nonesuch0"}, []string{"wpg-nonesuch0", "existing interfaces"}},
-		{"frame over MTU", direct, []string{"send", "-i", v.Outer, "--size", "2000", "--count", "10"}, []string{"2000", "MTU", "ip link set " + v.Outer + " mtu"}},
-		{"ring over memlock", smallMemlock, []string{"send", "-i", v.Outer, "--count", "10", "--size", "1500", "--ring-bytes", "16MiB"}, []string{"memlock", "ulimit -l", "LimitMEMLOCK", "--ring-bytes"}},
-		{"rx ring over memlock", smallMemlock, []string{"recv", "-i", v.Outer, "--expect", "1"}, []string{"memlock", "ulimit -l"}},
-	}
+	return []string{"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all"},
+		[]string{"setpriv", "--bounding-set", "-ipc_lock", "--inh-caps=-ipc_lock", "prlimit", "--memlock=1048576:1048576"},
+		[]string{"env"}
+}
+
+// checkRefusals runs each case and checks its one-line refusal.
+func checkRefusals(t *testing.T, cases []refusal) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, errs, code := runAs(t, c.wrapper, c.args...)
@@ -63,6 +61,24 @@ func TestAfpacketBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAfpacketBadInput: each refusal is one clear line naming the fix, and
+// nothing (socket, ring) is left behind: the process exits non-zero before
+// sending anything.
+func TestAfpacketBadInput(t *testing.T) {
+	v := testbed.NewVeth(t)
+	nobody, smallMemlock, direct := refusalWrappers(t)
+	cases := []refusal{
+		{"no privileges", nobody, []string{"send", "-i", v.Outer, "--count", "10"}, []string{"CAP_NET_RAW", "setcap"}},
+		{"no privileges recv", nobody, []string{"recv", "-i", v.Outer, "--expect", "1"}, []string{"CAP_NET_RAW", "setcap"}},
+		{"missing interface", direct, []string{"send", "-i", "wpg-nonesuch0", "--count", "10"}, []string{"wpg-nonesuch0", "existing interfaces", v.Outer}},
+		{"missing interface recv", direct, []string{"recv", "-i", "wpg-nonesuch0"}, []string{"wpg-nonesuch0", "existing interfaces"}},
+		{"frame over MTU", direct, []string{"send", "-i", v.Outer, "--size", "2000", "--count", "10"}, []string{"2000", "MTU", "ip link set " + v.Outer + " mtu"}},
+		{"ring over memlock", smallMemlock, []string{"send", "-i", v.Outer, "--count", "10", "--size", "1500", "--ring-bytes", "16MiB"}, []string{"memlock", "ulimit -l", "LimitMEMLOCK", "--ring-bytes"}},
+		{"rx ring over memlock", smallMemlock, []string{"recv", "-i", v.Outer, "--expect", "1"}, []string{"memlock", "ulimit -l"}},
+	}
+	checkRefusals(t, cases)
 	// The interface is down.
 	if out, err := exec.Command("ip", "link", "set", v.Outer, "down").CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)

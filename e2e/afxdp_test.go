@@ -117,21 +117,12 @@ func TestAfxdpBenchInfo(t *testing.T) {
 // is left behind.
 func TestAfxdpBadInput(t *testing.T) {
 	v := testbed.NewVeth(t)
-	testbed.RequireTool(t, "setpriv", "util-linux")
-	testbed.RequireTool(t, "prlimit", "util-linux")
-	nobody := []string{"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all"}
-	smallMemlock := []string{"setpriv", "--bounding-set", "-ipc_lock", "--inh-caps=-ipc_lock", "prlimit", "--memlock=1048576:1048576"}
+	nobody, smallMemlock, direct := refusalWrappers(t)
 	noBPF := []string{"setpriv", "--bounding-set", "-bpf,-net_admin,-sys_admin,-perfmon", "--inh-caps=-bpf,-net_admin,-sys_admin,-perfmon"}
-	direct := []string{"env"}
 	send := []string{"send", "--backend", "afxdp", "-i", v.Outer, "--count", "10"}
 	recvArgs := []string{"recv", "--backend", "afxdp", "-i", v.Outer, "--expect", "1"}
 	with := func(base []string, more ...string) []string { return append(append([]string{}, base...), more...) }
-	cases := []struct {
-		name    string
-		wrapper []string
-		args    []string
-		want    []string
-	}{
+	cases := []refusal{
 		{"no CAP_NET_RAW", nobody, send, []string{"CAP_NET_RAW", "setcap"}},
 		{"no CAP_NET_RAW recv", nobody, recvArgs, []string{"CAP_NET_RAW", "setcap"}},
 		{"no CAP_BPF recv", noBPF, recvArgs, []string{"CAP_BPF", "CAP_NET_ADMIN", "setcap"}},
@@ -144,23 +135,7 @@ func TestAfxdpBadInput(t *testing.T) {
 		{"frame over MTU", direct, with(send, "--size", "2000"), []string{"2000", "MTU", "ip link set " + v.Outer + " mtu"}},
 		{"missing interface", direct, []string{"send", "--backend", "afxdp", "-i", "wpg-nonesuch0", "--count", "1"}, []string{"wpg-nonesuch0", "existing interfaces"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			out, errs, code := runAs(t, c.wrapper, c.args...)
-			if code == 0 {
-				t.Fatalf("exit 0, stdout %q stderr %q", out, errs)
-			}
-			line := strings.TrimSpace(errs)
-			if strings.Count(line, "\n") != 0 || !strings.HasPrefix(line, "wpg: ") {
-				t.Errorf("want one line starting with \"wpg: \", got %q", errs)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(line, w) {
-					t.Errorf("error %q lacks %q", line, w)
-				}
-			}
-		})
-	}
+	checkRefusals(t, cases)
 	noXDP(t, v)
 
 	// A queue in use: a receiver holds every queue of the inner end.
