@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -505,23 +506,30 @@ func (s *Server) find(w http.ResponseWriter, r *http.Request) (*entry, *JobRecor
 		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Field: "id", Value: r.PathValue("id"), Reason: "is not a job ID", Fix: "use the id that POST /api/v1/jobs returned (a whole number from 1)"}}})
 		return nil, nil, false
 	}
+	e, rec, err := s.locate(r.Context(), id)
+	switch {
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		return nil, nil, false
+	case e == nil && rec == nil:
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("no job %d: GET /api/v1/jobs lists them", id)})
+		return nil, nil, false
+	}
+	return e, rec, true
+}
+
+// locate returns job id: its entry while it runs, else its record; both
+// nil when there is no such job.
+func (s *Server) locate(ctx context.Context, id int64) (*entry, *JobRecord, error) {
 	if e := s.lookup(id); e != nil {
 		select {
 		case <-e.done:
 		default:
-			return e, nil, true
+			return e, nil, nil
 		}
 	}
-	rec, err := s.store.Get(r.Context(), id)
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
-		return nil, nil, false
-	}
-	if rec == nil {
-		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("no job %d: GET /api/v1/jobs lists them", id)})
-		return nil, nil, false
-	}
-	return nil, rec, true
+	rec, err := s.store.Get(ctx, id)
+	return nil, rec, err
 }
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {

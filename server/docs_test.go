@@ -18,7 +18,7 @@ func TestStatusCodesDocumented(t *testing.T) {
 	codes := map[string]int{
 		"StatusOK": http.StatusOK, "StatusCreated": http.StatusCreated, "StatusAccepted": http.StatusAccepted,
 		"StatusNoContent": http.StatusNoContent, "StatusSeeOther": http.StatusSeeOther, "StatusBadRequest": http.StatusBadRequest,
-		"StatusUnauthorized": http.StatusUnauthorized, "StatusForbidden": http.StatusForbidden,
+		"StatusUnauthorized": http.StatusUnauthorized, "StatusForbidden": http.StatusForbidden, "StatusTooManyRequests": http.StatusTooManyRequests,
 		"StatusNotFound": http.StatusNotFound, "StatusConflict": http.StatusConflict,
 		"StatusRequestEntityTooLarge": http.StatusRequestEntityTooLarge,
 		"StatusInternalServerError":   http.StatusInternalServerError,

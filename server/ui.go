@@ -754,23 +754,16 @@ func (s *Server) findPage(w http.ResponseWriter, r *http.Request) (*entry, *JobR
 		s.render(w, http.StatusBadRequest, "error", "Bad job ID", "“"+r.PathValue("id")+"” is not a job ID: job IDs are whole numbers from 1")
 		return nil, nil, false
 	}
-	if e := s.lookup(id); e != nil {
-		select {
-		case <-e.done:
-		default:
-			return e, nil, true
-		}
-	}
-	rec, err := s.store.Get(r.Context(), id)
-	if err != nil {
+	e, rec, err := s.locate(r.Context(), id)
+	switch {
+	case err != nil:
 		s.render(w, http.StatusInternalServerError, "error", "Job database", "job database: "+err.Error())
 		return nil, nil, false
-	}
-	if rec == nil {
+	case e == nil && rec == nil:
 		s.render(w, http.StatusNotFound, "error", "No such job", fmt.Sprintf("there is no job %d (deleted, pruned, or never started)", id))
 		return nil, nil, false
 	}
-	return nil, rec, true
+	return e, rec, true
 }
 
 func (s *Server) handleStopForm(w http.ResponseWriter, r *http.Request) {
