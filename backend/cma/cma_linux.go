@@ -71,8 +71,10 @@ func cacheSized(maxFrame int) bool {
 	return st >= cacheMinFrame && st <= cacheMaxFrame
 }
 
-// slotsFor returns the staging slot count: want when given, two for
-// cache-sized frames, else stagingBudget bytes of slots (4 MiB).
+// slotsFor returns the descriptor ring's entry count, one per staging
+// slot: want when given (1 is rounded up to the ring's two entries, and
+// the sender then uses one staging slot), two for cache-sized frames, else
+// stagingBudget bytes of slots (4 MiB).
 func slotsFor(maxFrame, want int) int {
 	if want <= 0 && cacheSized(maxFrame) {
 		return 2
@@ -85,9 +87,10 @@ type sender struct {
 	ctx      context.Context // cancelled when the run stops
 	ring     *shmring.Ring
 	prod     *shmring.Producer
-	staging  *sys.SharedMapping
+	staging  *buffer
 	stride   int
 	maxFrame int
+	staged   int // staging slots (the ring's entries, or 1: --slots 1)
 	slots    peer.Slots
 	frames   uint64
 	closed   bool
@@ -126,8 +129,13 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	s := &sender{ctx: ctx, ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev}
-	s.staging, err = sys.Alloc(ring.Slots()*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", ring.Slots(), s.stride))
+	s := &sender{ctx: ctx, ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev, staged: ring.Slots()}
+	if o.Mem.Slots == 1 && !writev {
+		// One staging slot (the ring has two entries at least): a frame
+		// is rendered only once the receiver has copied the one before.
+		s.staged = 1
+	}
+	s.staging, err = allocBuffer(s.staged*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", s.staged, s.stride))
 	if err != nil {
 		ring.Close()
 		return nil, fmt.Errorf("cma sender: %w", err)
@@ -136,7 +144,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		s.release()
 		return nil, err
 	}
-	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: ring.Slots(), Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
+	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.staged, Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
 	if writev {
 		h.Mode = "writev"
 	}
@@ -159,7 +167,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	s.prod = ring.Producer()
 	s.Watch()
 	s.slots = peer.Slots{Name: "cma", Ring: ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
-		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
+		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone, Staging: s.staged}
 	return s, nil
 }
 
@@ -208,7 +216,7 @@ func (s *sender) MaxFrame() int { return s.maxFrame }
 
 func (s *sender) Info() backend.Info {
 	d := s.Details(map[string]string{
-		"staging_slots": strconv.Itoa(s.ring.Slots()),
+		"staging_slots": strconv.Itoa(s.staged),
 		"slot_stride":   strconv.Itoa(s.stride),
 		"frames":        strconv.FormatUint(s.frames, 10),
 		"transfer":      "receiver pulls with process_vm_readv; descriptors through a memfd ring",
@@ -251,8 +259,9 @@ type receiver struct {
 	base     uintptr
 	stride   int
 	slots    uint64
+	staged   uint64 // the sender's staging slots (readv): the hello's, at most slots
 	maxFrame int
-	mem      *sys.SharedMapping
+	mem      *buffer
 	perCall  int
 	dviews   [][]byte
 	locals   [][]byte
@@ -262,7 +271,7 @@ type receiver struct {
 	info     backend.Info
 	// writev mode: the sender writes into our slots (slots × stride).
 	writev bool
-	slotsM *sys.SharedMapping
+	slotsM *buffer
 	// sum: the receiver computes each payload's CRC-32C chunk by chunk
 	// right after the kernel copied the chunk (recv.PayloadSummer).
 	sum  bool
@@ -297,6 +306,8 @@ func (r *receiver) PayloadSums() []frame.PayloadCRC { return r.sums }
 // right after its copy. When the first piece shows a frame without a
 // checksum (sent with --verify off) or no payload header, the rest is
 // copied in one call and the result is not valid: the decoder checks it.
+// The staging slot goes back to the sender as soon as the last piece has
+// arrived, before its CRC, so that the sender renders into it meanwhile.
 func (r *receiver) readSummed(local []byte, remote uintptr) (frame.PayloadCRC, error) {
 	var c frame.PayloadCRC
 	l := len(local)
@@ -308,6 +319,9 @@ func (r *receiver) readSummed(local []byte, remote uintptr) (frame.PayloadCRC, e
 		r.locals[0], r.remotes[0] = local[off:end], remote+uintptr(off)
 		if err := r.pvm.Transfer(r.pid, false, r.locals[:1], r.remotes[:1]); err != nil {
 			return c, err
+		}
+		if end == l {
+			r.cons.Release()
 		}
 		if off == 0 {
 			c.Valid = frame.PayloadHasChecksum(local[:end])
@@ -341,6 +355,10 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	}
 	r := &receiver{ring: ring, conn: conn, pid: h.PID, base: uintptr(h.Addr), stride: h.Len,
 		slots: uint64(ring.Slots()), maxFrame: h.MaxFrame, writev: h.Mode == "writev"}
+	r.staged = r.slots
+	if h.Slots >= 1 && h.Slots < ring.Slots() {
+		r.staged = uint64(h.Slots)
+	}
 	if r.writev {
 		// The sender pushes frames into our slots: let it (Yama scope 1),
 		// and tell it where they are.
@@ -349,7 +367,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 			return fail(err)
 		}
 		st := stride(h.MaxFrame)
-		if r.slotsM, err = sys.Alloc(ring.Slots()*st, fmt.Sprintf("the receive slots (%d × %d bytes)", ring.Slots(), st)); err != nil {
+		if r.slotsM, err = allocBuffer(ring.Slots()*st, fmt.Sprintf("the receive slots (%d × %d bytes)", ring.Slots(), st)); err != nil {
 			ring.Close()
 			return fail(err)
 		}
@@ -375,7 +393,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if cacheSized(h.MaxFrame) {
 		r.perCall = 1 // see cacheMinFrame
 	}
-	if r.mem, err = sys.Alloc(r.perCall*r.stride, fmt.Sprintf("the receive buffers (%d × %d bytes)", r.perCall, r.stride)); err != nil {
+	if r.mem, err = allocBuffer(r.perCall*r.stride, fmt.Sprintf("the receive buffers (%d × %d bytes)", r.perCall, r.stride)); err != nil {
 		ring.Close()
 		return fail(err)
 	}
@@ -443,7 +461,7 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	st := r.stride
 	if r.sum && n == 1 {
 		l := min(int(binary.LittleEndian.Uint64(r.dviews[0])), r.maxFrame)
-		start := idx % r.slots
+		start := idx % r.staged
 		c, err := r.readSummed(mem[:l], r.base+uintptr(int(start)*st))
 		if err != nil {
 			if sys.IsESRCH(err) {
@@ -459,8 +477,8 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	}
 	seg := 0
 	for i := 0; i < n; {
-		start := (idx + uint64(i)) % r.slots
-		k := min(n-i, int(r.slots-start))
+		start := (idx + uint64(i)) % r.staged
+		k := min(n-i, int(r.staged-start))
 		last := min(int(binary.LittleEndian.Uint64(r.dviews[i+k-1])), r.maxFrame)
 		r.locals[seg] = mem[i*st : (i+k-1)*st+last]
 		r.remotes[seg] = r.base + uintptr(int(start)*st)

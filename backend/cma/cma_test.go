@@ -19,6 +19,12 @@ func TestFramesIntactTwoSlots(t *testing.T) {
 	peertest.Matrix(t, "cma", backend.Options{Mem: backend.MemOptions{Slots: 2}}, peertest.Sizes[:3])
 }
 
+// TestFramesIntactOneSlot: with --slots 1 the sender renders into one
+// staging slot, each frame once the receiver has copied the one before.
+func TestFramesIntactOneSlot(t *testing.T) {
+	peertest.Matrix(t, "cma", backend.Options{Mem: backend.MemOptions{Slots: 1}}, peertest.Sizes)
+}
+
 func TestReceiverKilled(t *testing.T) { peertest.KilledReceiver(t, "cma", backend.Options{}) }
 
 func TestSenderKilled(t *testing.T) { peertest.KilledSender(t, "cma") }

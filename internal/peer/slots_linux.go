@@ -28,6 +28,11 @@ type Slots struct {
 	Wait time.Duration
 	// PeerGone returns the error to stop with once the receiver has gone.
 	PeerGone func() error
+	// Staging, when 1 … Ring.Slots()-1, is the number of staging slots:
+	// frame i lives in slot i mod Staging, and Reserve hands out a slot
+	// only once the receiver has released the frame that used it before
+	// (at most Staging frames in flight). 0: one per ring slot.
+	Staging int
 
 	reserved int
 	descs    [][]byte
@@ -46,13 +51,13 @@ func (s *Slots) Reserve(bufs [][]byte) (int, error) {
 		}
 	}
 	d := s.descs[:len(bufs)]
-	n, err := s.Prod.Reserve(d)
+	n, err := s.reserve(d)
 	if err == nil && n == 0 {
-		if err = s.Prod.WaitSpace(s.Wait); err == nil {
+		if err = s.Prod.WaitSpaceN(s.Ring.Slots()-s.staging()+1, s.Wait); err == nil {
 			if g := s.PeerGone(); g != nil {
 				return 0, g
 			}
-			n, err = s.Prod.Reserve(d)
+			n, err = s.reserve(d)
 		}
 	}
 	if err != nil {
@@ -69,12 +74,28 @@ func (s *Slots) Reserve(bufs [][]byte) (int, error) {
 	return n, nil
 }
 
+// staging is the number of staging slots.
+func (s *Slots) staging() int {
+	if s.Staging > 0 && s.Staging < s.Ring.Slots() {
+		return s.Staging
+	}
+	return s.Ring.Slots()
+}
+
+// reserve takes up to len(d) ring slots whose staging slots are free.
+func (s *Slots) reserve(d [][]byte) (int, error) {
+	if st := s.staging(); st < s.Ring.Slots() {
+		d = d[:max(0, min(len(d), st-s.Prod.Pending()))]
+	}
+	return s.Prod.Reserve(d)
+}
+
 // Reserved is the number of slots the last Reserve handed out.
 func (s *Slots) Reserved() int { return s.reserved }
 
 // Offset is the staging offset of the i-th slot of the last Reserve.
 func (s *Slots) Offset(i int) int {
-	return int((s.Prod.Index()+uint64(i))%uint64(s.Ring.Slots())) * s.Stride
+	return int((s.Prod.Index()+uint64(i))%uint64(s.staging())) * s.Stride
 }
 
 // Slot is the ring slot number of the i-th slot of the last Reserve.
