@@ -129,7 +129,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVar(&f.connect, "connect", "", "local paths: meet a receiver started independently with wpg recv --listen `SOCK`")
 	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default, the receiver pulls) or writev (the sender pushes)")
 	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
-	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0 = automatic)")
+	fl.IntVar(&f.slots, "slots", 0, "shm, udmabuf: ring slots; cma, xpmem: staging slots (0 = automatic)")
 	fl.StringVar(&f.device, "device", "", "udmabuf: the DMA buffer, /dev/udmabufN (ikwzm's u-dma-buf) or /dev/udmabuf (mainline, a buffer of --slots frames made from a sealed memfd)")
 	fl.BoolVar(&f.osync, "sync", false, "udmabuf (u-dma-buf): open the device with O_SYNC, so that --sync-mode chooses the CPU mapping")
 	fl.IntVar(&f.syncMode, "sync-mode", -1, "udmabuf (u-dma-buf): sync_mode 0-7 written to sysfs before the open and restored after (with O_SYNC: 0 cached, 1 non-cached, 2 write-combine, 3 DMA-coherent; +4 applies it without O_SYNC); -1 leaves the device's")

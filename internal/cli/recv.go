@@ -92,7 +92,7 @@ missing.`,
 	fl.StringVar(&f.recvMode, "recv-mode", "", "shm: inplace (default) or copy; cma: readv (default) or writev (the sender's choice wins)")
 	fl.StringVar(&f.pipeSize, "pipe-size", "", "pipe: capacity to ask for, e.g. 64KiB (default /proc/sys/fs/pipe-max-size)")
 	fl.BoolVar(&f.busyWait, "busy-wait", false, "shm: poll instead of sleeping when idle")
-	fl.IntVar(&f.slots, "slots", 0, "shm: ring slots (0: the sender's)")
+	fl.IntVar(&f.slots, "slots", 0, "shm, udmabuf: ring slots; cma, xpmem: staging slots (0: the sender's)")
 	fl.StringVar(&f.verify, "verify", "on", "payload frames: on, sample, off")
 	fl.StringVar(&f.size, "size", "", "payload frame size, when the backend needs it before the sender says")
 	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, loss, latency p99 where measured) and add intervals[] to the JSON, e.g. 200ms or 1s (at least 50ms; 0: none)")
