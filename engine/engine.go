@@ -161,8 +161,17 @@ func (e *WorkerError) Unwrap() error { return e.Err }
 
 // Counters are the live totals of a running job, for progress display.
 type Counters struct {
-	frames []atomic.Uint64
-	bytes  []atomic.Uint64
+	frames []liveCount
+	bytes  []liveCount
+}
+
+// liveCount is one worker's live count, alone in 128 bytes (a cache line
+// and the one the CPU fetches with it): each worker stores its own after
+// every batch, and two workers' counts in one line would move the line
+// between their CPUs at every store.
+type liveCount struct {
+	atomic.Uint64
+	_ [120]byte
 }
 
 // Totals sums the workers' counters.
@@ -213,8 +222,8 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	}
 	ctx, halt := context.WithCancel(ctx)
 	j := &Job{cfg: cfg, done: make(chan struct{}), halt: halt}
-	j.counters.frames = make([]atomic.Uint64, cfg.Workers)
-	j.counters.bytes = make([]atomic.Uint64, cfg.Workers)
+	j.counters.frames = make([]liveCount, cfg.Workers)
+	j.counters.bytes = make([]liveCount, cfg.Workers)
 	j.result.Workers = make([]WorkerResult, cfg.Workers)
 	go j.run(ctx)
 	return j, nil
@@ -396,7 +405,6 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		return
 	}
 	res.Info = snd.Info()
-	res.Plan, res.PlanDetail = src.Plan()
 	if snd.MaxFrame() < src.MaxFrame() {
 		snd.Close()
 		fail(fmt.Errorf("backend %s holds frames of at most %d bytes, the template needs %d", cfg.Backend.Name, snd.MaxFrame(), src.MaxFrame()))
@@ -407,6 +415,7 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 			fk.KeepFrames()
 		}
 	}
+	res.Plan, res.PlanDetail = src.Plan() // after KeepFrames, which the detail tells
 	var pacer Pacer
 	ts, _ := src.(TimedSource)
 	if ts != nil && !ts.Timed() {
@@ -548,9 +557,7 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 			sent, err = snd.Commit(lens[:m])
 		}
 		prev = t
-		for _, l := range lens[:sent] {
-			bytes += uint64(l)
-		}
+		bytes += sumLens(lens[:sent])
 		if pacer != nil && sent < m {
 			pacer.Return(m - sent)
 		}
@@ -584,4 +591,21 @@ func stampBatch(stamps []int64, prev, t int64, sched ScheduledPacer) {
 	for k := range stamps {
 		stamps[k] = prev + int64(step*float64(k+1))
 	}
+}
+
+// sumLens is the sum of a batch's frame lengths, four at a time (one
+// dependent add per frame was a few percent of a 64-byte frame's cost on
+// the dpdk backend).
+func sumLens(lens []int) uint64 {
+	var a, b, c, d uint64
+	for ; len(lens) >= 4; lens = lens[4:] {
+		a += uint64(lens[0])
+		b += uint64(lens[1])
+		c += uint64(lens[2])
+		d += uint64(lens[3])
+	}
+	for _, l := range lens {
+		a += uint64(l)
+	}
+	return a + b + c + d
 }

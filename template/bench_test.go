@@ -79,4 +79,14 @@ func BenchmarkRender(b *testing.B) {
 		b.Run("1500/"+plan, func(b *testing.B) { benchRenderKeep(b, big, plan, false) })
 		b.Run("1500/"+plan+"-keep", func(b *testing.B) { benchRenderKeep(b, big, plan, true) })
 	}
+	// 1500-byte frames with nothing varying but the signature (the frame
+	// of scripts/afxdp-bench.py): one prerendered frame, replayed.
+	fixed, err := Parse("fixed1500.wpg.yaml", []byte(fixed1500))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, plan := range []string{PlanAuto, PlanStream} {
+		b.Run("1500-fixed/"+plan, func(b *testing.B) { benchRenderKeep(b, fixed, plan, false) })
+		b.Run("1500-fixed/"+plan+"-keep", func(b *testing.B) { benchRenderKeep(b, fixed, plan, true) })
+	}
 }

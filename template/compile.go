@@ -777,13 +777,17 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 				f := cs.frames[j]
 				n, odd, off = int(f.n), f.odd, f.off
 			}
-			if n == 64 && len(b) >= 64 {
-				*(*[64]byte)(b) = *(*[64]byte)(cs.arena[off:])
+			if cs.memo != nil && n >= KeepMin {
+				cs.keepArena(b, j, off, n) // keep.go
 			} else {
-				copy(b[:n], cs.arena[off:off+n])
-			}
-			if cs.memo != nil {
-				cs.memo.forget(b)
+				if n == 64 && len(b) >= 64 {
+					*(*[64]byte)(b) = *(*[64]byte)(cs.arena[off:])
+				} else {
+					copy(b[:n], cs.arena[off:off+n])
+				}
+				if cs.memo != nil {
+					cs.memo.forget(b)
+				}
 			}
 		}
 		if cs.sig {

@@ -45,6 +45,10 @@ func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
 		cs.runPre(bufs, lens, now, nowSum)
 		return
 	}
+	if cs.run == runPre && cs.fixN >= KeepMin {
+		cs.runPreKept(bufs, lens, now, nowSum) // keep.go
+		return
+	}
 	for j, b := range bufs {
 		lens[j] = cs.renderOne(b, now, nowSum)
 	}
@@ -100,14 +104,15 @@ func adjust(hi, lo byte, ss uint64, udp bool) (byte, byte) {
 // runPre64 is runPre for 64-byte frames with a signature, the classic
 // small frame: the signature's seq and time are the frame's last 16
 // bytes, its start is even (no swap of the checksum's share), and the
-// checksum is in the 44 bytes before it. The loop is written for the
-// register allocator: the 48 bytes before seq are copied in 8-byte moves
-// (copy, and an array assignment the compiler cannot prove free of
-// overlap, call memmove, and a call in this loop makes it keep its state
-// on the stack), seq is counted in place of k (the worker tag is its top
-// byte, k stays below it), the time is byte-swapped once, and the
-// checksum is adjusted by the 32-bit halves of seq, whose sum the fold
-// makes the same as that of its 16-bit words.
+// checksum is in the 44 bytes before it. The loop is pre64: in assembly
+// on amd64 (fast_amd64.s), else pre64Go, written for the register
+// allocator: the 48 bytes before seq are copied in 8-byte moves (copy,
+// and an array assignment the compiler cannot prove free of overlap, call
+// memmove, and a call in this loop makes it keep its state on the stack).
+// In both, seq is counted in place of k (the worker tag is its top byte,
+// k stays below it), the time is byte-swapped once, and the checksum is
+// adjusted by the 32-bit halves of seq, whose sum the fold makes the same
+// as that of its 16-bit words.
 func (cs *cstream) runPre64(bufs [][]byte, lens []int, now, nowSum uint64) {
 	arena := cs.arena[:cs.npre*64]
 	w := cs.w
@@ -121,14 +126,40 @@ func (cs *cstream) runPre64(bufs [][]byte, lens []int, now, nowSum uint64) {
 		}
 		return
 	}
-	a := arena[cs.pj*64:]
-	seq := cs.k | cs.seqTag
-	var zero uint16 // what a checksum of 0 is written as
+	var zero uint64 // what a checksum of 0 is written as
 	if cs.pre1udp {
 		zero = 0xffff
 	}
 	be := bits.ReverseBytes64(now) // stored little-endian: now, big-endian
-	for _, b := range bufs {
+	n, off := pre64(bufs, lens[:len(bufs)], arena, cs.pj*64, cs.k|cs.seqTag, w, be, nowSum, c, zero)
+	cs.k += w * uint64(n)
+	cs.pj = off / 64
+	if n < len(bufs) {
+		// A buffer of fewer than 64 bytes: renderOne's path (which
+		// panics as slicing it to 64 would).
+		for i := n; i < len(bufs); i++ {
+			lens[i] = cs.renderOne(bufs[i], now, nowSum)
+		}
+	}
+}
+
+// pre64Go is runPre64's loop in Go (pre64 on machines without one in
+// assembly, and the reference the assembly is tested against): render
+// 64-byte frames into bufs from arena, starting at byte off of it, the
+// first with sequence word seq (the worker tag included), each next one
+// w more; be is the batch's time, byte-swapped; sum its checksum share
+// (header.Word64Sum); c the checksum to adjust (-1: none; at most 42, in
+// the 48 bytes before seq), zero what a checksum of 0 is written as. It
+// stops at the first buffer with a capacity under 64 bytes and returns
+// the frames rendered (their lens 64) and the arena offset of the next
+// frame. len(lens) is at least len(bufs).
+func pre64Go(bufs [][]byte, lens []int, arena []byte, off int, seq, w, be, sum uint64, c int, zero uint64) (n, next int) {
+	a := arena[off:]
+	lens = lens[:len(bufs)]
+	for i, b := range bufs {
+		if cap(b) < 64 {
+			return i, len(arena) - len(a)
+		}
 		d, s := b[:64], a[:64]
 		binary.LittleEndian.PutUint64(d[0:], binary.LittleEndian.Uint64(s[0:]))
 		binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
@@ -140,20 +171,17 @@ func (cs *cstream) runPre64(bufs [][]byte, lens []int, now, nowSum uint64) {
 		binary.LittleEndian.PutUint64(d[56:], be)
 		if c >= 0 {
 			old := binary.BigEndian.Uint16(s[c&63:])
-			x := ^header.Fold(uint64(^old) + seq>>32 + seq&0xffffffff + nowSum)
+			x := ^header.Fold(uint64(^old) + seq>>32 + seq&0xffffffff + sum)
 			if x == 0 {
-				x = zero
+				x = uint16(zero)
 			}
 			binary.BigEndian.PutUint16(d[c&63:], x)
 		}
+		lens[i] = 64
 		seq += w
 		if a = a[64:]; len(a) == 0 {
 			a = arena
 		}
 	}
-	for i := range lens[:m] {
-		lens[i] = 64
-	}
-	cs.k += w * m
-	cs.pj = (len(arena) - len(a)) / 64
+	return len(bufs), len(arena) - len(a)
 }

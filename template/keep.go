@@ -1,8 +1,11 @@
 package template
 
 import (
+	"encoding/binary"
+	"fmt"
 	"math/bits"
 
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -16,7 +19,9 @@ import (
 // a few dozen bytes instead of the whole frame. The Source remembers, per
 // buffer, what it last rendered there (a direct-mapped table keyed by the
 // buffer's address); a buffer it does not know, or that held something
-// else, gets the whole frame, as without KeepFrames.
+// else, gets the whole frame, as without KeepFrames. Prerendered frames
+// are kept the same way, per frame of the arena (keepArena) or, for a
+// delta, as its image.
 
 // KeepMin is the smallest frame for which KeepFrames patches buffers in
 // place: below it the whole-frame copy (a few cache lines, cache-hot) costs
@@ -35,9 +40,35 @@ type memoEntry struct {
 	tag uint64
 }
 
-// Tags: which image a buffer holds.
+// Tags: which image a buffer holds. An arena tag names one prerendered
+// frame (bit 63 set: never a stream or delta tag, whose bits end at 47;
+// j < 2^47, far more frames than memory holds).
 func streamTag(id uint16, size int) uint64 { return uint64(id)<<32 | uint64(size) }
 func deltaTag(id uint16) uint64            { return uint64(id)<<32 | 1<<31 }
+func arenaTag(id uint16, j int) uint64     { return 1<<63 | uint64(id)<<47 | uint64(j) }
+
+// keepArena puts prerendered frame j (n >= KeepMin bytes at off in the
+// arena) into the kept buffer b. When b holds that very frame from an
+// earlier lap (a one-frame arena, the fixed frame of most benchmarks,
+// always does after the first lap), only what the replay changed in it is
+// put back: the checksums the signature changes, which the replay adjusts
+// from the frame's own value, so they must be the arena's again; the
+// signature's seq and time the caller overwrites in any case. The bytes
+// are then those of a whole-frame copy. Otherwise b gets the whole frame
+// and is recorded as holding frame j.
+func (cs *cstream) keepArena(b []byte, j, off, n int) {
+	if !cs.memo.primed(b, arenaTag(cs.id, j)) {
+		copy(b[:n], cs.arena[off:off+n])
+		return
+	}
+	a := cs.arena[off : off+n]
+	for k := range cs.preCk {
+		// One 2-byte store: the replay loads the field right after, and a
+		// load spanning two byte stores cannot be forwarded from them.
+		f := cs.preCk[k].field
+		binary.LittleEndian.PutUint16(b[f:], binary.LittleEndian.Uint16(a[f:]))
+	}
+}
 
 // memo remembers which image each buffer last received.
 type memo struct {
@@ -88,4 +119,43 @@ func (s *Source) KeepFrames() {
 	for _, cs := range s.streams {
 		cs.memo = s.memo
 	}
+	s.detail += fmt.Sprintf("; the backend's buffers keep their frames: frames of %d bytes and more get only the bytes that change rewritten", KeepMin)
+}
+
+// runPreKept is runPre (fast.go) into kept buffers, for frames of KeepMin
+// bytes and more: a buffer that does not hold frame j of the arena from an
+// earlier lap gets the whole frame; then the signature is written and the
+// one checksum it changes (if any) set from the arena's value of it, so
+// that a buffer holding the frame needs nothing else. The bytes are
+// runPre's.
+func (cs *cstream) runPreKept(bufs [][]byte, lens []int, now, nowSum uint64) {
+	n, npre := cs.fixN, cs.npre
+	arena := cs.arena[:npre*n]
+	m, id := cs.memo, cs.id
+	j := cs.pj
+	k, w, tag := cs.k, cs.w, cs.seqTag
+	c, udp, odd, sig := cs.pre1, cs.pre1udp, cs.fixOdd, cs.sig
+	for i, b := range bufs {
+		b = b[:n]
+		a := arena[j*n : j*n+n]
+		if !m.primed(b, arenaTag(id, j)) {
+			copy(b, a)
+		}
+		if sig {
+			seq := k | tag
+			s := b[n-frame.SignatureLen:]
+			binary.BigEndian.PutUint64(s[4:], seq)
+			binary.BigEndian.PutUint64(s[12:], now)
+			if c >= 0 {
+				b[c], b[c+1] = adjust(a[c], a[c+1], sigSum(seq, nowSum, odd), udp)
+			}
+		}
+		lens[i] = n
+		k += w
+		if j++; j == npre {
+			j = 0
+		}
+	}
+	cs.k = k
+	cs.pj = j
 }

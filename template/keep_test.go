@@ -29,6 +29,27 @@ streams:
     ipv4: {id: {from: 0, to: 9}}
     udp: {}
 `,
+	"fixed-1500": fixed1500,
+	// One prerendered frame whose signature changes two checksums (the
+	// inner UDP one and the outer one covering it), one of them bad.
+	"fixed-vxlan6": `
+streams:
+  - size: 1400
+    ipv6: {}
+    udp: {}
+    vxlan:
+      inner:
+        ipv4: {}
+        udp: {checksum: bad}
+`,
+	// Frames of two sizes prerendered whole (no delta): 4 frames, kept
+	// per frame of the arena.
+	"arena-sizes": `
+streams:
+  - size: [1000, 1400]
+    ipv4: {}
+    udp: {src: [1, 2]}
+`,
 	"sizes": `
 streams:
   - size: {from: 250, to: 300, mode: random}
@@ -40,6 +61,18 @@ streams:
     tcp: {seq: {from: 0, to: 4294967295, mode: random}}
 `,
 }
+
+// fixed1500 is a 1500-byte frame in which nothing but the signature varies
+// (scripts/afxdp-bench.py sends it): the default plan prerenders it as one
+// frame, which a kept buffer then holds after its first lap.
+const fixed1500 = `
+streams:
+  - name: udp1500
+    size: 1500
+    ethernet: {src: "02:00:00:00:00:01", dst: "02:00:00:00:00:99"}
+    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}
+    udp: {src: 9, dst: 9}
+`
 
 // keepSpecs returns the specs KeepFrames is tested on.
 func keepSpecs(t *testing.T) map[string]*Spec {
@@ -184,6 +217,58 @@ func TestDeltaNotForSmallOrVaryingSizes(t *testing.T) {
 		}
 		if src.streams[0].delta != nil {
 			t.Errorf("%s: prerendered as a delta", y)
+		}
+	}
+}
+
+// TestKeptPrerenderWritesOnlyWhatChanges: a 1500-byte frame in which only
+// the signature varies is prerendered by the default plan, and into a
+// buffer that keeps its contents it is written whole once; from its second
+// lap on only the signature and the UDP checksum are rewritten (a byte of
+// the payload changed behind the Source's back stays changed), and the
+// frames are those of the streamed plan into fresh buffers.
+func TestKeptPrerenderWritesOnlyWhatChanges(t *testing.T) {
+	s, err := Parse("fixed1500.wpg.yaml", []byte(fixed1500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Compile(s, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.KeepFrames()
+	if plan, detail := src.Plan(); plan != PlanPrerender || !strings.Contains(detail, "prerendered 1 frames") || !strings.Contains(detail, "keep their frames") {
+		t.Fatalf("plan %q (%s)", plan, detail)
+	}
+	ref, err := Compile(s, CompileOptions{Plan: PlanStream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 8
+	bufs, lens := make([][]byte, depth), make([]int, depth)
+	rbufs, rlens := make([][]byte, depth), make([]int, depth)
+	for i := range bufs {
+		bufs[i] = make([]byte, 1500)
+		rbufs[i] = make([]byte, 1500)
+	}
+	const payload = 100 // a payload byte, well before the signature
+	for lap := range 3 {
+		now := int64(1e9 + lap)
+		if src.Render(bufs, lens, now) != depth || ref.Render(rbufs, rlens, now) != depth {
+			t.Fatal("short batch")
+		}
+		for i := range bufs {
+			want := rbufs[i]
+			if lap == 2 {
+				want = bytes.Clone(want)
+				want[payload] ^= 0xff
+			}
+			if !bytes.Equal(bufs[i][:lens[i]], want[:rlens[i]]) {
+				t.Fatalf("lap %d frame %d: kept prerendered\n% x\nstreamed\n% x", lap, i, bufs[i][:lens[i]], want[:rlens[i]])
+			}
+			if lap == 1 {
+				bufs[i][payload] ^= 0xff // not rewritten on the next lap
+			}
 		}
 	}
 }
