@@ -4,8 +4,10 @@
   sudo scripts/dpdk-bench.py                 # builds wpg with -tags pcap,dpdk
   sudo scripts/dpdk-bench.py --rounds 7 --seconds 10 --cpu 1
   sudo scripts/dpdk-bench.py --groups null --baseline /tmp/wpg-old   # an older build alongside
+  sudo scripts/dpdk-bench.py --groups null,gen,afpacket --baseline /tmp/wpg-old   # and the other backends, old vs new
+  sudo scripts/dpdk-bench.py --groups null,gen --baseline-rev HEAD~1      # the baseline built from a commit (git archive)
 
-Three groups, each run alternating (A B C A B C ...), medians and ratios:
+Groups (--groups), each run alternating (A B C A B C ...), medians and ratios:
 
   null:      wpg --backend dpdk on net_null vs dpdk-testpmd --forward-mode=txonly,
              64-byte frames, one core each (wpg's worker and testpmd's forwarding
@@ -14,6 +16,12 @@ Three groups, each run alternating (A B C A B C ...), medians and ratios:
              wpg dpdk on net_af_packet vs testpmd txonly on the same vdev vs wpg's
              own afpacket (and afxdp, when this build has it), 64-byte frames.
   pcap:      wpg pcap vs wpg afpacket on the same veth, 64-byte frames.
+  gen:       with --baseline only: wpg --backend null (the generator alone, no
+             DPDK) of this build vs the baseline's, 64-byte frames, so that a
+             change for the dpdk backend is seen not to slow the others.
+
+With --baseline, the null group runs the baseline's dpdk backend too and the
+afpacket group its afpacket and afxdp (rows marked "(baseline)").
 
 Only DPDK virtual devices are used (--no-pci: the machine's NICs are never
 probed), no hugepages (--no-huge -m 512), no shared files or telemetry socket (--no-shconf
@@ -43,9 +51,21 @@ def sh(*cmd, check=True):
     return subprocess.run(cmd, check=check, capture_output=True, text=True)
 
 
-def build(out):
+def build(out, src=ROOT):
     env = dict(os.environ, CGO_ENABLED="1")
-    subprocess.run(["go", "build", "-tags", "pcap,dpdk", "-o", out, "./cmd/wpg"], cwd=ROOT, env=env, check=True)
+    subprocess.run(["go", "build", "-tags", "pcap,dpdk", "-o", out, "./cmd/wpg"], cwd=src, env=env, check=True)
+
+
+def build_rev(rev, tmp):
+    """Build wpg at git revision rev (git archive into tmp: the work tree is
+    not touched) and return the binary's path."""
+    src = os.path.join(tmp, "baseline-src")
+    os.makedirs(src)
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
+    out = os.path.join(tmp, "wpg-baseline")
+    build(out, src)
+    return out
 
 
 def wpg_run(wpg, args, seconds, cpu):
@@ -75,6 +95,9 @@ def thread_cpu(pid, prefix):
     return total
 
 
+TESTPMD_EXTRA = []  # --testpmd-args
+
+
 def testpmd_run(vdev, seconds, cpu, main_cpu):
     """(median of testpmd's per-second Tx-pps, TX packets per CPU-second of
     its forwarding lcore: counted from the start of forwarding, as its
@@ -82,7 +105,7 @@ def testpmd_run(vdev, seconds, cpu, main_cpu):
     cmd = ["dpdk-testpmd", *EAL.split(), "--vdev", vdev,
            "-l", f"{main_cpu},{cpu}", "--main-lcore", str(main_cpu), "--",
            "--forward-mode=txonly", "--txpkts=64", "--nb-cores=1", "--total-num-mbufs=8192",
-           "-a", "--stats-period", "1"]
+           "-a", "--stats-period", "1"] + TESTPMD_EXTRA
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tempfile.gettempdir())
     out = []
     try:
@@ -174,9 +197,15 @@ def main():
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--cpu", type=int, default=1, help="the CPU each contender's sending core runs on")
     ap.add_argument("--groups", default="null,afpacket,pcap")
-    ap.add_argument("--baseline", help="another wpg built with -tags dpdk (an earlier commit): the null group runs it too, "
-                    "alternating, as \"wpg dpdk (baseline)\"")
+    ap.add_argument("--baseline", help="another wpg built with -tags dpdk (an earlier commit): the null and afpacket groups run it too, "
+                    "alternating, as \"... (baseline)\"; the gen group compares the two on --backend null")
+    ap.add_argument("--testpmd-args", default="", help="more testpmd application options, given with =: --testpmd-args=--mbuf-size=192 "
+                    "(mbufs as small as wpg's for 64-byte frames; the default is testpmd's own 2176-byte rooms)")
+    ap.add_argument("--baseline-rev", help="build the baseline from this git revision (git archive; the work tree is not touched)")
     a = ap.parse_args()
+    TESTPMD_EXTRA.extend(a.testpmd_args.split())
+    if a.baseline and a.baseline_rev:
+        sys.exit("dpdk-bench.py: give --baseline or --baseline-rev, not both")
     if os.geteuid() != 0:
         sys.exit("dpdk-bench.py: run as root (DPDK, AF_PACKET, network namespaces)")
     if not shutil.which("dpdk-testpmd"):
@@ -186,12 +215,15 @@ def main():
         wpg = a.wpg or os.path.join(tmp, "wpg")
         if not a.wpg:
             build(wpg)
+        if a.baseline_rev:
+            a.baseline = build_rev(a.baseline_rev, tmp)
         main_cpu = 0 if a.cpu != 0 else 1
         info = sh(wpg, "sysinfo").stdout.splitlines()[:6]
         print("```")
         print("\n".join(info))
         print("```")
-        print(f"{a.rounds} rounds of {a.seconds} s, alternating; 64-byte frames; sending core on CPU {a.cpu}\n")
+        print(f"{a.rounds} rounds of {a.seconds} s, alternating; 64-byte frames; sending core on CPU {a.cpu}"
+              + (f"; testpmd {a.testpmd_args}" if a.testpmd_args else "") + "\n")
         rows = ["| group | contender | median rate | ratio | frames per CPU-s | ratio | spread |",
                 "| --- | --- | --- | --- | --- | --- | --- |"]
         groups = a.groups.split(",")
@@ -205,6 +237,15 @@ def main():
                 ("wpg dpdk (baseline)", lambda: wpg_run(a.baseline, ["--backend", "dpdk", "--dpdk-args", f"{EAL} --vdev net_null0 -l {main_cpu}", "-i", "0"] + size, a.seconds, a.cpu)),
             ] if a.baseline else []), a.rounds)
             rows += table("net_null", res, skip, "testpmd txonly")
+        if "gen" in groups and a.baseline:
+            print("gen: wpg --backend null, this build vs the baseline", file=sys.stderr)
+            res, skip = alternate([
+                ("wpg null (baseline)", lambda: wpg_run(a.baseline, ["--backend", "null"] + size, a.seconds, a.cpu)),
+                ("wpg null", lambda: wpg_run(wpg, ["--backend", "null"] + size, a.seconds, a.cpu)),
+            ], a.rounds)
+            rows += table("null backend", res, skip, "wpg null (baseline)")
+        elif "gen" in groups:
+            print("gen: needs --baseline (skipped)", file=sys.stderr)
         if "afpacket" in groups or "pcap" in groups:
             with Veth() as v:
                 vdev = f"net_af_packet0,iface={v.outer}"
@@ -215,7 +256,10 @@ def main():
                         ("wpg dpdk (net_af_packet)", lambda: wpg_run(wpg, ["--backend", "dpdk", "--dpdk-args", f"{EAL} --vdev {vdev} -l {main_cpu}", "-i", "0"] + size, a.seconds, a.cpu)),
                         ("wpg afpacket", lambda: wpg_run(wpg, ["--backend", "afpacket", "-i", v.outer] + size, a.seconds, a.cpu)),
                         ("wpg afxdp", lambda: wpg_run(wpg, ["--backend", "afxdp", "-i", v.outer] + size, a.seconds, a.cpu)),
-                    ], a.rounds)
+                    ] + ([
+                        ("wpg afpacket (baseline)", lambda: wpg_run(a.baseline, ["--backend", "afpacket", "-i", v.outer] + size, a.seconds, a.cpu)),
+                        ("wpg afxdp (baseline)", lambda: wpg_run(a.baseline, ["--backend", "afxdp", "-i", v.outer] + size, a.seconds, a.cpu)),
+                    ] if a.baseline else []), a.rounds)
                     rows += table("veth", res, skip, "testpmd txonly (net_af_packet)")
                 if "pcap" in groups:
                     print("pcap: on a veth pair", file=sys.stderr)

@@ -187,6 +187,21 @@ func (in *instance) checkFrames(maxFrame int) error {
 	return nil
 }
 
+// mbufRoom is the data room of a worker's mbufs for frames of up to
+// maxFrame bytes: the frame rounded up to a cache line, behind DPDK's
+// headroom. Not DPDK's default of 2 KiB: the mbufs are only ever this
+// worker's, sending frames of at most maxFrame bytes, and small ones keep a
+// burst's mbufs on few pages and cache lines (64-byte frames: 384-byte
+// pool elements, not 2,368; on net_null the 2 KiB room cost a TLB miss per
+// mbuf written, about a fifth of the sending thread's time).
+func mbufRoom(maxFrame int) (int, error) {
+	room := (maxFrame+63)&^63 + rte.Headroom
+	if room > 1<<16-1 {
+		return 0, fmt.Errorf("dpdk: frames of %d bytes do not fit an mbuf (at most %d bytes behind its %d-byte headroom): use smaller frames", maxFrame, 1<<16-1-rte.Headroom, rte.Headroom)
+	}
+	return room, nil
+}
+
 // poolSize is the mbufs a worker's pool needs: a full TX ring waiting
 // for completion, the burst in hand, a full per-lcore cache and slack,
 // rounded up to 2^k-1 (the mempool's best size).
@@ -219,8 +234,11 @@ func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
 		burst = maxBurst
 	}
 	burst = min(burst, maxBurst)
+	room, err := mbufRoom(maxFrame)
+	if err != nil {
+		return nil, err
+	}
 	lcore, lerr := rte.RegisterThread()
-	room := max(maxFrame, 2048) + rte.Headroom
 	pool, err := rte.NewPool(fmt.Sprintf("wpg%d_tx%d", poolSeq.Add(1), w.Index), poolSize(in.txDepth, burst), poolCache, room, in.socket())
 	if err != nil {
 		if lerr == nil {
@@ -246,6 +264,7 @@ func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
 				"link":         linkText(in.link),
 				"burst":        strconv.Itoa(burst),
 				"pool_mbufs":   strconv.Itoa(pool.Size),
+				"mbuf_room":    strconv.Itoa(room - rte.Headroom),
 				"dpdk":         rte.Version(),
 				"eal_args":     strings.Join(rte.Args(), " "),
 				"lcore":        strconv.Itoa(lcore),

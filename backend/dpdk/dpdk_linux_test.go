@@ -98,7 +98,7 @@ func TestWorkersOnTheirQueues(t *testing.T) {
 				total += sent
 			}
 			d := s.Info().Details
-			if d["tx_bursts"] != "50" || d["mbuf_alloc_failures"] != "0" || d["driver"] != "net_null" || d["queues"] != "3-4 (5 configured)" {
+			if d["tx_bursts"] != "50" || d["mbuf_alloc_failures"] != "0" || d["driver"] != "net_null" || d["queues"] != "3-4 (5 configured)" || d["mbuf_room"] != "128" {
 				t.Errorf("details %v", d)
 			}
 		})
@@ -110,6 +110,20 @@ func TestWorkersOnTheirQueues(t *testing.T) {
 	}
 	if st.OPackets != uint64(total) {
 		t.Errorf("port counted %d frames out, the senders committed %d", st.OPackets, total)
+	}
+}
+
+// TestMbufRoom: a worker's mbufs hold its largest frame rounded up to a
+// cache line behind the headroom; a frame beyond what an mbuf's 16-bit
+// length holds is refused with the limit.
+func TestMbufRoom(t *testing.T) {
+	for _, c := range []struct{ frame, room int }{{64, 64 + rte.Headroom}, {65, 128 + rte.Headroom}, {1518, 1536 + rte.Headroom}, {9000, 9024 + rte.Headroom}} {
+		if room, err := mbufRoom(c.frame); err != nil || room != c.room {
+			t.Errorf("mbufRoom(%d) = %d, %v; want %d", c.frame, room, err, c.room)
+		}
+	}
+	if _, err := mbufRoom(65500); err == nil || !strings.Contains(err.Error(), "do not fit an mbuf") {
+		t.Errorf("mbufRoom(65500): %v", err)
 	}
 }
 

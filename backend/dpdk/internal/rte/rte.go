@@ -4,8 +4,15 @@ package rte
 
 /*
 #cgo pkg-config: libdpdk
+// The hot path's functions never call into Go, and the lengths Commit
+// passes are not kept.
+#cgo nocallback wpg_tx_fill
+#cgo nocallback wpg_tx_push
+#cgo nocallback wpg_tx_commit
+#cgo noescape wpg_tx_commit
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,16 +163,15 @@ static int wpg_stats_get(uint16_t port, struct wpg_stats *s) {
 }
 
 // A TX queue of one worker: mbufs m[0:have] are allocated from pool and
-// ready to render into (data[i] is m[i]'s data); len[i] is what the
-// worker rendered into m[i]. off counts the frames of the burst in flight
-// that the device has taken.
+// ready to render into (a frame starts WPG_DATA bytes into its mbuf). off
+// counts the frames of the burst in flight that the device has taken.
+// The functions of the hot path take the queue as an integer: cgo checks
+// every pointer argument whose type holds pointers on every call.
 struct wpg_txq {
 	uint16_t port, queue;
 	uint32_t cap, have, off, n;
 	struct rte_mempool *pool;
 	struct rte_mbuf **m;
-	uint8_t **data;
-	uint16_t *len;
 	uint64_t bursts, calls, short_calls, alloc_fail;
 };
 
@@ -176,14 +182,14 @@ struct wpg_txq {
 
 // wpg_tx_fill tops m up to want mbufs (all or nothing, as the bulk get
 // goes) and returns how many are ready. It does not touch the mbufs: the
-// data pointers follow from the pool's layout, and wpg_tx_commit writes
-// the fields a frame needs (every extra pass over a burst's mbufs cost
-// about 3 ns a frame on net_null). Not rte_pktmbuf_alloc_bulk, whose reset
-// writes both cache lines of every mbuf: the pool's mbufs are only ever
-// this queue's, sent whole and freed by the driver, which hands them back
-// with next NULL, one segment and a reference count of 1
-// (rte_pktmbuf_prefree_seg); nothing else changes them.
-static uint32_t wpg_tx_fill(struct wpg_txq *q, uint32_t want) {
+// data pointers follow from the pool's layout (the Go side computes
+// them), and wpg_tx_commit writes the fields a frame needs (every extra
+// pass over a burst's mbufs cost about 3 ns a frame on net_null). Not
+// rte_pktmbuf_alloc_bulk, whose reset writes both cache lines of every
+// mbuf: the pool's mbufs are only ever this queue's, sent whole and freed
+// by the driver, which hands them back with next NULL, one segment and a
+// reference count of 1 (rte_pktmbuf_prefree_seg).
+static uint32_t wpg_tx_fill_q(struct wpg_txq *q, uint32_t want) {
 	if (want > q->cap)
 		want = q->cap;
 	if (q->have >= want)
@@ -193,17 +199,19 @@ static uint32_t wpg_tx_fill(struct wpg_txq *q, uint32_t want) {
 		q->alloc_fail++;
 		return q->have;
 	}
-	for (uint32_t i = q->have; i < want; i++)
-		q->data[i] = (uint8_t *)q->m[i] + WPG_DATA;
 	q->have = want;
 	return q->have;
+}
+
+static uint32_t wpg_tx_fill(uintptr_t qp, uint32_t want) {
+	return wpg_tx_fill_q((struct wpg_txq *)qp, want);
 }
 
 // wpg_tx_push offers the rest of the burst (m[off:n]) to the device, up
 // to tries times while it takes some; when the whole burst is taken it
 // moves the mbufs not rendered into (m[n:have]) to the front and tops the
 // queue up to cap for the next burst. It returns the frames still unsent.
-static uint32_t wpg_tx_push(struct wpg_txq *q, uint32_t tries) {
+static uint32_t wpg_tx_push_q(struct wpg_txq *q, uint32_t tries) {
 	while (q->off < q->n && tries-- > 0) {
 		uint16_t want = (uint16_t)(q->n - q->off);
 		uint16_t k = rte_eth_tx_burst(q->port, q->queue, q->m + q->off, want);
@@ -215,27 +223,55 @@ static uint32_t wpg_tx_push(struct wpg_txq *q, uint32_t tries) {
 	if (q->off < q->n)
 		return q->n - q->off;
 	uint32_t rest = q->have - q->n;
-	memmove(q->m, q->m + q->n, rest * sizeof(q->m[0]));
-	memmove(q->data, q->data + q->n, rest * sizeof(q->data[0]));
+	if (rest > 0)
+		memmove(q->m, q->m + q->n, rest * sizeof(q->m[0]));
 	q->have = rest;
 	q->off = q->n = 0;
-	wpg_tx_fill(q, q->cap);
+	wpg_tx_fill_q(q, q->cap);
 	return 0;
 }
 
-// wpg_tx_commit sends the first n mbufs, len[i] bytes each (see
-// wpg_tx_push).
-static uint32_t wpg_tx_commit(struct wpg_txq *q, uint32_t n, uint32_t tries) {
+static uint32_t wpg_tx_push(uintptr_t qp, uint32_t tries) {
+	return wpg_tx_push_q((struct wpg_txq *)qp, tries);
+}
+
+// The two 8-byte words wpg_tx_commit writes per mbuf, as DPDK's own
+// drivers rearm theirs: data_off, refcnt, nb_segs, port (the rearm word),
+// and pkt_len, data_len, vlan_tci.
+_Static_assert(offsetof(struct rte_mbuf, refcnt) == offsetof(struct rte_mbuf, data_off) + 2 &&
+	offsetof(struct rte_mbuf, nb_segs) == offsetof(struct rte_mbuf, data_off) + 4 &&
+	offsetof(struct rte_mbuf, port) == offsetof(struct rte_mbuf, data_off) + 6 &&
+	offsetof(struct rte_mbuf, data_len) == offsetof(struct rte_mbuf, pkt_len) + 4 &&
+	offsetof(struct rte_mbuf, vlan_tci) == offsetof(struct rte_mbuf, pkt_len) + 6,
+	"rte_mbuf layout");
+#define WPG_REARM ((uint64_t)RTE_PKTMBUF_HEADROOM | 1ull << 16 | 1ull << 32 | (uint64_t)RTE_MBUF_PORT_INVALID << 48)
+
+// wpg_tx_commit sends the first n mbufs, len[i] bytes each (the Go
+// side's lengths, as they are: a Go int is an int64_t), see wpg_tx_push.
+// Besides the lengths it sets data_off back to the headroom (a driver may
+// move it and free the mbuf so: virtio prepends its header there), and
+// the reference count and segments to the 1 they are: two 8-byte stores
+// into the mbuf's first cache line (vlan_tci, which no TX flag of ours
+// asks for, stays 0).
+static uint32_t wpg_tx_commit(uintptr_t qp, const int64_t *len, uint32_t n, uint32_t tries) {
+	struct wpg_txq *q = (struct wpg_txq *)qp;
+	struct rte_mbuf **ms = q->m;
 	for (uint32_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = q->m[i];
+		struct rte_mbuf *m = ms[i];
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+		uint64_t rearm = WPG_REARM, lens = (uint64_t)(uint32_t)len[i] | (uint64_t)(uint16_t)len[i] << 32;
+		memcpy(&m->data_off, &rearm, 8);
+		memcpy(&m->pkt_len, &lens, 8);
+#else
 		m->data_off = RTE_PKTMBUF_HEADROOM;
-		m->data_len = q->len[i];
-		m->pkt_len = q->len[i];
+		m->data_len = (uint16_t)len[i];
+		m->pkt_len = (uint32_t)len[i];
+#endif
 	}
 	q->bursts++;
 	q->off = 0;
 	q->n = n;
-	return wpg_tx_push(q, tries);
+	return wpg_tx_push_q(q, tries);
 }
 
 static void wpg_tx_release(struct wpg_txq *q) {
@@ -294,7 +330,7 @@ static struct rte_mempool *wpg_pool_create(const char *name, unsigned n, unsigne
 	if (p == NULL)
 		return NULL;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(p);
-	int ok = m != NULL && rte_pktmbuf_mtod(m, uint8_t *) == (uint8_t *)m + WPG_DATA;
+	int ok = m != NULL && rte_pktmbuf_mtod(m, uint8_t *) == (uint8_t *)m + WPG_DATA && m->data_off == RTE_PKTMBUF_HEADROOM;
 	if (m != NULL)
 		rte_pktmbuf_free(m);
 	if (!ok) {
@@ -583,10 +619,20 @@ func (p *Pool) Free() {
 // own pool. It is used by one thread.
 type TxQueue struct {
 	q        *C.struct_wpg_txq
-	data     []*C.uint8_t
-	lens     []C.uint16_t
+	qp       C.uintptr_t          // q, for the hot path's calls (no pointer check)
+	m        []*C.struct_rte_mbuf // q.m
 	maxFrame int
 }
+
+// dataOff is where a frame starts in an mbuf (WPG_DATA); maxRoom is the
+// most bytes an mbuf's data room holds (its length is a uint16_t).
+const (
+	dataOff = C.sizeof_struct_rte_mbuf + C.RTE_PKTMBUF_HEADROOM
+	maxRoom = 1<<16 - 1
+)
+
+// A Go int is 8 bytes here: Commit hands the engine's lengths ([]int) to C as int64_t.
+var _ [unsafe.Sizeof(int(0)) - 8]byte
 
 func cAlloc[T any](n int) (*T, []T) {
 	var zero T
@@ -595,14 +641,14 @@ func cAlloc[T any](n int) (*T, []T) {
 }
 
 // NewTxQueue prepares sending on queue of port with bursts of up to burst
-// frames of up to maxFrame bytes, from pool.
+// frames of up to maxFrame bytes (at most maxRoom, an mbuf's most), from
+// pool.
 func NewTxQueue(port uint16, queue int, pool *Pool, burst, maxFrame int) *TxQueue {
+	maxFrame = min(maxFrame, maxRoom)
 	q, _ := cAlloc[C.struct_wpg_txq](1)
 	q.port, q.queue, q.cap, q.pool = C.uint16_t(port), C.uint16_t(queue), C.uint32_t(burst), pool.p
-	t := &TxQueue{q: q, maxFrame: maxFrame}
-	q.m, _ = cAlloc[*C.struct_rte_mbuf](burst)
-	q.len, t.lens = cAlloc[C.uint16_t](burst)
-	q.data, t.data = cAlloc[*C.uint8_t](burst)
+	t := &TxQueue{q: q, qp: C.uintptr_t(uintptr(unsafe.Pointer(q))), maxFrame: maxFrame}
+	q.m, t.m = cAlloc[*C.struct_rte_mbuf](burst)
 	return t
 }
 
@@ -613,11 +659,12 @@ func (t *TxQueue) Reserve(bufs [][]byte) int {
 	want := min(len(bufs), int(t.q.cap))
 	have := int(t.q.have)
 	if have < want {
-		have = int(C.wpg_tx_fill(t.q, C.uint32_t(want)))
+		have = int(C.wpg_tx_fill(t.qp, C.uint32_t(want)))
 	}
 	n := min(have, want)
-	for i := range n {
-		bufs[i] = unsafe.Slice((*byte)(t.data[i]), t.maxFrame)
+	mf := min(uint(t.maxFrame), maxRoom) // t.maxFrame already is: no check in the loop
+	for i, m := range t.m[:n] {
+		bufs[i] = (*[maxRoom]byte)(unsafe.Add(unsafe.Pointer(m), dataOff))[:mf:mf]
 	}
 	return n
 }
@@ -625,15 +672,18 @@ func (t *TxQueue) Reserve(bufs [][]byte) int {
 // Commit sends the first len(lens) reserved frames, lens[i] bytes each,
 // offering them to the device up to tries times; it returns how many are
 // still unsent (offer them again with Push).
+//
+// The lengths go to C as they are (no copy): a pointer to memory without
+// pointers, which cgo does not check.
 func (t *TxQueue) Commit(lens []int, tries int) int {
-	for i, l := range lens {
-		t.lens[i] = C.uint16_t(l)
+	if len(lens) == 0 {
+		return int(C.wpg_tx_commit(t.qp, nil, 0, C.uint32_t(tries)))
 	}
-	return int(C.wpg_tx_commit(t.q, C.uint32_t(len(lens)), C.uint32_t(tries)))
+	return int(C.wpg_tx_commit(t.qp, (*C.int64_t)(unsafe.Pointer(&lens[0])), C.uint32_t(len(lens)), C.uint32_t(tries)))
 }
 
 // Push offers the rest of the last burst again (see Commit).
-func (t *TxQueue) Push(tries int) int { return int(C.wpg_tx_push(t.q, C.uint32_t(tries))) }
+func (t *TxQueue) Push(tries int) int { return int(C.wpg_tx_push(t.qp, C.uint32_t(tries))) }
 
 // TxCounters are a TxQueue's counters.
 type TxCounters struct {
@@ -656,10 +706,8 @@ func (t *TxQueue) Close() {
 	}
 	C.wpg_tx_release(t.q)
 	C.free(unsafe.Pointer(t.q.m))
-	C.free(unsafe.Pointer(t.q.data))
-	C.free(unsafe.Pointer(t.q.len))
 	C.free(unsafe.Pointer(t.q))
-	t.q = nil
+	t.q, t.m = nil, nil
 }
 
 // RxQueue is an RX queue of a started port, used by one thread.
