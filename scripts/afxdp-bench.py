@@ -24,13 +24,21 @@ shared machine frames per CPU-second compare senders more fairly than frames
 per second.
 
 With --workers2 it also runs wpg afxdp with 2 workers on the 2-queue veth
-(--pin-cores CPU,CPU2) and gives its ratio to 1 worker.
+(--pin-cores CPU,CPU2), and two single-worker wpg processes at once, one per
+queue and CPU ("2 processes": what two independent senders reach, so that
+what one process's two workers lose to each other shows against what the
+kernel and the machine lose), and gives each one's ratio to 1 worker.
+
+With --baseline BIN it also runs wpg afxdp (and, with --workers2, its 2
+workers) from an earlier build BIN, alternated in the same rounds: a
+before/after of a change in one sitting.
 
 Needs root, trafgen (apt-get install netsniff-ng), gcc, a wpg binary. Never
 touches any interface but the veth it creates.
 
   scripts/afxdp-bench.py --wpg ./wpg --rounds 5 --secs 5          # the sitting
   scripts/afxdp-bench.py --wpg ./wpg --rounds 1 --secs 1 --sizes 64   # smoke run
+  scripts/afxdp-bench.py --wpg ./wpg --baseline /tmp/wpg-before --workers2 --sizes 1500
 """
 
 import argparse
@@ -118,13 +126,24 @@ def commands(a, tmp, xsk_tx, size):
     }
     if size >= 256:
         # Frames of 256 B+ rendered into buffers that keep their contents
-        # (UMEM chunks, TX-ring slots) get only their varying bytes written
-        # with --plan stream; the prerendered plan copies the whole frame.
+        # (UMEM chunks, TX-ring slots) get only their varying bytes written,
+        # streamed or (since session 6) prerendered: the default plan
+        # should now be at --plan stream's rate.
         c["wpg afxdp --plan stream"] = wpg + ["--backend", "afxdp", "--plan", "stream"]
         c["wpg afpacket --plan stream"] = wpg + ["--backend", "afpacket", "--plan", "stream"]
+    two = ["--batch", "64", "--duration", "0", "--backend", "afxdp", "--workers", "2", "--pin-cores", f"{a.cpu},{a.cpu2}"]
     if a.workers2:
-        c["wpg afxdp 2 workers"] = inns + [a.wpg, "send", tpl, "-i", OUTER, "--batch", "64", "--duration", "0",
-                                           "--backend", "afxdp", "--workers", "2", "--pin-cores", f"{a.cpu},{a.cpu2}"]
+        c["wpg afxdp 2 workers"] = inns + [a.wpg, "send", tpl, "-i", OUTER] + two
+        # Two processes of one worker each, on queues 0 and 1: a list of
+        # commands started together.
+        c["wpg afxdp 2 processes"] = [
+            inns + ["taskset", "-c", str(cpu_), a.wpg, "send", tpl, "-i", OUTER, "--batch", "64", "--duration", "0",
+                    "--backend", "afxdp", "--queue", str(q)] for q, cpu_ in ((0, a.cpu), (1, a.cpu2))]
+    if a.baseline:
+        c["wpg afxdp (baseline)"] = inns + ["taskset", "-c", cpu, a.baseline, "send", tpl, "-i", OUTER, "--batch", "64",
+                                            "--duration", "0", "--backend", "afxdp"]
+        if a.workers2:
+            c["wpg afxdp 2 workers (baseline)"] = inns + [a.baseline, "send", tpl, "-i", OUTER] + two
     return c
 
 
@@ -149,24 +168,33 @@ def cpu_seconds(sid):
 
 
 def run_one(argv, a):
-    """Returns (frames per second, frames per CPU-second of the sender)."""
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, text=True)
+    """Returns (frames per second, frames per CPU-second of the sender).
+    argv is one command, or a list of commands run at once (their frames
+    and CPU time summed)."""
+    argvs = argv if isinstance(argv[0], list) else [argv]
+    ps = [subprocess.Popen(v, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, text=True)
+          for v in argvs]
     time.sleep(a.warmup)
-    r0, t0, c0 = peer_rx(), time.monotonic(), cpu_seconds(p.pid)
+    r0, t0, c0 = peer_rx(), time.monotonic(), sum(cpu_seconds(p.pid) for p in ps)
     time.sleep(a.secs)
-    r1, t1, c1 = peer_rx(), time.monotonic(), cpu_seconds(p.pid)
-    alive = p.poll() is None
-    try:
-        os.killpg(p.pid, signal.SIGINT)
-    except ProcessLookupError:
-        pass
-    try:
-        _, err = p.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        _, err = p.communicate()
-    if not alive:
-        raise SystemExit(f"{' '.join(argv)} ended early: {err}")
+    r1, t1, c1 = peer_rx(), time.monotonic(), sum(cpu_seconds(p.pid) for p in ps)
+    alive = [p.poll() is None for p in ps]
+    for p in ps:
+        try:
+            os.killpg(p.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    errs = []
+    for p in ps:
+        try:
+            _, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            _, err = p.communicate()
+        errs.append(err)
+    for v, ok, err in zip(argvs, alive, errs):
+        if not ok:
+            raise SystemExit(f"{' '.join(v)} ended early: {err}")
     time.sleep(1.0)  # a closed XSK holds its queue for a moment
     cpu = c1 - c0
     return (r1 - r0) / (t1 - t0), (r1 - r0) / cpu if cpu > 0 else float("nan")
@@ -184,8 +212,11 @@ def main():
     ap.add_argument("--cpu2", type=int, default=1, help="the second worker's CPU with --workers2")
     ap.add_argument("--workers2", action="store_true", help="also wpg afxdp with 2 workers on 2 queues")
     ap.add_argument("--only", help="comma list of the senders to run")
+    ap.add_argument("--baseline", help="an earlier wpg build: its afxdp rows alternate with --wpg's (before/after)")
     a = ap.parse_args()
     a.wpg = os.path.abspath(a.wpg)
+    if a.baseline:
+        a.baseline = os.path.abspath(a.baseline)
     if os.geteuid() != 0:
         raise SystemExit("needs root (network namespaces, AF_XDP)")
     tmp = tempfile.mkdtemp(prefix="afxdp-bench-")
@@ -225,9 +256,16 @@ def main():
                 cratio = f"{statistics.median(cpu_ratios[n]):.3f}" if cpu_ratios[n] else "-"
                 print(f"| {n} | {statistics.median(v) / 1e6:.3f} | {min(v) / 1e6:.3f}-{max(v) / 1e6:.3f} | {ratio} "
                       f"| {statistics.median(c) / 1e6:.3f} | {cratio} |")
-            if "wpg afxdp 2 workers" in rates and "wpg afxdp" in rates:
-                per = [b / s for s, b in zip(rates["wpg afxdp"], rates["wpg afxdp 2 workers"])]
-                print(f"\n2 workers / 1 worker (per round, median): {statistics.median(per):.3f}")
+            print()
+            for two, one in (("wpg afxdp 2 workers", "wpg afxdp"), ("wpg afxdp 2 processes", "wpg afxdp"),
+                             ("wpg afxdp 2 workers (baseline)", "wpg afxdp (baseline)")):
+                if two in rates and one in rates:
+                    per = [b / s for s, b in zip(rates[one], rates[two])]
+                    print(f"{two} / {one} (per round, median): {statistics.median(per):.3f}")
+            for new, old in (("wpg afxdp", "wpg afxdp (baseline)"), ("wpg afxdp 2 workers", "wpg afxdp 2 workers (baseline)")):
+                if new in rates and old in rates:
+                    per = [n / o for o, n in zip(rates[old], rates[new])]
+                    print(f"{new} / {old} (per round, median): {statistics.median(per):.3f}")
     finally:
         teardown_veth()
         shutil.rmtree(tmp, ignore_errors=True)
