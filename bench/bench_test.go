@@ -104,6 +104,21 @@ func TestRankRatiosAdvice(t *testing.T) {
 	if !strings.Contains(net.Advice, "for 64 B packets on veth: afpacket --qdisc-bypass, 1.30× afpacket") {
 		t.Errorf("network advice %q", net.Advice)
 	}
+	// afxdp first: against plain afpacket, not the slowest variant.
+	net.Rows = append(net.Rows, *row("afxdp", "afxdp", Network, 150), *row("afpacket --batch 1", "afpacket", Network, 50))
+	rank(&net)
+	if !strings.Contains(net.Advice, "for 64 B packets on veth: afxdp, 1.50× afpacket (") {
+		t.Errorf("network advice with afxdp %q", net.Advice)
+	}
+	// plain afpacket the fastest: against the runner-up.
+	only := Table{Size: 64}
+	for _, r := range []*Row{row("afpacket", "afpacket", Network, 120), row("afpacket --qdisc-bypass", "afpacket", Network, 100)} {
+		only.Rows = append(only.Rows, *r)
+	}
+	rank(&only)
+	if !strings.Contains(only.Advice, "for 64 B packets on veth: afpacket, 1.20× afpacket --qdisc-bypass") {
+		t.Errorf("network advice, afpacket fastest: %q", only.Advice)
+	}
 }
 
 // TestFailedRunKeepsTheOthers: a row whose run failed keeps the rate of
