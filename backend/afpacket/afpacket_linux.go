@@ -32,33 +32,15 @@ type iface struct {
 
 // lookupInterface checks that name exists and is up; it needs no privileges.
 func lookupInterface(name string) (iface, error) {
-	if name == "" {
-		return iface{}, fmt.Errorf("afpacket: no interface: give one with -i IFACE (existing: %s)", strings.Join(interfaceNames(), ", "))
-	}
-	ifc, err := net.InterfaceByName(name)
+	ifc, err := backend.UpInterface("afpacket", name)
 	if err != nil {
-		return iface{}, fmt.Errorf("afpacket: interface %q: %w; existing interfaces: %s (-i IFACE)", name, sysinfo.ErrNoInterface, strings.Join(interfaceNames(), ", "))
-	}
-	if ifc.Flags&net.FlagUp == 0 {
-		return iface{}, fmt.Errorf("afpacket: interface %s is down: bring it up with `ip link set %s up`", name, name)
+		return iface{}, err
 	}
 	r := iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: -1, loopback: ifc.Flags&net.FlagLoopback != 0, rps: true}
 	if d, err := sysinfo.HostFS().Interface(name); err == nil {
 		r.numa, r.virtual, r.rps = d.NUMANode, d.Virtual, len(d.RPS) > 0
 	}
 	return r, nil
-}
-
-func interfaceNames() []string {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return []string{"(cannot list: " + err.Error() + ")"}
-	}
-	names := make([]string, len(ifs))
-	for i, f := range ifs {
-		names[i] = f.Name
-	}
-	return names
 }
 
 // openError turns a socket setup failure into an error that names the fix.

@@ -5,7 +5,6 @@ package afxdp
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -32,15 +31,9 @@ type iface struct {
 // lookupInterface checks that name exists and is up, and reads its queues,
 // driver and NUMA node; it needs no privileges.
 func lookupInterface(name string) (iface, error) {
-	if name == "" {
-		return iface{}, fmt.Errorf("afxdp: no interface: give one with -i IFACE (existing: %s)", strings.Join(interfaceNames(), ", "))
-	}
-	ifc, err := net.InterfaceByName(name)
+	ifc, err := backend.UpInterface("afxdp", name)
 	if err != nil {
-		return iface{}, fmt.Errorf("afxdp: interface %q: %w; existing interfaces: %s (-i IFACE)", name, sysinfo.ErrNoInterface, strings.Join(interfaceNames(), ", "))
-	}
-	if ifc.Flags&net.FlagUp == 0 {
-		return iface{}, fmt.Errorf("afxdp: interface %s is down: bring it up with `ip link set %s up`", name, name)
+		return iface{}, err
 	}
 	r := iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: -1, txQueues: 1, rxQueues: 1}
 	// /sys shows the devices of the namespace it was mounted in, which
@@ -73,18 +66,6 @@ func sysIfindex(name string) int {
 		return -1
 	}
 	return n
-}
-
-func interfaceNames() []string {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return []string{"(cannot list: " + err.Error() + ")"}
-	}
-	names := make([]string, len(ifs))
-	for i, f := range ifs {
-		names[i] = f.Name
-	}
-	return names
 }
 
 // driverName is the interface's driver for messages ("the veth driver").

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -49,15 +48,9 @@ type Sender struct {
 // libpcap is called.
 func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 	name := o.Net.Interface
-	if name == "" {
-		return nil, fmt.Errorf("pcap: no interface: give one with -i IFACE (existing: %s)", strings.Join(interfaceNames(), ", "))
-	}
-	ifc, err := net.InterfaceByName(name)
+	ifc, err := backend.UpInterface("pcap", name)
 	if err != nil {
-		return nil, fmt.Errorf("pcap: interface %q: %w; existing interfaces: %s (-i IFACE)", name, sysinfo.ErrNoInterface, strings.Join(interfaceNames(), ", "))
-	}
-	if ifc.Flags&net.FlagUp == 0 {
-		return nil, fmt.Errorf("pcap: interface %s is down: bring it up with `ip link set %s up`", name, name)
+		return nil, err
 	}
 	if o.MaxFrame <= 0 {
 		return nil, fmt.Errorf("pcap: frame size %d must be positive", o.MaxFrame)
@@ -93,23 +86,11 @@ func openError(name string, err error) error {
 	case errors.Is(err, os.ErrPermission):
 		return backend.WithFix(fmt.Errorf("pcap on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw+ep $(which wpg)`: %w", name, err), "grant CAP_NET_RAW")
 	case errors.Is(err, libpcap.ErrNoSuchDevice):
-		return fmt.Errorf("pcap on %s: %w; existing interfaces: %s (-i IFACE)", name, err, strings.Join(interfaceNames(), ", "))
+		return fmt.Errorf("pcap on %s: %w; existing interfaces: %s (-i IFACE)", name, err, strings.Join(backend.InterfaceNames(), ", "))
 	case errors.Is(err, libpcap.ErrNotUp):
 		return fmt.Errorf("pcap on %s: %w: bring it up with `ip link set %s up`", name, err, name)
 	}
 	return fmt.Errorf("pcap on %s: %w", name, err)
-}
-
-func interfaceNames() []string {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return []string{"(cannot list: " + err.Error() + ")"}
-	}
-	names := make([]string, len(ifs))
-	for i, f := range ifs {
-		names[i] = f.Name
-	}
-	return names
 }
 
 // Reserve hands out the staging buffers.
