@@ -80,23 +80,8 @@ streams:
 			if plan, detail := src.Plan(); plan != template.PlanPrerender || !strings.Contains(detail, "keep their frames") {
 				t.Fatalf("plan %q (%s): want prerender, its detail saying the buffers keep their frames", plan, detail)
 			}
-			bufs, lens := make([][]byte, batch), make([]int, batch)
-			for sent := 0; sent < count; {
-				n, err := snd.Reserve(bufs[:min(batch, count-sent)])
-				if err != nil {
-					t.Fatal(err)
-				}
-				m := src.Render(bufs[:n], lens[:n], time.Now().UnixNano())
-				if _, err := snd.Commit(lens[:m]); err != nil {
-					t.Fatal(err)
-				}
-				sent += m
-				// Paced (about 300 kpps) so that the receiver loses nothing.
-				time.Sleep(200 * time.Microsecond)
-			}
-			if err := snd.Flush(); err != nil {
-				t.Fatal(err)
-			}
+			// Paced (about 300 kpps) so that the receiver loses nothing.
+			testbed.SendRendered(t, snd, src, count, batch, 200*time.Microsecond)
 			r := <-done
 			if r.Frames != count || !r.OK() || r.Corrupted != 0 || r.Duplicated != 0 {
 				t.Fatalf("received %+v", r)
