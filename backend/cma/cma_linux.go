@@ -46,6 +46,14 @@ const (
 	copyBudget    = 1 << 20 // receiver buffers per call: cache-sized
 )
 
+// The staging slots and receive buffers are on transparent huge pages
+// (sys.AllocHuge): process_vm_readv pins the pages of both sides and
+// copies page by page, and on 2 MiB pages the same copy runs far faster
+// (the C reference `cma -m readv` on this project's test VM: 29–34 GB/s
+// with -H, its huge page option, against 16–22 without at 460,800 B, 17–24
+// against 11–16 at 1 MiB); wpg's verified receiver needs the headroom for
+// its CRC-32C.
+
 // stride is the staging slot stride (peer.SlotStride).
 func stride(maxFrame int) int { return peer.SlotStride(maxFrame) }
 
@@ -87,7 +95,7 @@ type sender struct {
 	ctx      context.Context // cancelled when the run stops
 	ring     *shmring.Ring
 	prod     *shmring.Producer
-	staging  *buffer
+	staging  *sys.Mapping
 	stride   int
 	maxFrame int
 	staged   int // staging slots (the ring's entries, or 1: --slots 1)
@@ -135,7 +143,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		// is rendered only once the receiver has copied the one before.
 		s.staged = 1
 	}
-	s.staging, err = allocBuffer(s.staged*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", s.staged, s.stride))
+	s.staging, err = sys.AllocHuge(s.staged*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", s.staged, s.stride))
 	if err != nil {
 		ring.Close()
 		return nil, fmt.Errorf("cma sender: %w", err)
@@ -261,7 +269,7 @@ type receiver struct {
 	slots    uint64
 	staged   uint64 // the sender's staging slots (readv): the hello's, at most slots
 	maxFrame int
-	mem      *buffer
+	mem      *sys.Mapping
 	perCall  int
 	dviews   [][]byte
 	locals   [][]byte
@@ -271,7 +279,7 @@ type receiver struct {
 	info     backend.Info
 	// writev mode: the sender writes into our slots (slots × stride).
 	writev bool
-	slotsM *buffer
+	slotsM *sys.Mapping
 	// sum: the receiver computes each payload's CRC-32C chunk by chunk
 	// right after the kernel copied the chunk (recv.PayloadSummer).
 	sum  bool
@@ -367,7 +375,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 			return fail(err)
 		}
 		st := stride(h.MaxFrame)
-		if r.slotsM, err = allocBuffer(ring.Slots()*st, fmt.Sprintf("the receive slots (%d × %d bytes)", ring.Slots(), st)); err != nil {
+		if r.slotsM, err = sys.AllocHuge(ring.Slots()*st, fmt.Sprintf("the receive slots (%d × %d bytes)", ring.Slots(), st)); err != nil {
 			ring.Close()
 			return fail(err)
 		}
@@ -393,7 +401,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if cacheSized(h.MaxFrame) {
 		r.perCall = 1 // see cacheMinFrame
 	}
-	if r.mem, err = allocBuffer(r.perCall*r.stride, fmt.Sprintf("the receive buffers (%d × %d bytes)", r.perCall, r.stride)); err != nil {
+	if r.mem, err = sys.AllocHuge(r.perCall*r.stride, fmt.Sprintf("the receive buffers (%d × %d bytes)", r.perCall, r.stride)); err != nil {
 		ring.Close()
 		return fail(err)
 	}

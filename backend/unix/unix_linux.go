@@ -86,7 +86,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	// At most half a socket buffer per Reserve, so that rendering
 	// overlaps with the receiver draining.
 	s.perCall = max(1, min(max(s.sndBuf, sockBuf)/4/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
-	if s.mem, err = sys.Alloc(s.perCall*s.maxFrame, fmt.Sprintf("the staging buffer (%d × %d bytes)", s.perCall, s.maxFrame)); err != nil {
+	if s.mem, err = sys.AllocHuge(s.perCall*s.maxFrame, fmt.Sprintf("the staging buffer (%d × %d bytes)", s.perCall, s.maxFrame)); err != nil {
 		return fail(err)
 	}
 	return s, nil

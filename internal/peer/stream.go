@@ -145,7 +145,7 @@ func (s *StreamReader) max() int {
 // mapped memory (sys.Alloc), so that a size the system cannot give is an
 // error, not the runtime's fatal out of memory.
 func (s *StreamReader) grow(n int) error {
-	m, err := sys.Alloc(n, "the receive buffer")
+	m, err := sys.AllocHuge(n, "the receive buffer")
 	if err != nil {
 		return err
 	}

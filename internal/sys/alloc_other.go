@@ -11,7 +11,12 @@ type Mapping struct {
 type SharedMapping = Mapping
 
 // Bytes returns the memory (nil after Close).
-func (m *Mapping) Bytes() []byte { return m.b }
+func (m *Mapping) Bytes() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.b
+}
 
 // Close releases the memory.
 func (m *Mapping) Close() error {
@@ -31,3 +36,6 @@ func Alloc(size int, what string) (*SharedMapping, error) {
 	TouchWrite(b)
 	return &SharedMapping{b: b}, nil
 }
+
+// AllocHuge is Alloc here (huge pages are a Linux matter).
+func AllocHuge(size int, what string) (*Mapping, error) { return Alloc(size, what) }

@@ -52,6 +52,7 @@ func (f *FD) Close() error {
 // idempotent; Bytes is valid until Close.
 type Mapping struct {
 	b    []byte
+	full []byte // the whole mapping when b is the start of it (AllocHuge)
 	name string // what is mapped, for errors
 }
 
@@ -93,7 +94,12 @@ func MapAnonLazy(size int, hugepage bool) (*Mapping, error) {
 }
 
 // Bytes returns the mapped memory (nil after Close).
-func (m *Mapping) Bytes() []byte { return m.b }
+func (m *Mapping) Bytes() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.b
+}
 
 // Addr returns the start address of the mapping (to tell a peer process
 // where to read with process_vm_readv); 0 when empty.
@@ -123,8 +129,15 @@ func (m *Mapping) Close() error {
 	if m == nil || m.b == nil {
 		return nil
 	}
-	b := m.b
-	m.b = nil
+	b, full := m.b, m.full
+	m.b, m.full = nil, nil
+	if full != nil {
+		// AllocHuge's span, mapped with the pointer calls.
+		if err := unix.MunmapPtr(unsafe.Pointer(&full[0]), uintptr(len(full))); err != nil {
+			return fmt.Errorf("munmap %s (%d bytes): %w", m.name, len(full), os.NewSyscallError("munmap", err))
+		}
+		return nil
+	}
 	if err := unix.Munmap(b); err != nil {
 		return fmt.Errorf("munmap %s (%d bytes): %w", m.name, len(b), os.NewSyscallError("munmap", err))
 	}
