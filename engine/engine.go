@@ -86,6 +86,10 @@ type WorkerResult struct {
 	// once, with their last); nil as StreamFrames is.
 	StreamDatagrams []uint64
 	Err             error
+
+	// end is when the worker's sending ended (its last Flush returned):
+	// the run's Seconds ends at the latest, before the senders' Close.
+	end time.Time
 }
 
 // Result is the outcome of a run.
@@ -308,7 +312,20 @@ func (j *Job) run(ctx context.Context) {
 		j.Stop(StopSignal)
 	}
 	<-finished
-	elapsed := time.Since(t0).Seconds()
+	// The run lasts until the last worker's frames were flushed: tearing
+	// the senders down (unmapping a TX ring, closing a socket, 10 ms and
+	// more on AF_PACKET) sends nothing, and counting it would understate
+	// the rate of a short run (pps = frames / Seconds).
+	end := t0
+	for _, w := range j.result.Workers {
+		if w.end.After(end) {
+			end = w.end
+		}
+	}
+	if end.Equal(t0) { // no worker got as far as sending
+		end = time.Now()
+	}
+	elapsed := end.Sub(t0).Seconds()
 	if err := j.inst.Close(); err != nil && j.result.Err() == nil {
 		j.result.Workers[0].Err = fmt.Errorf("backend %s: close: %w", cfg.Backend.Name, err)
 	}
@@ -468,7 +485,8 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 	if ferr := snd.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
-	res.Seconds = time.Since(t0).Seconds()
+	res.end = time.Now()
+	res.Seconds = res.end.Sub(t0).Seconds()
 	res.CPUSeconds = float64(sys.ThreadCPUTimeNs()-cpu0) / 1e9
 	if cerr := snd.Close(); err == nil && cerr != nil {
 		err = cerr
