@@ -53,20 +53,21 @@ type CompileOptions struct {
 // Source renders the frames of one worker. It implements engine.Source.
 // It is not safe for concurrent use: each worker compiles its own.
 type Source struct {
-	streams  []*cstream
-	active   []int // indexes of streams with frames left
-	rr       swrr  // the interleaving of the active streams
-	total    int64
-	sched    []uint16 // one period of the interleaving, nil when computed live
-	pos      int
-	maxFrame int
-	mean     float64
-	plan     string
-	detail   string
-	memo     *memo     // set by KeepFrames
-	tl       *timeline // the streams' own schedules (timed.go), nil when shared
-	fps      float64   // a timed source's frame rate (timed.go)
-	failed   bool      // a replay's capture could not be read: no more frames (replay.go)
+	streams   []*cstream
+	active    []int // indexes of streams with frames left
+	rr        swrr  // the interleaving of the active streams
+	total     int64
+	sched     []uint16 // one period of the interleaving, nil when computed live
+	pos       int
+	maxFrame  int
+	mean      float64
+	plan      string
+	detail    string
+	memo      *memo     // set by KeepFrames
+	tl        *timeline // the streams' own schedules (timed.go), nil when shared
+	fps       float64   // a timed source's frame rate (timed.go)
+	timetable Schedule  // a timed source's timetable, for the report (timed.go)
+	failed    bool      // a replay's capture could not be read: no more frames (replay.go)
 }
 
 // maxSched bounds the precomputed interleaving (sum of shares).
@@ -283,7 +284,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	if o.Workers > 1 {
 		perWorker = fmt.Sprintf("; each of the %d workers gets 1/%d of it", o.Workers, o.Workers)
 	}
-	var details []string
+	var details []streamDetail
 	npre, nstream := 0, 0
 	var shares float64
 	for i := range spec.Streams {
@@ -294,7 +295,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 				s.closeReplays()
 				return nil, err
 			}
-			details = append(details, fmt.Sprintf("stream %d (%s): %s", i, st.Name, why))
+			details = append(details, streamDetail{i, st.Name, why})
 			continue
 		}
 		L := newLayout(st, uint16(i))
@@ -368,7 +369,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 				pre = true
 				budgetPkts -= int64(need)
 				budgetBytes -= cost
-				why = fmt.Sprintf("prerendered %d frames (%s)", need, sizeString(bytes))
+				why = fmt.Sprintf("prerendered %d %s (%s)", need, plural(need, "frame", "frames"), sizeString(bytes))
 				switch {
 				case byCount:
 					why += ", what --count leaves this worker"
@@ -408,7 +409,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 			cs.fr = frag
 			nstream++
 		}
-		details = append(details, fmt.Sprintf("stream %d (%s): %s", i, st.Name, why))
+		details = append(details, streamDetail{i, st.Name, why})
 		s.streams = append(s.streams, cs)
 		if cs.unlimited || cs.left > 0 {
 			s.active = append(s.active, i)
@@ -440,8 +441,52 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	for _, cs := range s.streams {
 		cs.planRun() // fast.go
 	}
-	s.detail = strings.Join(details, "; ")
+	s.detail = joinDetails(details)
 	return s, nil
+}
+
+// streamDetail is what the plan did with one stream, for the detail.
+type streamDetail struct {
+	i          int
+	name, what string
+}
+
+// maxDetailGroups bounds the plan detail: a template may hold 65,535
+// streams, and one clause each made a report line of megabytes.
+const maxDetailGroups = 16
+
+// joinDetails writes the plan detail: one clause per stream, consecutive
+// streams that got the same plan in one clause ("streams 2-9999 (s2 …
+// s9999), each: prerendered …"), and after maxDetailGroups clauses a
+// count of the streams left out (the plan's prerender N/stream M counts
+// them all).
+func joinDetails(ds []streamDetail) string {
+	var b strings.Builder
+	groups := 0
+	for j := 0; j < len(ds); {
+		k := j + 1
+		for k < len(ds) && ds[k].what == ds[j].what {
+			k++
+		}
+		if groups == maxDetailGroups {
+			fmt.Fprintf(&b, "; and %d more streams (%d-%d)", len(ds)-j, ds[j].i, ds[len(ds)-1].i)
+			break
+		}
+		if groups > 0 {
+			b.WriteString("; ")
+		}
+		groups++
+		switch n := k - j; {
+		case n == 1:
+			fmt.Fprintf(&b, "stream %d (%s): %s", ds[j].i, ds[j].name, ds[j].what)
+		case n == 2:
+			fmt.Fprintf(&b, "streams %d (%s) and %d (%s), each: %s", ds[j].i, ds[j].name, ds[k-1].i, ds[k-1].name, ds[j].what)
+		default:
+			fmt.Fprintf(&b, "streams %d-%d (%s … %s), each: %s", ds[j].i, ds[k-1].i, ds[j].name, ds[k-1].name, ds[j].what)
+		}
+		j = k
+	}
+	return b.String()
 }
 
 func gcd(a, b uint64) uint64 {
@@ -1048,3 +1093,11 @@ func (s *Source) MeanFrame() float64 { return s.mean }
 // Plan reports "prerender", "stream" or "prerender N/stream M", and per
 // stream what was chosen and why.
 func (s *Source) Plan() (plan, detail string) { return s.plan, s.detail }
+
+// plural returns one when n is 1, else many.
+func plural(n uint64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -59,7 +59,11 @@ func TestBadTemplates(t *testing.T) {
 		{"bad boolean", "streams:\n  - signature: maybe\n", `bad.wpg.yaml:2:16: streams[0].signature: "maybe" is not a boolean`, "true or false"},
 		{"duplicate key", "streams:\n  - ipv4: {}\n    ipv4: {}\n", `bad.wpg.yaml:3:5:`, "remove one"},
 		{"payload field beyond frame", "streams:\n  - size: 64\n    ipv4: {}\n    udp: {}\n    payload: {fields: [{offset: 1, width: 2, value: 1}]}\n", `bad.wpg.yaml:5:33: streams[0].payload.fields[0].offset: payload field at offset 1 (width 2) ends beyond the 2 payload bytes`, "raise the frame size"},
-		{"frame too large", "streams:\n  - size: 10000\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 10000 is out of range`, "0..9216"},
+		{"frame too large", "streams:\n  - size: 10000\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 10000 is out of range; use a frame size of at most 9216 bytes (jumbo), e.g. 64`, ""},
+		// Not "use a value in 0..9216": 0 is no frame size (the one below the
+		// stream's own minimum has its error, naming the minimum).
+		{"frame size negative", "streams:\n  - size: -5\n", `bad.wpg.yaml:2:11: streams[0].size: frame size -5 is negative; use a frame size of at most 9216 bytes`, ""},
+		{"frame size range too large", "streams:\n  - size: {from: 100, to: 20000}\n", `bad.wpg.yaml:2:27: streams[0].size.to: frame size 20000 is out of range; use a frame size of at most 9216 bytes`, ""},
 		{"stream not a mapping", "streams:\n  - 5\n", `bad.wpg.yaml:2:5: streams[0]: expected a mapping`, ""},
 		{"signed frame below ethernet minimum", "streams:\n  - size: 50\n    payload: {text: x}\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 50 is below the Ethernet minimum of 60 bytes`, "signature: false"},
 		{"name not a scalar", "streams:\n  - name: [a, b]\n", `bad.wpg.yaml:2:11: streams[0].name: expected a name here, found sequence`, "single value"},

@@ -237,7 +237,7 @@ func TestKeptPrerenderWritesOnlyWhatChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	src.KeepFrames()
-	if plan, detail := src.Plan(); plan != PlanPrerender || !strings.Contains(detail, "prerendered 1 frames") || !strings.Contains(detail, "keep their frames") {
+	if plan, detail := src.Plan(); plan != PlanPrerender || !strings.Contains(detail, "prerendered 1 frame ") || !strings.Contains(detail, "keep their frames") {
 		t.Fatalf("plan %q (%s)", plan, detail)
 	}
 	ref, err := Compile(s, CompileOptions{Plan: PlanStream})

@@ -43,6 +43,16 @@ var (
 	tIPv6  = ftype{"IPv6 address", fIPv6, 1<<64 - 1, "2001:2::1"}
 )
 
+// valid says which values t takes, for the fix of an error.
+func (t ftype) valid() string {
+	if t == tSize {
+		// 0 is no frame size: the smallest depends on the stream's layers,
+		// and a size below it has an error of its own that names it.
+		return fmt.Sprintf("use a frame size of at most %d bytes (jumbo), e.g. %s", t.max, t.example)
+	}
+	return fmt.Sprintf("use a value in 0..%d", t.max)
+}
+
 // atom parses one scalar of type t; hi is the upper 64 bits of an IPv6 address.
 func (p *parser0) atom(n ast.Node, path string, t ftype) (hi, lo uint64, err error) {
 	if !isScalar(n) {
@@ -54,12 +64,12 @@ func (p *parser0) atom(n ast.Node, path string, t ftype) (hi, lo uint64, err err
 		v, perr := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
 		if perr != nil {
 			if strings.HasPrefix(s, "-") {
-				return 0, 0, p.errAt(n, path, fmt.Sprintf("%s %s is negative", t.what, s), fmt.Sprintf("use a value in 0..%d", t.max))
+				return 0, 0, p.errAt(n, path, fmt.Sprintf("%s %s is negative", t.what, s), t.valid())
 			}
 			return 0, 0, p.errAt(n, path, fmt.Sprintf("%q is not a %s (a whole number)", s, t.what), fmt.Sprintf("use a number in 0..%d, e.g. %s", t.max, t.example))
 		}
 		if v > t.max {
-			return 0, 0, p.errAt(n, path, fmt.Sprintf("%s %d is out of range", t.what, v), fmt.Sprintf("use a value in 0..%d", t.max))
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("%s %d is out of range", t.what, v), t.valid())
 		}
 		return 0, v, nil
 	case fMAC:
