@@ -76,7 +76,8 @@ type Info struct {
 	// Details carries backend-specific facts (pipe size, slot size, …).
 	Details map[string]string `json:"details,omitempty"`
 	// Hint is advice on a setting that measurably slows this path down,
-	// with the flag that changes it (the report prints it as a note).
+	// with the flag that changes it, or on a setup that cannot work (a
+	// receiver that nothing reached); the report prints it as a note.
 	Hint string `json:"hint,omitempty"`
 	// Adjusted says, in plain words, which requested settings the backend
 	// changed and why ("--ring-depth 3 raised to 32: ..."); the report

@@ -30,12 +30,19 @@ type frameSet struct {
 	spec     *template.Spec
 	timed    bool
 	timedFPS float64
+	// schedule is a timed template's timetable, to measure the run
+	// against (report.go).
+	schedule template.Schedule
+	// notes are said in the report (a capture of wpg's own frames).
+	notes []string
 }
 
 // errFrames says that newFrames added its problems.
 var errFrames = errors.New("frames")
 
-func newFrames(p *problems, s Spec, reg backend.Registration) (*frameSet, error) {
+// newFrames builds the run's frames; parsed is the template when it was
+// already read (nil: read it here).
+func newFrames(p *problems, s Spec, reg backend.Registration, parsed *template.Spec) (*frameSet, error) {
 	if s.Pcap == "" && s.PcapSpeed != 0 {
 		p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the timing of a capture replayed with {pcap}, and none is given", "add {pcap} FILE, or drop {pcap_speed}")
 		return nil, errFrames
@@ -47,7 +54,7 @@ func newFrames(p *problems, s Spec, reg backend.Registration) (*frameSet, error)
 		}
 		return payloadFrames(p, s)
 	}
-	return packetFrames(p, s)
+	return packetFrames(p, s, parsed)
 }
 
 func payloadFrames(p *problems, s Spec) (*frameSet, error) {
@@ -97,7 +104,7 @@ func verifyName(s string) string {
 	return s
 }
 
-func packetFrames(p *problems, s Spec) (*frameSet, error) {
+func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error) {
 	var spec *template.Spec
 	var err error
 	switch {
@@ -144,8 +151,10 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 			p.add("size", "", "sets the frame size of the embedded default template", "with a template file, set size: in the template")
 			return nil, errFrames
 		}
-		if s.Template != "" {
-			spec, err = template.Load(s.Template)
+		if parsed != nil {
+			spec = parsed
+		} else if s.Template != "" {
+			spec, err = loadTemplate(s.Template)
 		} else {
 			spec, err = template.Parse("template", []byte(s.TemplateText))
 		}
@@ -187,6 +196,9 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 		p.wrap(field, "", err)
 		return nil, errFrames
 	}
+	if overwritesInput(p, s, spec) {
+		return nil, errFrames
+	}
 	probe, err := template.Compile(spec, popts)
 	if err != nil {
 		p.wrap(field, "", err)
@@ -214,11 +226,73 @@ func packetFrames(p *problems, s Spec) (*frameSet, error) {
 		spec:      spec,
 		timed:     probe.Timed(),
 		timedFPS:  probe.FramesPerSecond(),
+		schedule:  probe.Schedule(),
 	}
+	fs.notes = signedCaptureNotes(spec, s.Pcap != "")
 	var name string
 	fs.maxUntagged, name = spec.MaxUntagged()
 	fs.untaggedStream = printable.Escape(name) // for the MTU error
 	return fs, nil
+}
+
+// overwritesInput reports (and adds the problem) when the output file is
+// one the run reads: the capture a stream replays, or the template itself.
+// The pcapfile backend creates the output when the workers start, which
+// truncated the capture before a frame of it was read (wpg send --pcap
+// cap.pcap -o cap.pcap left 10 frames of 500).
+func overwritesInput(p *problems, s Spec, spec *template.Spec) bool {
+	if s.Output == "" {
+		return false
+	}
+	out, err := os.Stat(s.Output)
+	if err != nil {
+		return false // not there yet: nothing to overwrite
+	}
+	same := func(path string) bool {
+		fi, err := os.Stat(path)
+		return err == nil && os.SameFile(out, fi)
+	}
+	for i, st := range spec.Streams {
+		if st.Replay == nil || !same(st.Replay.File) {
+			continue
+		}
+		what := fmt.Sprintf("the capture stream %d (%s) replays", i, printable.Escape(st.Name))
+		if s.Pcap != "" {
+			what = "the capture {pcap} replays"
+		}
+		p.add("output", s.Output, "is "+what+": writing the run's frames into it would destroy it before it is read", "give {output} another file, e.g. copy.pcap")
+		return true
+	}
+	if s.Template != "" && same(s.Template) {
+		p.add("output", s.Output, "is the template file: writing the run's frames into it would destroy it", "give {output} another file, e.g. out.pcap")
+		return true
+	}
+	return false
+}
+
+// signedCaptureNotes warns of captures replayed unsigned whose records
+// already end in a wpg signature (a capture of wpg's own traffic): a wpg
+// receiver counts them by the old signatures, so a capture looped is all
+// duplicates after its first pass, and the latency is the capture's age
+// (a 1000-record capture replayed twice: 1000 duplicated, 2 s latency).
+func signedCaptureNotes(spec *template.Spec, flag bool) []string {
+	var notes []string
+	for i, st := range spec.Streams {
+		if st.Replay == nil || st.Signature {
+			continue
+		}
+		sum, ok := st.Replay.Summary()
+		if !ok || sum.Signed == 0 {
+			continue
+		}
+		fix := fmt.Sprintf("set signature: true in stream %d to sign them anew", i)
+		if flag {
+			fix = "replay it from a template with signature: true to sign them anew (docs/templates.md, Replaying a capture)"
+		}
+		notes = append(notes, fmt.Sprintf("%d of the %d records of %s end in a wpg signature (a capture of wpg's own frames), replayed as captured: a wpg receiver counts them by those old signatures, as duplicates once the capture loops and with the capture's age as their latency; %s",
+			sum.Signed, sum.Records, printable.Escape(st.Replay.File), fix))
+	}
+	return notes
 }
 
 // orDefault is the first of v, site that is not 0, else def.

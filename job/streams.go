@@ -125,21 +125,33 @@ func streamCounts(res *engine.Result, spec *template.Spec) []report.Stream {
 	return out
 }
 
+// loadTemplate reads a template file (a variable for the test that
+// counts the reads).
+var loadTemplate = template.Load
+
 // timedInput reports whether the run's frames keep their own schedule, so
 // that the options of rate control apply without a --rate: --pcap without
 // a rate (the capture's own timing), or a template whose streams have
 // their own rates. A template that does not parse says no here; its error
-// comes with the frames.
-func timedInput(s Spec) bool {
+// comes with the frames. It returns the template it parsed, for the
+// frames to use rather than parse it again (65,535 streams take seconds).
+func timedInput(s Spec) (bool, *template.Spec) {
+	var spec *template.Spec
+	var err error
 	switch {
 	case s.Pcap != "":
-		return s.Rate == ""
+		return s.Rate == "", nil
+	case s.Template != "" && s.TemplateText != "":
+		return false, nil // an error of the frames'
 	case s.Template != "":
-		spec, err := template.Load(s.Template)
-		return err == nil && spec.Timed()
+		spec, err = loadTemplate(s.Template)
 	case s.TemplateText != "":
-		spec, err := template.Parse("template", []byte(s.TemplateText))
-		return err == nil && spec.Timed()
+		spec, err = template.Parse("template", []byte(s.TemplateText))
+	default:
+		return false, nil
 	}
-	return false
+	if err != nil {
+		return false, nil
+	}
+	return spec.Timed(), spec
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/template"
 )
 
 // prepared is a validated Spec, ready for the engine.
@@ -89,7 +90,12 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	if rateOK {
 		pr.rate, rateOK = linkRate(&p, s, pr.rate) // --rate 50% (streams.go)
 	}
-	checkApplies(&p, s, reg, rateOK && (!pr.rate.Unlimited() || timedInput(s)))
+	var parsed *template.Spec // the template, when timedInput read it
+	timed := false
+	if rateOK && pr.rate.Unlimited() {
+		timed, parsed = timedInput(s)
+	}
+	checkApplies(&p, s, reg, rateOK && (!pr.rate.Unlimited() || timed))
 	if s.Raw && reg.NeedsPeer && s.Connect == "" && s.FIFO == "" && peerChoice(s, env).Mode == backend.PeerOwn {
 		// The run would start wpg's own receiver, which cannot read
 		// frames without a wpg header.
@@ -133,7 +139,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		return nil, p.err()
 	}
 
-	if pr.frames, err = newFrames(&p, s, reg); err != nil {
+	if pr.frames, err = newFrames(&p, s, reg, parsed); err != nil {
 		return nil, p.err()
 	}
 	if pr.allowed, err = sys.AllowedCPUs(); err != nil {

@@ -35,6 +35,15 @@ type Replay struct {
 	dir string
 }
 
+// Summary returns what LoadCaptures found in the capture (its records,
+// sizes, timestamps); ok is false before LoadCaptures read it.
+func (r *Replay) Summary() (sum pcapread.Summary, ok bool) {
+	if r.summary == nil {
+		return sum, false
+	}
+	return *r.summary, true
+}
+
 // captureErr wraps a capture's error for stream i: with the template's
 // file:line:col of its pcap key when the stream came from a template, and
 // for a missing file where a relative path was looked for.

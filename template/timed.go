@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wpg-dev/wpg/header"
 )
@@ -103,6 +104,22 @@ func (s *Source) finish(spec *Spec) {
 			}
 		}
 		cs.tm = tm
+		// The schedule the report measures the run against (Schedule).
+		sp := schedStream{count: st.Count, delay: tm.delay, period: tm.period, burstN: tm.burstN, span: tm.span, per: 1}
+		if cs.fr != nil {
+			sp.per = float64(cs.fr.g.count) // a datagram's fragments share its due time
+		}
+		if cs.rp != nil {
+			if sp.count == 0 {
+				sp.count = cs.rp.sum.Records // one pass, as compileReplay sends
+			}
+			if t.Original {
+				// Record k is taken as k mean gaps in: exact for the first and
+				// the last record of a pass.
+				sp.period = cs.rp.lapNs / float64(cs.rp.sum.Records)
+			}
+		}
+		s.timetable = append(s.timetable, sp)
 	}
 	s.fps = 0
 	for _, cs := range s.streams {
@@ -117,6 +134,86 @@ func (s *Source) finish(spec *Spec) {
 		}
 		s.fps += st.Timing.FramesPerSecond(mean)
 	}
+}
+
+// Schedule is the timetable of a timed source's streams (all workers
+// together), to measure a run against: how many frames were due by a
+// time, and when the last one was due.
+type Schedule []schedStream
+
+// schedStream is one stream's schedule: frame (or datagram) k is due at
+// delay + k periods, or with bursts at delay + (k / burstN) spans +
+// (k mod burstN) periods (ns from the start); count of them in all, 0 =
+// no end; per frames each (a fragmented datagram's fragments, else 1).
+type schedStream struct {
+	count         uint64
+	delay, period float64
+	burstN        uint64
+	span          float64
+	per           float64
+}
+
+// Schedule returns the streams' timetable; nil when the source is not
+// timed.
+func (s *Source) Schedule() Schedule {
+	if s.tl == nil {
+		return nil
+	}
+	return s.timetable
+}
+
+// DueBy returns how many frames the streams had due by ns nanoseconds
+// after the start (each fragment of a datagram counted).
+func (sc Schedule) DueBy(ns float64) float64 {
+	var n float64
+	for _, st := range sc {
+		n += st.dueBy(ns) * st.per
+	}
+	return n
+}
+
+// End returns when the last frame of all is due (ns after the start), or
+// -1 when a stream has no end (no count).
+func (sc Schedule) End() float64 {
+	end := 0.0
+	for _, st := range sc {
+		if st.count == 0 {
+			return -1
+		}
+		end = max(end, st.at(st.count-1))
+	}
+	return end
+}
+
+func (st *schedStream) at(k uint64) float64 {
+	if st.burstN > 0 {
+		return st.delay + float64(k/st.burstN)*st.span + float64(k%st.burstN)*st.period
+	}
+	return st.delay + float64(k)*st.period
+}
+
+func (st *schedStream) dueBy(ns float64) float64 {
+	x := ns - st.delay
+	if x < 0 {
+		return 0
+	}
+	var n float64
+	switch {
+	case st.period <= 0 || (st.burstN > 0 && st.span <= 0):
+		n = math.Inf(1) // every frame at once
+	case st.burstN > 0:
+		bursts := math.Floor(x / st.span)
+		n = bursts*float64(st.burstN) + min(float64(st.burstN), math.Floor((x-bursts*st.span)/st.period)+1)
+	default:
+		n = math.Floor(x/st.period) + 1
+	}
+	if st.count > 0 {
+		n = min(n, float64(st.count))
+	}
+	if math.IsInf(n, 1) {
+		return 1 // an unlimited stream with no gaps: nothing to count by
+	}
+	return n
 }
 
 // Timed reports whether the source keeps the streams' own schedules:
@@ -264,7 +361,11 @@ func (s *Source) renderTimed(bufs [][]byte, lens []int, nowNs int64) int {
 				continue
 			}
 		}
-		cs.tm.due = tl.origin + int64(cs.tm.at(cs.k, cs.rp))
+		if f := cs.fr; f == nil || f.j == 0 {
+			// A datagram's fragments share its due time: the next is due
+			// once its last fragment went (k counts the datagrams begun).
+			cs.tm.due = tl.origin + int64(cs.tm.at(cs.k, cs.rp))
+		}
 		s.siftDown(0)
 	}
 	return n

@@ -143,7 +143,17 @@ func (r *Receiver) Info() backend.Info {
 	if r.outgoing > 0 {
 		i.Details["outgoing_filtered"] = strconv.FormatUint(r.outgoing, 10)
 	}
+	if r.packets == 0 && r.outgoing == 0 {
+		// wpg send -i X and wpg recv -i X on the same interface: the
+		// receiver saw nothing and the report said no more than 0 frames.
+		i.Hint = nothingArrived(i.Interface)
+	}
 	return i
+}
+
+// nothingArrived explains a receiver that has seen no frame at all.
+func nothingArrived(ifc string) string {
+	return fmt.Sprintf("nothing arrived on %s: the receiver counts the frames that arrive there, never those this host sends on it; send on the other end (of a veth pair, its peer; of a cable or a device under test, the far side), or check that the sender's frames reach %s", ifc, ifc)
 }
 
 // Close closes the socket and unmaps the ring; it is idempotent.

@@ -18,6 +18,8 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/wpg-dev/wpg/frame"
 )
 
 // MaxRecord is the largest record a capture may hold (bytes captured): a
@@ -165,12 +167,24 @@ func (r *Reader) start() error {
 	}
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			err = ErrTruncated
+			err = errHeaderTruncated{}
 		}
 		return &RecordError{File: r.file, Offset: 0, Err: err}
 	}
 	return nil
 }
+
+// errHeaderTruncated is ErrTruncated for a file that ends before its
+// header does: ErrTruncated's "inside this record" named a record that
+// is not there.
+type errHeaderTruncated struct{}
+
+func (errHeaderTruncated) Error() string {
+	return "truncated: the file ends inside its header, before any record (an interrupted capture? tcpdump -w was killed before it flushed)"
+}
+
+// Is makes errors.Is(err, ErrTruncated) hold.
+func (errHeaderTruncated) Is(target error) bool { return target == ErrTruncated }
 
 // Format says whether the file is pcap or pcapng.
 func (r *Reader) Format() Format { return r.format }
@@ -255,6 +269,10 @@ type Summary struct {
 	// counts records stamped earlier than the one before.
 	FirstNs, LastNs int64
 	Backwards       uint64
+	// Signed counts records that end in a wpg signature (its magic in
+	// the last frame.SignatureLen bytes): a capture of wpg's own traffic,
+	// whose frames a wpg receiver would count by their old signatures.
+	Signed uint64
 }
 
 // Scan reads a capture from end to end and summarises it, failing on the
@@ -289,6 +307,9 @@ func Scan(path string) (Summary, error) {
 		}
 		if r.short {
 			s.Truncated++
+		}
+		if _, ok := frame.ParseSignature(data); ok {
+			s.Signed++
 		}
 	}
 	if s.Records == 0 {

@@ -55,7 +55,10 @@ func TestErrorsNameTheRecord(t *testing.T) {
 	write(t, sll, layers.LinkTypeLinuxSLL, 60)
 	empty := filepath.Join(dir, "empty.pcap")
 	write(t, empty, layers.LinkTypeEthernet)
+	short := filepath.Join(dir, "short.pcap") // 20 of the header's 24 bytes
+	os.WriteFile(short, data[:20], 0o644)
 	for _, c := range []struct{ file, want string }{
+		{short, "file header: truncated: the file ends inside its header, before any record"},
 		{cut, "record 3 (at byte 176): truncated"},
 		{cutHdr, "record 2 (at byte 100): truncated"},
 		{big, "record 2 (at byte 100): 20000 bytes, above the largest frame"},
@@ -69,8 +72,10 @@ func TestErrorsNameTheRecord(t *testing.T) {
 			t.Errorf("%s: %v, want …%s…", filepath.Base(c.file), err, c.want)
 		}
 	}
-	if _, err := pcapread.Scan(cut); !errors.Is(err, pcapread.ErrTruncated) {
-		t.Errorf("truncated: %v", err)
+	for _, f := range []string{cut, short} {
+		if _, err := pcapread.Scan(f); !errors.Is(err, pcapread.ErrTruncated) {
+			t.Errorf("truncated: %v", err)
+		}
 	}
 }
 

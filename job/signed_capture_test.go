@@ -1,0 +1,68 @@
+package job_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/job"
+)
+
+// capture writes a classic pcap of n copies of f, 1 ms apart.
+func capture(t *testing.T, name string, f []byte, n int) string {
+	t.Helper()
+	out := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
+	for i := range n {
+		rec := make([]byte, 16+len(f))
+		rec[4], rec[5] = byte(i*1000), byte(i*1000>>8) // µs
+		rec[8], rec[12] = byte(len(f)), byte(len(f))
+		copy(rec[16:], f)
+		out = append(out, rec...)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Replaying a capture of wpg's own frames as captured keeps their old
+// signatures, which a wpg receiver counts: a 1000-record capture looped
+// twice read as 1000 duplicates with 2 s of latency, and nothing said
+// why. The report says so, and how to sign the frames anew; a capture of
+// other traffic gets no such note.
+func TestReplayOfSignedCaptureIsNoted(t *testing.T) {
+	signed := make([]byte, 64)
+	frame.PutSignature(signed, frame.Signature{Stream: 0, Seq: 7, Workers: 1, TxNs: 12345})
+	for _, c := range []struct {
+		name string
+		f    []byte
+		want bool
+	}{{"wpg.pcap", signed, true}, {"other.pcap", make([]byte, 64), false}} {
+		s := job.NewSpec()
+		s.Backend, s.Pcap, s.Rate, s.Count = "null", capture(t, c.name, c.f, 3), "", 6
+		run, err := job.Start(t.Context(), s, job.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-run.Done()
+		rep := run.Report()
+		if rep == nil || rep.Frames != 6 {
+			t.Fatalf("%s: report %+v (%v)", c.name, rep, run.Err())
+		}
+		var note string
+		for _, n := range rep.Notes {
+			if strings.Contains(n, "wpg signature") {
+				note = n
+			}
+		}
+		if got := note != ""; got != c.want {
+			t.Fatalf("%s: note %q, want one: %v (notes %q)", c.name, note, c.want, rep.Notes)
+		}
+		if c.want && (!strings.HasPrefix(note, "3 of the 3 records of ") || !strings.Contains(note, "duplicates") || !strings.Contains(note, "signature: true")) {
+			t.Errorf("%s: note %q", c.name, note)
+		}
+	}
+}
