@@ -94,17 +94,21 @@ type ndrSize struct {
 
 // ndrReport is wpg ndr's JSON.
 type ndrReport struct {
-	Schema     string        `json:"schema"`
-	Backend    string        `json:"backend"`
-	Sender     string        `json:"sender_interface"`
-	Receiver   string        `json:"receiver_interface"`
-	Namespace  string        `json:"namespace,omitempty"`
-	Trial      float64       `json:"trial_seconds"`
-	Loss       float64       `json:"loss_ratio"`
-	Resolution float64       `json:"resolution"`
-	Sizes      []ndrSize     `json:"sizes"`
-	Error      string        `json:"error,omitempty"`
-	Elapsed    time.Duration `json:"-"`
+	Schema     string    `json:"schema"`
+	Backend    string    `json:"backend"`
+	Sender     string    `json:"sender_interface"`
+	Receiver   string    `json:"receiver_interface"`
+	Namespace  string    `json:"namespace,omitempty"`
+	Trial      float64   `json:"trial_seconds"`
+	Loss       float64   `json:"loss_ratio"`
+	Resolution float64   `json:"resolution"`
+	Sizes      []ndrSize `json:"sizes"`
+	Error      string    `json:"error,omitempty"`
+	// Interrupted: a stop signal (Ctrl-C, SIGTERM) ended the search; the
+	// last size's figure is what passed before it, and sizes after it
+	// are missing.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Elapsed     time.Duration `json:"-"`
 }
 
 // parseShare reads a ratio ("0.01") or a percentage ("1%").
@@ -170,6 +174,12 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 	}
 	if (f.iface == "") != (f.rx == "") {
 		return nil, cfg, maxRate, minRate, usageError(errors.New("flags -i and --rx-interface go together: give both (send on one, receive on the other), or neither for a veth pair of wpg's own"))
+	}
+	if f.iface != "" && f.iface == f.rx {
+		// The receiver counts what arrives, never the host's own outgoing
+		// frames: every trial would lose everything (11 trials, 29 s, and
+		// "loss even at --min-rate").
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flags -i and --rx-interface: both name %s, and the receiver does not count the frames this host sends: receive where they arrive (the other end of the cable, the far side of the device under test), or leave out both for a veth pair of wpg's own", f.iface))
 	}
 	for _, fl := range []struct{ name, iface string }{{"-i", f.iface}, {"--rx-interface", f.rx}} {
 		if fl.iface == "" {
@@ -251,7 +261,11 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 		if f.minRate != "" {
 			c.MinRate = minRate.FramesPerSecond(float64(frame), pace.L1)
 		}
+		// ndr.Search runs the warm-up (Config.Warmup > 0) as its first trial.
+		warmup := c.Warmup > 0
 		trial := func(ctx context.Context, rate float64, d time.Duration) (ndr.Outcome, error) {
+			warm := warmup
+			warmup = false
 			o, err := ndrTrial(ctx, cmd, f, ns, rep.Sender, rep.Receiver, frame, rate, d)
 			if err == nil && !f.jsonOut {
 				loss := 0.0
@@ -262,6 +276,9 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 				if o.Sent == 0 || loss > c.Loss {
 					verdict = "loss"
 				}
+				if warm {
+					verdict += "  (warm-up at --min-rate, not counted)"
+				}
 				fmt.Fprintf(out, "  %5d B  asked %s  sent %s  received %d of %d  loss %s  %s\n", size, formatPPS(rate), formatPPS(o.AchievedPPS), o.Received, o.Sent, formatShare(loss), verdict)
 			}
 			return o, err
@@ -270,6 +287,12 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 		s := ndrSize{Size: size, Frame: frame, MaxRatePPS: c.MaxRate, Result: res, ThroughputBPS: res.ThroughputPPS * float64(size+20) * 8}
 		rep.Sizes = append(rep.Sizes, s)
 		if err != nil {
+			if ctx.Err() != nil {
+				// Ctrl-C is how a search is cut short, not a failure: the
+				// table of what was found follows, as send's report does.
+				rep.Interrupted = true
+				break
+			}
 			searchErr = err
 			rep.Error = err.Error()
 			break
@@ -381,6 +404,8 @@ func printNDR(w io.Writer, rep ndrReport) {
 			note = "passed at --max-rate: the path may go faster"
 		case rep.Error != "" && i == len(rep.Sizes)-1:
 			note = "stopped by an error (below): the figure is what passed before it"
+		case rep.Interrupted && i == len(rep.Sizes)-1:
+			note = "interrupted (a stop signal): the figure is what passed before it"
 		case s.ThroughputPPS == 0:
 			note = "loss even at --min-rate"
 		case !s.Converged:
@@ -393,6 +418,10 @@ func printNDR(w io.Writer, rep ndrReport) {
 			}
 		}
 		fmt.Fprintf(w, "%-8s %-14s %-16s %-8d %s\n", strconv.Itoa(s.Size)+" B", formatPPS(s.ThroughputPPS), fmt.Sprintf("%.3f Gbit/s", s.ThroughputBPS/1e9), counted, note)
+	}
+	if rep.Interrupted {
+		fmt.Fprintf(w, "(interrupted after %s)\n", rep.Elapsed.Round(time.Second))
+		return
 	}
 	fmt.Fprintf(w, "(%s in all)\n", rep.Elapsed.Round(time.Second))
 }

@@ -24,6 +24,8 @@ func TestNDRFlagRefusals(t *testing.T) {
 		{[]string{"ndr", "--sizes", "1518", "--max-rate", "1Mpps", "--min-rate", "2Mpps"}, "at 1518 B"},
 		{[]string{"ndr", "-i", "wpg-nonesuch0", "--rx-interface", "lo"}, `flag -i: interface "wpg-nonesuch0" does not exist`},
 		{[]string{"ndr", "-i", "lo", "--rx-interface", "wpg-nonesuch1"}, "flag --rx-interface"},
+		// The receiver never counts the host's own outgoing frames.
+		{[]string{"ndr", "-i", "lo", "--rx-interface", "lo"}, "both name lo, and the receiver does not count the frames this host sends"},
 	} {
 		out, errs, code := runCLI(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {
