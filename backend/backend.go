@@ -340,7 +340,7 @@ func CheckMTU(path, iface string, mtu int, o Options) error {
 			path, o.MaxFrame, iface, mtu, wire, wire+VLANTagLen, iface, o.MaxFrame-EthernetHeaderLen)
 	}
 	if o.MaxUntagged > wire {
-		return fmt.Errorf("%s: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (size: in the template) or raise the MTU with `ip link set %s mtu %d`",
+		return fmt.Errorf("%s: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (--size, or size: in the template; a replayed capture's records go as captured) or raise the MTU with `ip link set %s mtu %d`",
 			path, o.UntaggedStream, o.MaxUntagged, iface, mtu, wire, iface, o.MaxUntagged-EthernetHeaderLen)
 	}
 	return nil

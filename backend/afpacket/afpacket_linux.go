@@ -17,6 +17,7 @@ import (
 	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/sysinfo"
+	"github.com/wpg-dev/wpg/units"
 )
 
 // iface is a validated interface.
@@ -257,8 +258,8 @@ func ringHint(ring *tpacket.TxRing, maxFrame int) string {
 		return ""
 	}
 	depth := max(hintRingFit/(ring.Bytes()/ring.Depth()), 1)
-	return fmt.Sprintf("the kernel copies each frame out of a %d KiB ring (%d slots): larger than the CPU's cache, so every copy misses; --ring-depth %d (a ring of %d KiB) measured 1.3-1.7x faster at 1500 B on veth (docs/afpacket.md)",
-		ring.Bytes()>>10, ring.Depth(), depth, depth*(ring.Bytes()/ring.Depth())>>10)
+	return fmt.Sprintf("the kernel copies each frame out of a %s ring (%d slots): larger than the CPU's cache, so every copy misses; --ring-depth %d (a ring of %s) measured 1.3-1.7x faster at 1500 B on veth (docs/afpacket.md)",
+		units.FormatSize(int64(ring.Bytes())), ring.Depth(), depth, units.FormatSize(int64(depth*(ring.Bytes()/ring.Depth()))))
 }
 
 // loopbackFrags reports whether ring pages can go to lo as fragments.
