@@ -3,12 +3,14 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wpg-dev/wpg/internal/syncbuf"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
@@ -56,7 +58,19 @@ func TestQA7NDRCtrlC(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(1500 * time.Millisecond) // into the first counted trial (20 s)
+		// Into the first counted trial (20 s): once the namespace of the
+		// search exists, its 100 ms warm-up is all that comes before it
+		// (a fixed sleep from the start raced a loaded machine's set-up).
+		prefix := fmt.Sprintf("wpg-%d-", cmd.Process.Pid)
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if list, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(list), prefix) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("json=%v: no namespace %s… after 30 s", jsonOut, prefix)
+			}
+		}
+		time.Sleep(1500 * time.Millisecond)
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
@@ -141,15 +155,22 @@ func TestQA7RecvSaysNothingArrived(t *testing.T) {
 		recv *exec.Cmd
 		want bool
 	}{
-		{"same end", exec.Command(testbed.Wpg(t), "recv", "-i", v.Outer, "--duration", "2s", "--json"), true},
-		{"other end", v.Command(t.Context(), testbed.Wpg(t), "recv", "-i", v.Inner, "--duration", "2s", "--json"), false},
+		{"same end", exec.Command(testbed.Wpg(t), "recv", "-i", v.Outer, "--duration", "3s", "--json"), true},
+		{"other end", v.Command(t.Context(), testbed.Wpg(t), "recv", "-i", v.Inner, "--duration", "3s", "--json"), false},
 	} {
-		var out, errb bytes.Buffer
+		var out bytes.Buffer
+		var errb syncbuf.Buffer
 		c.recv.Stdout, c.recv.Stderr = &out, &errb
 		if err := c.recv.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(700 * time.Millisecond) // the receiver's socket is up well before its 2 s end
+		// Send once the receiver says it is receiving (its --duration
+		// leaves the 0.1 s send seconds to spare on a loaded machine).
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errb.String(), "receiving on"); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the receiver did not start within 30 s: %s", c.name, errb.String())
+			}
+		}
 		if _, errs, code := run(t, t.TempDir(), "send", "-i", v.Outer, "--count", "100", "--rate", "1kpps"); code != 0 {
 			t.Fatalf("%s: send exit %d: %s", c.name, code, errs)
 		}
