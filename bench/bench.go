@@ -200,9 +200,14 @@ func (c Config) withDefaults() Config {
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
-	for _, s := range c.Sizes {
+	for i, s := range c.Sizes {
 		if s < frame.MinPayload || s > frame.MaxPayload {
 			errs = append(errs, fmt.Errorf("size %d: give sizes from %d B (the smallest frame every path takes) to 1 GiB", s, frame.MinPayload))
+		}
+		// A table is a size's: a size given twice would get both its
+		// cells' runs in each of two identical tables.
+		if j := slices.Index(c.Sizes, s); j < i && !slices.Contains(c.Sizes[j+1:i], s) {
+			errs = append(errs, fmt.Errorf("size %d is given more than once: give each size once", s))
 		}
 	}
 	if c.Repeat < 1 || c.Repeat > 100 {
@@ -211,8 +216,8 @@ func (c Config) Validate() error {
 	if c.Duration < 10*time.Millisecond || c.Duration > time.Hour {
 		errs = append(errs, fmt.Errorf("duration %v: give 10ms to 1h per run", c.Duration))
 	}
-	if c.Interval < 0 {
-		errs = append(errs, fmt.Errorf("interval %v: must not be negative", c.Interval))
+	if c.Interval < 0 || (c.Interval > 0 && c.Interval < report.MinInterval) {
+		errs = append(errs, fmt.Errorf("interval %v: give %v or more (0: none)", c.Interval, report.MinInterval))
 	}
 	for _, o := range c.Only {
 		if !slices.ContainsFunc(Paths, func(p Path) bool { return p.Name == o || p.Backend == o }) {
@@ -450,11 +455,14 @@ func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) 
 	if cfg.Interval > 0 {
 		t := time.NewTicker(cfg.Interval)
 		prev := job.Snapshot{}
+		// The tick due at the run's planned end (or after it) is the end
+		// itself: the run's end closes the last interval, instead of a
+		// tick a hair before it leaving a last interval of a few frames
+		// over microseconds (a rate that looks like a collapse).
 	watch:
-		for {
+		for k := time.Duration(1); k*cfg.Interval < spec.Duration; k++ {
 			select {
 			case <-run.Done():
-				t.Stop()
 				break watch
 			case <-t.C:
 				s := run.Snapshot()
@@ -462,6 +470,8 @@ func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) 
 				prev = s
 			}
 		}
+		t.Stop()
+		<-run.Done()
 	}
 	rep := run.Report()
 	if rep == nil {

@@ -36,9 +36,13 @@ func Bench(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	}
 	sizes = append([]int64(nil), sizes...)
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
-	for _, s := range sizes {
+	for i, s := range sizes {
 		if s < 1 || s > 1<<30 {
 			return nil, fmt.Errorf("dmabuf bench: size %d: want 1 byte … 1 GiB", s)
+		}
+		// a column is a size's: a second one would repeat the first's
+		if i > 0 && sizes[i-1] == s {
+			return nil, fmt.Errorf("dmabuf bench: size %d is given twice: give each size once", s)
 		}
 	}
 	modes := cfg.SyncModes

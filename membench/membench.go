@@ -3,6 +3,7 @@ package membench
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wpg-dev/wpg/units"
@@ -131,6 +132,11 @@ func ParseSizes(s string) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
+		if slices.Contains(out, n) {
+			// the tables are keyed by size: a second run of it would
+			// show the first one's figures twice
+			return nil, fmt.Errorf("%s is given twice (%s): give each size once", strings.TrimSpace(f), FormatSize(n))
+		}
 		out = append(out, n)
 	}
 	if len(out) == 0 {
@@ -206,9 +212,12 @@ func (c Config) validate() error {
 	if c.Iters < 1 || c.Iters > 1000 {
 		return fmt.Errorf("iterations %d: want 1..1000 (--iters)", c.Iters)
 	}
-	for _, s := range c.Sizes {
+	for i, s := range c.Sizes {
 		if s <= 0 || s > MaxSize {
 			return fmt.Errorf("size %d: want 1 byte .. %s (--sizes)", s, FormatSize(MaxSize))
+		}
+		if slices.Contains(c.Sizes[:i], s) {
+			return fmt.Errorf("size %d is given twice (--sizes): give each size once", s)
 		}
 	}
 	return nil

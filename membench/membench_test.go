@@ -94,3 +94,14 @@ func TestProtoFraming(t *testing.T) {
 		t.Fatalf("decodeReply of another version = %v", err)
 	}
 }
+
+// TestSizesGivenTwice: a size given twice (4KiB and 4096) is refused: the
+// tables are keyed by size, so both rows showed the first run's figures.
+func TestSizesGivenTwice(t *testing.T) {
+	if _, err := ParseSizes("4KiB,1MiB,4096"); err == nil || err.Error() != "4096 is given twice (4KiB): give each size once" {
+		t.Errorf("ParseSizes: %v", err)
+	}
+	if err := (Config{Sizes: []int64{4096, 4096}, Iters: 2}).validate(); err == nil || !strings.Contains(err.Error(), "size 4096 is given twice") {
+		t.Errorf("validate: %v", err)
+	}
+}

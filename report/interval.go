@@ -21,6 +21,12 @@ type Provenance struct {
 	Host string `json:"host"`
 }
 
+// MinInterval is the shortest --interval period of send and bench (recv
+// has the same floor, recv.MinProgressEvery): each period is a snapshot of
+// the run and a line or an intervals[] entry, so a period of nanoseconds
+// would take the run's CPU and grow its report without bound.
+const MinInterval = 50 * time.Millisecond
+
 // Interval is one period of a run (iperf3-style --interval lines, and
 // intervals[] in the JSON): what moved between Start and End, seconds
 // since the run started. The frames and bytes of a run's intervals add up

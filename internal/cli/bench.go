@@ -113,14 +113,23 @@ func runMatrix(cmd *cobra.Command, f *runFlags, m *matrixFlags) error {
 			return fmt.Errorf("--duration %v: the matrix needs a length per run (e.g. 1s)", f.duration)
 		}
 	}
-	if changed(cmd, "repeat") != nil && f.repeat < 1 {
-		return fmt.Errorf("--repeat %d: give 1 or more", f.repeat)
+	if f.interval < 0 || (f.interval > 0 && f.interval < report.MinInterval) {
+		return fmt.Errorf("--interval %v: give a period of %v or more, such as 1s, or 0 for none", f.interval, report.MinInterval)
 	}
+	if changed(cmd, "repeat") != nil && (f.repeat < 1 || f.repeat > 100) {
+		return fmt.Errorf("--repeat %d: give 1 to 100", f.repeat)
+	}
+	given := map[int64]string{}
 	for _, s := range strings.Split(m.sizes, ",") {
-		n, err := units.ParseSizeIn(strings.TrimSpace(s), frame.MinPayload, frame.MaxPayload)
+		s = strings.TrimSpace(s)
+		n, err := units.ParseSizeIn(s, frame.MinPayload, frame.MaxPayload)
 		if err != nil {
 			return fmt.Errorf("--sizes %q: %v (e.g. --sizes 64,1MiB)", m.sizes, err)
 		}
+		if first, ok := given[n]; ok {
+			return fmt.Errorf("--sizes %q: %s and %s are the same size (%s): give each size once", m.sizes, first, s, units.FormatSize(n))
+		}
+		given[n] = s
 		cfg.Sizes = append(cfg.Sizes, n)
 	}
 	if m.paths != "" {

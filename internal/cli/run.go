@@ -28,8 +28,8 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if err != nil {
 		return err
 	}
-	if f.interval < 0 {
-		return fmt.Errorf("--interval %v: give a period such as 1s, or 0 for none", f.interval)
+	if f.interval < 0 || (f.interval > 0 && f.interval < report.MinInterval) {
+		return fmt.Errorf("--interval %v: give a period of %v or more, such as 1s, or 0 for none", f.interval, report.MinInterval)
 	}
 	if f.hdrOut != "" && spec.Rate == "" {
 		return fmt.Errorf("--hdr-out %s writes the pacer's lateness histogram, which only a paced run has: add --rate (e.g. --rate 1Mpps)", f.hdrOut)
@@ -121,6 +121,16 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (r
 		t := time.NewTimer(f.interval)
 	watch:
 		for {
+			if spec.Duration > 0 && next >= spec.Duration {
+				// The sample due at the run's planned end (or after it)
+				// is the end itself: Finish closes the last interval
+				// with the report's totals and time, instead of a
+				// sample a hair before the end leaving a last interval
+				// of a few frames over microseconds (a rate that looks
+				// like a collapse at the end).
+				<-run.Done()
+				break watch
+			}
 			select {
 			case <-run.Done():
 				break watch
@@ -418,7 +428,7 @@ func fieldFlag(cmd *cobra.Command, field string) *pflag.Flag {
 // addReportFlags adds the report flags of send and bench.
 func addReportFlags(cmd *cobra.Command, f *runFlags) {
 	fl := cmd.Flags()
-	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, lateness p99) and add intervals[] to the JSON, e.g. 1s (0: none)")
+	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, lateness p99) and add intervals[] to the JSON, e.g. 1s (at least 50ms; 0: none)")
 	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the pacer's lateness histogram (--rate) to this `FILE` as an HdrHistogram log")
 }
 
