@@ -1,9 +1,11 @@
 package sysinfo
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -45,11 +47,25 @@ const maxStallSamples = 1 << 20
 // thread) and reports the stalls it saw, gaps of at least threshold
 // between consecutive reads of the monotonic clock. It takes len(cpus)×d.
 func ProbeStalls(cpus []int, d, threshold time.Duration) ([]CPUStalls, error) {
+	return ProbeStallsContext(context.Background(), cpus, d, threshold)
+}
+
+// ProbeStallsContext is ProbeStalls that ends when ctx is done (Ctrl-C):
+// the CPU being probed stops within a millisecond, with what it saw so
+// far, and the CPUs not yet probed are left out; the error is then the
+// context's. A probe of D on N CPUs otherwise runs N×D whatever signal
+// comes.
+func ProbeStallsContext(ctx context.Context, cpus []int, d, threshold time.Duration) ([]CPUStalls, error) {
 	if d <= 0 || threshold <= 0 {
 		return nil, fmt.Errorf("stall probe: duration %v and threshold %v must be positive", d, threshold)
 	}
 	out := make([]CPUStalls, 0, len(cpus))
+	var stop atomic.Bool
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	for _, cpu := range cpus {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
 		type result struct {
 			s   CPUStalls
 			err error
@@ -62,7 +78,7 @@ func ProbeStalls(cpus []int, d, threshold time.Duration) ([]CPUStalls, error) {
 				ch <- result{err: err}
 				return
 			}
-			ch <- result{s: spin(cpu, d, threshold)}
+			ch <- result{s: spin(&stop, cpu, d, threshold)}
 		}()
 		r := <-ch
 		if r.err != nil {
@@ -70,11 +86,12 @@ func ProbeStalls(cpus []int, d, threshold time.Duration) ([]CPUStalls, error) {
 		}
 		out = append(out, r.s)
 	}
-	return out, nil
+	return out, ctx.Err()
 }
 
-// spin is the probe loop for one CPU.
-func spin(cpu int, d, threshold time.Duration) CPUStalls {
+// spin is the probe loop for one CPU; it ends early once stop is set
+// (looked at every 4096 clock reads, well under a millisecond).
+func spin(stop *atomic.Bool, cpu int, d, threshold time.Duration) CPUStalls {
 	th := threshold.Nanoseconds()
 	at := make([]int64, 0, 4096)  // start of each kept stall
 	dur := make([]int64, 0, 4096) // its length
@@ -83,7 +100,10 @@ func spin(cpu int, d, threshold time.Duration) CPUStalls {
 	start := sys.NanotimeNs()
 	end := start + d.Nanoseconds()
 	last := start
-	for last < end {
+	for i := 0; last < end; i++ {
+		if i&4095 == 4095 && stop.Load() {
+			break
+		}
 		now := sys.NanotimeNs()
 		if g := now - last; g >= th {
 			n++

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -18,6 +19,10 @@ import (
 )
 
 func init() { register(newSysinfoCmd) }
+
+// maxStalls bounds --stalls: the probe spins a whole CPU for that long on
+// each CPU in turn.
+const maxStalls = 10 * time.Minute
 
 func newSysinfoCmd() *cobra.Command {
 	var asJSON bool
@@ -43,9 +48,12 @@ they recur regularly. No pacing can be more precise than this on that CPU: a fra
 leaves after it (docs/rate.md).`,
 		Example: "  wpg sysinfo\n  wpg sysinfo -i lo --json\n  wpg sysinfo --stalls 2s",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if stallDur < 0 {
 				return fmt.Errorf("--stalls %s: must not be negative; give how long to spin on each CPU, e.g. --stalls 2s (0: no stall probe)", stallDur)
+			}
+			if stallDur > maxStalls {
+				return fmt.Errorf("--stalls %s: give how long to spin on each CPU, up to %v, e.g. --stalls 2s (0: no stall probe)", stallDur, maxStalls)
 			}
 			if stallMin <= 0 {
 				return fmt.Errorf("--stall-min %s: give the shortest gap counted as a stall, more than 0, e.g. --stall-min 2us", stallMin)
@@ -60,14 +68,22 @@ leaves after it (docs/rate.md).`,
 			}
 			feats := sysinfo.Features()
 			var stalls []sysinfo.CPUStalls
+			var interrupted error
 			if stallDur > 0 {
 				cpus, err := sys.AllowedCPUs()
 				if err != nil {
 					return err
 				}
-				if stalls, err = sysinfo.ProbeStalls(cpus, stallDur, stallMin); err != nil {
-					return err
+				// Ctrl-C ends the probe at once; what it saw is printed.
+				if stalls, err = sysinfo.ProbeStallsContext(cmd.Context(), cpus, stallDur, stallMin); err != nil {
+					if cmd.Context().Err() == nil {
+						return err
+					}
+					interrupted = fmt.Errorf("stall probe interrupted: the figures cover %d of %d CPUs, the last one cut short", len(stalls), len(cpus))
 				}
+			}
+			if interrupted != nil {
+				defer func() { err = errors.Join(err, interrupted) }()
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -104,7 +120,7 @@ leaves after it (docs/rate.md).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the report's environment object)")
 	cmd.Flags().StringVarP(&iface, "interface", "i", "", "also describe this network interface")
-	cmd.Flags().DurationVar(&stallDur, "stalls", 0, "also spin this long on each allowed CPU and report the stalls a spinning thread sees (e.g. 2s)")
+	cmd.Flags().DurationVar(&stallDur, "stalls", 0, "also spin this long on each allowed CPU and report the stalls a spinning thread sees (e.g. 2s; at most 10m; Ctrl-C ends it with what it saw)")
 	cmd.Flags().DurationVar(&stallMin, "stall-min", 2*time.Microsecond, "shortest gap between two clock reads counted as a stall")
 	return cmd
 }
