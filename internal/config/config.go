@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -244,6 +245,9 @@ type rawConfig struct {
 
 // Parse applies the TOML document data (named path in errors) over c.
 func (c *Config) Parse(path string, data []byte) error {
+	if err := checkSections(path, data); err != nil {
+		return err
+	}
 	var raw rawConfig
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
@@ -377,6 +381,91 @@ func toInt(v any, k Key) (int64, error) {
 	return 0, fmt.Errorf("%s: %s", what, want)
 }
 
+// sections are the tables of wpg.toml (the part of each key before its dot).
+func sections() []string {
+	var out []string
+	for _, k := range Keys {
+		if s := k.Name[:strings.Index(k.Name, ".")]; !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkSections refuses a section name given a value (`tx = 5`) or made an
+// array of tables (`[[tx]]`), naming where and how to write the section;
+// the strict decoding would report it as a mismatch with a Go struct type.
+// A document that does not parse is left to the strict decoding, which
+// says where the syntax is wrong.
+func checkSections(path string, data []byte) error {
+	var top map[string]any
+	if toml.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	for _, sec := range sections() {
+		v, ok := top[sec]
+		if !ok {
+			continue
+		}
+		if _, ok := v.(map[string]any); ok {
+			continue
+		}
+		example := fmt.Sprintf("[%s] on a line of its own and its keys below it, e.g. [%s] then %s", sec, sec, keyExample(sec))
+		arrRe := regexp.MustCompile(`^\s*\[\[\s*` + regexp.QuoteMeta(sec) + `\s*\]\]`)
+		valRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(sec) + `\s*=\s*`)
+		line, col := 1, 1
+		for n, l := range strings.Split(string(data), "\n") {
+			if m := arrRe.FindStringIndex(l); m != nil {
+				return fmt.Errorf("%s:%d:%d: [[%s]] makes %s an array of tables, and %s is one table: write %s", path, n+1, m[0]+1, sec, sec, sec, example)
+			}
+			if m := valRe.FindStringIndex(l); m != nil {
+				line, col = n+1, m[1]+1
+				break
+			}
+		}
+		return fmt.Errorf("%s:%d:%d: %s: %s, and %s is a section (a table): write %s", path, line, col, sec, describe(v), sec, example)
+	}
+	return nil
+}
+
+// keyExample is the first key of section sec with its default, as a line
+// of wpg.toml.
+func keyExample(sec string) string {
+	for _, k := range Keys {
+		if !strings.HasPrefix(k.Name, sec+".") {
+			continue
+		}
+		name := k.Name[len(sec)+1:]
+		switch {
+		case k.Text:
+			return fmt.Sprintf("%s = %q", name, textExample(k))
+		case k.Size:
+			return fmt.Sprintf("%s = %q", name, units.FormatSizeShort(k.Default))
+		}
+		return fmt.Sprintf("%s = %d", name, k.Default)
+	}
+	return "key = value"
+}
+
+// describe says what a decoded TOML value is ("5 is a whole number").
+func describe(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return fmt.Sprintf("%d is a whole number", x)
+	case float64:
+		return fmt.Sprintf("%v is a number", x)
+	case string:
+		return fmt.Sprintf("%q is a string", x)
+	case bool:
+		return fmt.Sprintf("%v is a boolean", x)
+	case []any:
+		return "the value is an array"
+	case toml.LocalDate, toml.LocalDateTime, toml.LocalTime, time.Time:
+		return fmt.Sprintf("%v is a date or time", x)
+	}
+	return fmt.Sprintf("%v is a %T", v, v)
+}
+
 // locate finds the line and column of key's value in a TOML document (1-based;
 // 1:1 when not found).
 func locate(data []byte, dotted string) (int, int) {
@@ -416,13 +505,30 @@ const maxConfigBytes = 1 << 20
 // readConfig reads the configuration file at path: a regular file of at
 // most maxConfigBytes (a FIFO would block the open, a device could be
 // endless).
+// fileKind names what a file that is not a regular one is ("a directory").
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file (" + m.Type().String() + ")"
+}
+
 func readConfig(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read configuration: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read configuration %s: not a regular file (%s): give the path of a wpg.toml file", path, st.Mode().Type())
+		return nil, fmt.Errorf("read configuration %s: %s, not a regular file: give the path of a wpg.toml file", path, fileKind(st.Mode()))
 	}
 	if st.Size() > maxConfigBytes {
 		return nil, fmt.Errorf("read configuration %s: %d bytes, more than the %d a configuration may have: is it the right file?", path, st.Size(), maxConfigBytes)
