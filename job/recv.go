@@ -53,8 +53,8 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 	if s.Verify != "" && !reg.Payload {
 		p.add("verify", "", fmt.Sprintf("checks payload frames (backends %s), not the packets of %s", joinNames(backendsWhere(true)), reg.Name), "drop {verify} (packets carry their own checksums)")
 	}
-	if s.Slots < 0 {
-		p.add("slots", strconv.Itoa(s.Slots), "give a number of ring slots of 1 or more, or 0 for the sender's", "")
+	if s.Slots < 0 || s.Slots > MaxSlots {
+		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("give a number of ring slots from 1 to %d, or 0 for the sender's", MaxSlots), "")
 	}
 	if reg.Kind == backend.KindNetwork && s.Interface == "" {
 		p.add("interface", "", fmt.Sprintf("is needed: backend %s receives on a network interface", reg.Name), "add {interface} IFACE")
@@ -144,7 +144,15 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 		}
 		return nil, err
 	}
-	if ctl != nil {
+	// A receiver whose data comes over the listening socket (shm, cma,
+	// unix, …) accepts first: opening it accepts the sender's data
+	// connection, and the sender waits for its hello, so the set-up is
+	// over before the run starts. The pipe has no such hello: its sender
+	// starts the run once accepted, so the receiver is opened first (its
+	// buffer sized and written for the largest frame: 2.4 s for 1 GiB on
+	// a VM) and accepts only then, or refuses with the reason.
+	openFirst := ctl != nil && spec.Listen == ""
+	if ctl != nil && !openFirst {
 		if err := ctl.Accept(); err != nil {
 			return nil, err
 		}
@@ -152,6 +160,9 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	}
 	inst, err := reg.Open(ctx, o)
 	if err != nil {
+		if openFirst {
+			return nil, ctl.Refuse(err)
+		}
 		if ctl != nil {
 			ctl.Close()
 		}
@@ -163,10 +174,20 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	}
 	if err != nil {
 		inst.Close()
+		if openFirst {
+			return nil, ctl.Refuse(err)
+		}
 		if ctl != nil {
 			ctl.Close()
 		}
 		return nil, err
+	}
+	if openFirst {
+		if err := ctl.Accept(); err != nil {
+			rx.Close()
+			inst.Close()
+			return nil, err
+		}
 	}
 	if spec.Batch == 0 {
 		spec.Batch = defaultRecvBatch

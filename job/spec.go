@@ -140,6 +140,11 @@ const (
 	// MaxWorkers is the most workers a run takes: the frame signature
 	// gives the worker 8 bits.
 	MaxWorkers = 256
+	// MaxSlots is the most ring or staging slots (Spec.Slots) a run
+	// asks for: the shared ring's limit (shmring); the backends round a
+	// count up to a power of two, and some cap it lower (the report's
+	// ring depth is the effective count).
+	MaxSlots = 1 << 20
 )
 
 // NewSpec returns a Spec with the defaults of the fields that have no

@@ -69,8 +69,8 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	if s.Duration < 0 {
 		p.add("duration", s.Duration.String(), "must not be negative", "give 0 for no limit, or a duration such as 10s")
 	}
-	if s.Slots < 0 {
-		p.add("slots", strconv.Itoa(s.Slots), "give a number of ring slots of 1 or more, or 0 for automatic", "")
+	if s.Slots < 0 || s.Slots > MaxSlots {
+		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("give a number of ring slots from 1 to %d, or 0 for automatic", MaxSlots), "")
 	}
 	if s.FailUnder != nil && !(*s.FailUnder > 0 && *s.FailUnder <= 1) {
 		p.add("fail_under", strconv.FormatFloat(*s.FailUnder, 'g', -1, 64), "give the smallest acceptable share of the target rate, above 0 and at most 1 (e.g. 0.95)", "")

@@ -4,10 +4,12 @@ package peer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wpg-dev/wpg/internal/sys"
@@ -198,7 +200,16 @@ func request(c *net.UnixConn, q RecvRequest, wait time.Duration, where string) e
 func listen(path string) (*net.UnixListener, error) {
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (remove a stale socket file or choose another --listen path)", path, err)
+		fix := "choose another --listen path"
+		switch {
+		case errors.Is(err, syscall.EADDRINUSE):
+			fix = "another receiver listens there, or a stale socket file is left: stop it or remove the file, or " + fix
+		case errors.Is(err, syscall.ENOENT):
+			fix = "its directory does not exist: create it, or " + fix
+		case errors.Is(err, syscall.EACCES):
+			fix = "no permission to create it there: " + fix
+		}
+		return nil, fmt.Errorf("listen on %s: %w (%s)", path, err, fix)
 	}
 	l.SetUnlinkOnClose(true)
 	return l, nil

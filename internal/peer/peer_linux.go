@@ -182,7 +182,7 @@ func Dial(ctx context.Context, path string, timeout time.Duration, alive func() 
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("stopped while waiting for the receiver at %s to listen (%v): %w", path, err, ctx.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
