@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -208,6 +210,20 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /api/v1/sysinfo", s.handleSysinfo)
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		// A known path asked with a method it does not take says which
+		// it takes (the catch-all keeps the mux from answering 405).
+		var takes []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			q := r.Clone(r.Context())
+			q.Method = m
+			if _, p := mux.Handler(q); m != r.Method && p != "" && p != "/api/v1/" {
+				takes = append(takes, m)
+			}
+		}
+		if len(takes) > 0 {
+			writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("%s %s: no such endpoint; this path takes %s (docs/api.md)", r.Method, r.URL.Path, strings.Join(takes, ", "))})
+			return
+		}
 		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.URL.Path + " (docs/api.md lists them)"})
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -278,26 +294,53 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 // decode reads a JSON body into v strictly; false when it has answered.
+// The body must be one JSON object: an empty body, null, an array or a
+// second value after the object is refused, and a field of the wrong type
+// is named with the JSON value the field takes, not the Go type behind it.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	var raw json.RawMessage
+	err := dec.Decode(&raw)
 	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value")
-	}
-	if err == nil {
-		return true
+		err = errors.New("more follows the JSON object")
 	}
 	var tooBig *http.MaxBytesError
-	var typ *json.UnmarshalTypeError
-	fe := FieldError{Reason: "the body is not valid JSON: " + err.Error(), Fix: "send one JSON object (docs/api.md)"}
+	var syn *json.SyntaxError
+	fix := "send one JSON object (docs/api.md)"
 	switch {
+	case err == nil:
 	case errors.As(err, &tooBig):
 		writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
 		return false
+	case errors.Is(err, io.EOF):
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: "the body is empty", Fix: fix}}})
+		return false
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: "the body is not valid JSON: it ends inside the JSON value (cut short?)", Fix: fix}}})
+		return false
+	case errors.As(err, &syn):
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: fmt.Sprintf("the body is not valid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: ")), Fix: fix}}})
+		return false
+	default:
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: "the body is not valid JSON: " + err.Error(), Fix: fix}}})
+		return false
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Value: jsonValueKind(t), Reason: "the body is a JSON " + jsonValueKind(t) + ", not an object", Fix: fix}}})
+		return false
+	}
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields()
+	err = strict.Decode(v)
+	if err == nil {
+		return true
+	}
+	var typ *json.UnmarshalTypeError
+	fe := FieldError{Reason: "the body is not valid JSON: " + err.Error(), Fix: fix}
+	switch {
 	case errors.As(err, &typ):
-		fe = FieldError{Field: strings.TrimPrefix(typ.Field, "Spec."), Value: typ.Value, Reason: fmt.Sprintf("is a JSON %s: want %s", typ.Value, typ.Type), Fix: "see docs/api.md for the field's type"}
-		if typ.Type.String() == "time.Duration" {
+		fe = FieldError{Field: strings.TrimPrefix(typ.Field, "Spec."), Value: typ.Value, Reason: fmt.Sprintf("is a JSON %s: want %s", typ.Value, jsonWant(typ.Type)), Fix: "see docs/api.md for the field's type"}
+		if typ.Type == reflect.TypeFor[time.Duration]() {
 			fe.Fix = "give a duration in nanoseconds (10 s = 10000000000)"
 		}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -306,6 +349,50 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{fe}})
 	return false
+}
+
+// jsonValueKind names the JSON value that starts t (trimmed).
+func jsonValueKind(t []byte) string {
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// jsonWant is the JSON value a field of Go type t takes, as a client of
+// the API writes it.
+func jsonWant(t reflect.Type) string {
+	if t == reflect.TypeFor[time.Duration]() {
+		return "a whole number of nanoseconds"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number from 0"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 // jsonNames writes the {field} placeholders of a job.OptionError's

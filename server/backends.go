@@ -2,7 +2,7 @@ package server
 
 import (
 	"fmt"
-	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -41,10 +41,17 @@ var backendCaps = map[string][]string{
 	"dpdk":     {"CAP_SYS_ADMIN"},
 }
 
-// backendDevices are the device nodes a backend cannot open without.
-var backendDevices = map[string]struct{ path, why string }{
+// backendDevices are the device nodes a backend cannot open without: a
+// backend is runnable when one matches its pattern (filepath.Glob).
+var backendDevices = map[string]struct{ pattern, why string }{
 	"xpmem": {"/dev/xpmem", "needs /dev/xpmem, which the XPMEM kernel module provides: load it (modprobe xpmem), or use shm or cma"},
+	"udmabuf": {"/dev/udmabuf*", "needs a DMA buffer device: /dev/udmabuf (the mainline driver, CONFIG_UDMABUF: modprobe udmabuf) or /dev/udmabufN (ikwzm's u-dma-buf module); " +
+		"wpg dmabuf info lists what this host has (docs/dmabuf.md), or use shm"},
 }
+
+// globDevices finds the device nodes matching a pattern (a variable for
+// the tests).
+var globDevices = filepath.Glob
 
 // Backends lists the registered backends with what this server can run.
 func (s *Server) Backends() []BackendInfo {
@@ -67,7 +74,7 @@ func (s *Server) Backends() []BackendInfo {
 			b.WhyNot = "needs " + strings.Join(missing, " and ") + ": run wpg serve as root, or `sudo setcap " + strings.ToLower(strings.Join(missing, ",")) + "+ep $(which wpg)`"
 		}
 		if d, ok := backendDevices[r.Name]; ok && b.Runnable {
-			if _, err := os.Stat(d.path); err != nil {
+			if m, err := globDevices(d.pattern); err != nil || len(m) == 0 {
 				b.Runnable, b.WhyNot = false, d.why
 			}
 		}

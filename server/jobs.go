@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,12 +85,38 @@ type Creator struct {
 // ConflictError is a job refused because a running job holds one of its
 // CPUs (409).
 type ConflictError struct {
-	Job   int64 // the running job
+	Job   int64 // the running job (0: none holds a CPU the job needs)
 	Cores []int // the CPUs both want
+	// AutoPin is set for an auto_pin job that found fewer free CPUs than
+	// workers: Workers it needs, Free the CPUs no running job holds,
+	// Allowed all this server may use, Holders the jobs holding the rest.
+	AutoPin       bool
+	Workers       int
+	Free, Allowed []int
+	Holders       []int64
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("cores %s are held by running job %d: choose other cores, or stop job %d first", job.FormatCPUList(e.Cores), e.Job, e.Job)
+	if !e.AutoPin {
+		return fmt.Sprintf("cores %s are held by running job %d: choose other cores, or stop job %d first", job.FormatCPUList(e.Cores), e.Job, e.Job)
+	}
+	if len(e.Allowed) < e.Workers {
+		return fmt.Sprintf("auto_pin: %d workers need %d CPUs, and this server may use %d (%s): give workers %d or fewer", e.Workers, e.Workers, len(e.Allowed), job.FormatCPUList(e.Allowed), len(e.Allowed))
+	}
+	jobs := make([]string, len(e.Holders))
+	for i, id := range e.Holders {
+		jobs[i] = strconv.FormatInt(id, 10)
+	}
+	free := "none"
+	if len(e.Free) > 0 {
+		free = job.FormatCPUList(e.Free)
+	}
+	fix := fmt.Sprintf("stop job %s first", strings.Join(jobs, " or "))
+	if len(e.Free) > 0 {
+		fix = fmt.Sprintf("give workers %d or fewer, or %s", len(e.Free), fix)
+	}
+	return fmt.Sprintf("auto_pin: %d workers need %d CPUs no running job holds, and %d are free (%s; cores %s are held by running job %s): %s",
+		e.Workers, e.Workers, len(e.Free), free, job.FormatCPUList(e.Cores), strings.Join(jobs, ", "), fix)
 }
 
 // errClosing refuses a job while the server shuts down (503).
@@ -145,11 +172,20 @@ func (s *Server) resolveCoresLocked(spec *job.Spec) ([]int, error) {
 		}
 		free := slices.DeleteFunc(slices.Clone(allowed), func(c int) bool { _, ok := held[c]; return ok })
 		if len(free) < spec.Workers {
-			var id int64
-			for _, j := range held {
-				id = j
+			e := &ConflictError{AutoPin: true, Workers: spec.Workers, Free: free, Allowed: allowed}
+			for _, c := range allowed {
+				if id, ok := held[c]; ok {
+					e.Cores = append(e.Cores, c)
+					if !slices.Contains(e.Holders, id) {
+						e.Holders = append(e.Holders, id)
+					}
+				}
 			}
-			return nil, &ConflictError{Job: id, Cores: slices.DeleteFunc(slices.Clone(allowed), func(c int) bool { return slices.Contains(free, c) })}
+			slices.Sort(e.Holders)
+			if len(e.Holders) > 0 {
+				e.Job = e.Holders[0]
+			}
+			return nil, e
 		}
 		var node []int
 		if spec.Interface != "" {

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 // Status is the state of a job.
@@ -65,7 +68,8 @@ var SchemaVersion = len(migrations)
 
 // Store is the job database.
 type Store struct {
-	db *sql.DB
+	db   *sql.DB
+	lock *os.File // PATH.lock, held while the store is open
 }
 
 // JobRecord is one job as the database holds it. Times are Unix
@@ -117,8 +121,27 @@ type Sample struct {
 // OpenStore opens (creating it if need be) the job database at path,
 // migrates its schema to SchemaVersion and marks every job still
 // "running" as interrupted, ending it at its last sample. It returns how
-// many jobs it marked.
+// many jobs it marked. While it is open it holds an exclusive lock on
+// PATH.lock: a second server on the same database is refused (it would
+// mark the first one's running jobs interrupted, and both would write).
 func OpenStore(ctx context.Context, path string) (*Store, int, error) {
+	lock, err := sys.LockFile(path + ".lock")
+	if errors.Is(err, sys.ErrLocked) {
+		return nil, 0, fmt.Errorf("job database %s is in use by another wpg serve (%w): stop that one, or give this one another --db", path, err)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("job database %s: %w", path, err)
+	}
+	st, n, err := openStore(ctx, path)
+	if err != nil {
+		lock.Close()
+		return nil, 0, err
+	}
+	st.lock = lock
+	return st, n, nil
+}
+
+func openStore(ctx context.Context, path string) (*Store, int, error) {
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(5000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
@@ -189,8 +212,15 @@ func (s *Store) markInterrupted(ctx context.Context) (int, error) {
 	return int(n), err
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database and releases its lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
+	return err
+}
 
 // Version returns the database's schema version.
 func (s *Store) Version(ctx context.Context) (int, error) {

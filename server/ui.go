@@ -189,7 +189,11 @@ func (s *Server) render(w http.ResponseWriter, code int, name, title string, dat
 		http.Error(w, "no page "+name, http.StatusInternalServerError)
 		return
 	}
-	if err := t.ExecuteTemplate(&b, name, pageData{Title: title, Nav: name, Login: s.opt.Token != "", Data: data}); err != nil {
+	login := s.opt.Token != ""
+	if ld, ok := data.(loginData); ok && !ld.LoggedIn {
+		login = false // no Log out on the login page of someone not logged in
+	}
+	if err := t.ExecuteTemplate(&b, name, pageData{Title: title, Nav: name, Login: login, Data: data}); err != nil {
 		s.log.Error("web UI: render", "page", name, "err", err)
 		http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -479,6 +483,9 @@ func (s *Server) handleNewJob(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &conflict):
 			code = http.StatusConflict
 			d.Errors = []FieldError{{Field: "cores", Value: job.FormatCPUList(conflict.Cores), Reason: err.Error()}}
+			if conflict.AutoPin {
+				d.Errors[0].Field, d.Errors[0].Value = "auto_pin", fmt.Sprintf("%d workers", conflict.Workers)
+			}
 		case errors.Is(err, errClosing):
 			code = http.StatusServiceUnavailable
 			d.Errors = []FieldError{{Reason: err.Error(), Fix: "start the job again once the server is back"}}
@@ -702,8 +709,36 @@ type jobPage struct {
 	Spec    string
 	Workers []WorkerView
 	Report  string // the table, as wpg send prints it
-	Chart   chartData
-	Notice  string
+	// Receiver is a finished job's receiver counts from its report (the
+	// live page fills them from the event stream); "" when it had none.
+	Receiver string
+	Chart    chartData
+	Notice   string
+}
+
+// receiverCounts is the line of the job page's Receiver section for a
+// finished job, from its report's verification (the receivers' answers),
+// as the live page writes it from the event stream's receiver counts.
+func receiverCounts(v json.RawMessage) string {
+	if len(v) == 0 {
+		return ""
+	}
+	var r struct {
+		Frames, Lost, Duplicated, Corrupted uint64
+		Latency                             *struct {
+			Samples uint64 `json:"samples"`
+			P50     int64  `json:"p50_ns"`
+			P99     int64  `json:"p99_ns"`
+		}
+	}
+	if json.Unmarshal(v, &r) != nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s frames, %s lost, %s duplicated, %s corrupted", fmtCount(r.Frames), fmtCount(r.Lost), fmtCount(r.Duplicated), fmtCount(r.Corrupted))
+	if l := r.Latency; l != nil && l.P50 > 0 {
+		s += fmt.Sprintf(", latency p50 %s p99 %s", fmtNs(l.P50), fmtNs(l.P99))
+	}
+	return s
 }
 
 func (s *Server) handleJobPage(w http.ResponseWriter, r *http.Request) {
@@ -730,6 +765,7 @@ func (s *Server) handleJobPage(w http.ResponseWriter, r *http.Request) {
 				var b bytes.Buffer
 				rep.WriteTable(&b)
 				d.Report = b.String()
+				d.Receiver = receiverCounts(rep.Verification)
 				for _, wk := range rep.Workers {
 					d.Workers = append(d.Workers, WorkerView{Worker: wk.Worker, Frames: wk.Frames, Bytes: wk.Bytes, PPS: wk.PPS})
 				}
@@ -946,16 +982,29 @@ func fmtRate(pps float64) string { return si(pps, "pps") }
 func fmtBits(bps float64) string { return si(bps, "bit/s") }
 func fmtBytes(n uint64) string   { return si(float64(n), "B") }
 
+// siPrefixes are si's prefixes, largest first.
+var siPrefixes = []struct {
+	f float64
+	p string
+}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}}
+
+// si writes v with three significant digits and an SI prefix. A value
+// that rounds up to 1000 of a prefix is written with the next one (999.96
+// pps is "1 kpps", not "1e+03 pps").
 func si(v float64, unit string) string {
-	switch a := math.Abs(v); {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g G%s", v/1e9, unit)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g M%s", v/1e6, unit)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g k%s", v/1e3, unit)
+	a := math.Abs(v)
+	for i, p := range siPrefixes {
+		if a < p.f && i < len(siPrefixes)-1 {
+			continue
+		}
+		s := strconv.FormatFloat(v/p.f, 'g', 3, 64)
+		if n, _ := strconv.ParseFloat(s, 64); math.Abs(n) >= 1000 && i > 0 {
+			p = siPrefixes[i-1]
+			s = strconv.FormatFloat(v/p.f, 'g', 3, 64)
+		}
+		return s + " " + p.p + unit
 	}
-	return fmt.Sprintf("%.3g %s", v, unit)
+	return ""
 }
 
 func fmtCount(n uint64) string {

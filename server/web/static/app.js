@@ -7,16 +7,23 @@
   const data = (id) => { const el = document.getElementById(id); return el ? JSON.parse(el.textContent) : null; };
   const colors = ["#1f6feb", "#cf222e", "#1a7f37", "#9a6700", "#8250df", "#bf3989", "#0a7ea4", "#57606a"];
 
+  // scaled writes v with three significant digits in the largest unit of
+  // us (largest first, [factor, suffix]) it reaches; a value that rounds
+  // up to 1000 of a unit takes the next one (999.96 is "1.00 k", not
+  // "1.00e+3").
+  const scaled = (v, us) => {
+    const a = Math.abs(v);
+    let i = us.findIndex(([f]) => a >= f);
+    if (i < 0) i = us.length - 1;
+    if (i > 0 && Math.abs(Number((v / us[i][0]).toPrecision(3))) >= 1000) i--;
+    return (v / us[i][0]).toPrecision(3) + us[i][1];
+  };
   const si = (v, unit) => {
     if (v == null || isNaN(v)) return "–";
-    const a = Math.abs(v);
-    if (a >= 1e9) return (v / 1e9).toPrecision(3) + " G" + unit;
-    if (a >= 1e6) return (v / 1e6).toPrecision(3) + " M" + unit;
-    if (a >= 1e3) return (v / 1e3).toPrecision(3) + " k" + unit;
-    return v.toPrecision(3) + " " + unit;
+    return scaled(v, [[1e12, " T"], [1e9, " G"], [1e6, " M"], [1e3, " k"], [1, " "]]) + unit;
   };
   const count = (n) => Number(n).toLocaleString("en-US");
-  const dur = (ns) => (ns >= 1e9 ? (ns / 1e9).toPrecision(3) + " s" : ns >= 1e6 ? (ns / 1e6).toPrecision(3) + " ms" : ns >= 1e3 ? (ns / 1e3).toPrecision(3) + " µs" : ns + " ns");
+  const dur = (ns) => (ns < 1e3 ? ns + " ns" : scaled(ns, [[1e9, " s"], [1e6, " ms"], [1e3, " µs"]]));
 
   // chart draws series (label, unit) against seconds into the element id.
   function chart(id, series, unit, x, ys) {
