@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/wpg-dev/wpg/internal/printable"
 )
 
 // Limits on a template, checked before anything is built from it, so that
@@ -70,23 +72,7 @@ func tooBig(path string, n int64) *Error {
 }
 
 func notRegular(path string, m os.FileMode) *Error {
-	return &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(m)), Fix: "give the path of a *.wpg.yaml file; to use a template from a pipe, save it to a file first"}
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + m.String()
+	return &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s)", printable.FileKind(m)), Fix: "give the path of a *.wpg.yaml file; to use a template from a pipe, save it to a file first"}
 }
 
 // prescan reads data once, byte by byte and building nothing, and

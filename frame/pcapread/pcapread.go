@@ -20,6 +20,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/printable"
 )
 
 // MaxRecord is the largest record a capture may hold (bytes captured): a
@@ -89,7 +90,7 @@ func Open(path string) (*Reader, error) {
 	// Refuse what is not a regular file before opening it: opening a FIFO
 	// waits for a writer, so wpg would hang there, deaf to Ctrl-C.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("capture %s: not a regular file (%s): give a pcap or pcapng file", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("capture %s: not a regular file (%s): give a pcap or pcapng file", path, printable.FileKind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -106,7 +107,7 @@ func Open(path string) (*Reader, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("capture %s: not a regular file (%s): give a pcap or pcapng file", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("capture %s: not a regular file (%s): give a pcap or pcapng file", path, printable.FileKind(fi.Mode()))
 	}
 	r := &Reader{file: path, f: f}
 	if err := r.start(); err != nil {
@@ -114,24 +115,6 @@ func Open(path string) (*Reader, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// fileKind names a file type that is not a regular file, for an error:
-// "a directory", "a named pipe", not fs.FileMode's "d---------".
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "type " + m.Type().String()
 }
 
 // start reads the file header from the start of the file.

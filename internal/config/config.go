@@ -19,6 +19,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/units"
 )
 
@@ -505,30 +506,13 @@ const maxConfigBytes = 1 << 20
 // readConfig reads the configuration file at path: a regular file of at
 // most maxConfigBytes (a FIFO would block the open, a device could be
 // endless).
-// fileKind names what a file that is not a regular one is ("a directory").
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file (" + m.Type().String() + ")"
-}
-
 func readConfig(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read configuration: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read configuration %s: %s, not a regular file: give the path of a wpg.toml file", path, fileKind(st.Mode()))
+		return nil, fmt.Errorf("read configuration %s: %s, not a regular file: give the path of a wpg.toml file", path, printable.FileKind(st.Mode()))
 	}
 	if st.Size() > maxConfigBytes {
 		return nil, fmt.Errorf("read configuration %s: %d bytes, more than the %d a configuration may have: is it the right file?", path, st.Size(), maxConfigBytes)

@@ -6,6 +6,7 @@
 package printable
 
 import (
+	"io/fs"
 	"strconv"
 	"strings"
 	"unicode"
@@ -70,4 +71,25 @@ func bad(r rune) bool {
 func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
+}
+
+// FileKind names, for an error, the type of a file that is not a regular
+// one: "a directory", "a named pipe", "a character device", rather than
+// fs.FileMode's "d---------".
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
