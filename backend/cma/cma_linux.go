@@ -32,8 +32,10 @@ func init() {
 		NeedsPeer: true,
 		Flags:     []string{"connect", "listen", "recv-mode", "slots"},
 		Check: func(o backend.Options) error {
-			_, err := modeOf(o.Mem.RecvMode)
-			return err
+			if _, err := modeOf(o.Mem.RecvMode); err != nil {
+				return err
+			}
+			return peer.CheckSlots("cma", o.Mem.Slots, maxSlots)
 		},
 	})
 }

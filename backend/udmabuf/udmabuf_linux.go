@@ -54,7 +54,7 @@ func check(o backend.Options) error {
 			return fmt.Errorf("udmabuf: --sync-mode: %w", err)
 		}
 	}
-	return nil
+	return peer.CheckSlots("udmabuf", o.Mem.Slots, maxSlots)
 }
 
 // instance is one job's buffer: mapped once, split into one window per

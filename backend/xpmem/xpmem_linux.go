@@ -27,6 +27,7 @@ func init() {
 		Payload:   true,
 		NeedsPeer: true,
 		Flags:     []string{"connect", "listen", "slots"},
+		Check:     func(o backend.Options) error { return peer.CheckSlots("xpmem", o.Mem.Slots, maxSlots) },
 	})
 }
 

@@ -124,6 +124,15 @@ func SlotStride(maxFrame int) int {
 	return (maxFrame + 63) &^ 63
 }
 
+// CheckSlots refuses a --slots beyond what the backend name's ring takes
+// (limit), which SlotCount would otherwise lower without a word.
+func CheckSlots(name string, want, limit int) error {
+	if want > limit {
+		return fmt.Errorf("%s: --slots %d: its descriptor ring takes at most %d slots: give --slots %d or fewer (0: the default for the frame size)", name, want, limit, limit)
+	}
+	return nil
+}
+
 // SlotCount returns how many staging slots to use: want when given (at most
 // limit), else about budget bytes of slots, at least 4 (2 for frames above
 // 64 MiB) and at most limit.
