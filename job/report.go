@@ -157,6 +157,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		}
 	}
 	rep.Notes = append(rep.Notes, pr.frames.notes...)
+	rep.Notes = append(rep.Notes, pr.notes...)
 	if rep.Backend.Reason != "" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("backend mode %s: %s", rep.Backend.Mode, rep.Backend.Reason))
 	}

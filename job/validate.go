@@ -27,6 +27,7 @@ type prepared struct {
 	opts      backend.Options
 	targetFPS float64
 	pacer     pace.Config
+	notes     []string // said in the report (stdoutFileNote)
 }
 
 // Validate checks spec as Start would, without starting anything, and
@@ -182,7 +183,25 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		pc.Burst, pc.Wait, pc.Clock, pc.Priority, pc.WakeBoost = s.Burst, pr.wait, pr.clock, s.RTPriority, pr.boost
 		pr.pacer = pc
 	}
+	if n := stdoutFileNote(s, env, reg); n != "" {
+		pr.notes = append(pr.notes, n)
+	}
 	return pr, nil
+}
+
+// stdoutFileNote explains a pipe run whose standard output is a file:
+// the pipe path writes to a standard output that is a pipe, and otherwise
+// starts a receiver of its own, so `wpg send --backend pipe > out.bin`
+// left no frame in out.bin and said nothing about it.
+func stdoutFileNote(s Spec, env Env, reg backend.Registration) string {
+	if reg.Name != "pipe" || s.FIFO != "" || s.Connect != "" || s.StartReceiver || env.Stdout == nil {
+		return ""
+	}
+	fi, err := env.Stdout.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return "standard output is a file, not a pipe: the frames went to a receiver this run started, not into the file; to keep frames in a file, write a capture (--backend pcapfile -o FILE), or pipe standard output into a reader (wpg send --backend pipe … | cat > FILE)"
 }
 
 func clockName(s string) string {
