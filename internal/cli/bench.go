@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,7 +164,11 @@ func runMatrix(cmd *cobra.Command, f *runFlags, m *matrixFlags) error {
 	}
 	if err != nil {
 		if res.Interrupted {
-			return &ExitError{Code: ExitRuntime, Err: fmt.Errorf("bench interrupted (%w): the tables hold the runs that finished", err)}
+			why := err.Error()
+			if errors.Is(err, context.Canceled) {
+				why = "a stop signal: Ctrl-C or SIGTERM" // not Go's "context canceled"
+			}
+			return &ExitError{Code: ExitRuntime, Err: fmt.Errorf("bench interrupted (%s): the tables hold the runs that finished", why)}
 		}
 		return &ExitError{Code: ExitRuntime, Err: err}
 	}
