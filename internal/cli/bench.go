@@ -121,19 +121,13 @@ func runMatrix(cmd *cobra.Command, f *runFlags, m *matrixFlags) error {
 	if changed(cmd, "repeat") != nil && (f.repeat < 1 || f.repeat > 100) {
 		return fmt.Errorf("--repeat %d: give 1 to 100", f.repeat)
 	}
-	given := map[int64]string{}
-	for _, s := range strings.Split(m.sizes, ",") {
-		s = strings.TrimSpace(s)
-		n, err := units.ParseSizeIn(s, frame.MinPayload, frame.MaxPayload)
-		if err != nil {
-			return fmt.Errorf("--sizes %q: %v (e.g. --sizes 64,1MiB)", m.sizes, err)
-		}
-		if first, ok := given[n]; ok {
-			return fmt.Errorf("--sizes %q: %s and %s are the same size (%s): give each size once", m.sizes, first, s, units.FormatSize(n))
-		}
-		given[n] = s
-		cfg.Sizes = append(cfg.Sizes, n)
+	sizes, err := parseSizes(m.sizes, frame.MinPayload, frame.MaxPayload, func(_ string, err error) error {
+		return fmt.Errorf("--sizes %q: %v (e.g. --sizes 64,1MiB)", m.sizes, err)
+	})
+	if err != nil {
+		return err
 	}
+	cfg.Sizes = append(cfg.Sizes, sizes...)
 	if m.paths != "" {
 		for _, p := range strings.Split(m.paths, ",") {
 			cfg.Only = append(cfg.Only, strings.TrimSpace(p))
@@ -202,4 +196,26 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// parseSizes reads a --sizes list of sizes from lo to hi bytes, each
+// given once (a table or column is a size's: a second spelling of one,
+// 64 and 64B, would repeat it). A size that does not parse is bad's
+// error, given the item as typed.
+func parseSizes(list string, lo, hi int64, bad func(item string, err error) error) ([]int64, error) {
+	given := map[int64]string{}
+	var out []int64
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		n, err := units.ParseSizeIn(s, lo, hi)
+		if err != nil {
+			return nil, bad(s, err)
+		}
+		if first, ok := given[n]; ok {
+			return nil, fmt.Errorf("--sizes %q: %s and %s are the same size (%s): give each size once", list, first, s, units.FormatSize(n))
+		}
+		given[n] = s
+		out = append(out, n)
+	}
+	return out, nil
 }

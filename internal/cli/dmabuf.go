@@ -193,18 +193,12 @@ Bytes check_buf reads back wrong are counted; any makes the command exit 3.`,
 			} else if noRef {
 				return fmt.Errorf("--no-reference leaves nothing to run without a DEVICE")
 			}
-			given := map[int64]string{}
-			for _, s := range strings.Split(sizes, ",") {
-				s = strings.TrimSpace(s)
-				n, err := units.ParseSizeIn(s, 1, 1<<30)
-				if err != nil {
-					return fmt.Errorf("--sizes %q: %w", s, err)
-				}
-				if first, ok := given[n]; ok {
-					return fmt.Errorf("--sizes %q: %s and %s are the same size (%s): give each size once", sizes, first, s, units.FormatSize(n))
-				}
-				given[n] = s
-				cfg.Sizes = append(cfg.Sizes, n)
+			var err error
+			cfg.Sizes, err = parseSizes(sizes, 1, 1<<30, func(item string, err error) error {
+				return fmt.Errorf("--sizes %q: %w", item, err)
+			})
+			if err != nil {
+				return err
 			}
 			cfg.SyncModes = []int{}
 			for _, s := range strings.Split(modes, ",") {
