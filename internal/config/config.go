@@ -246,12 +246,14 @@ type rawConfig struct {
 
 // Parse applies the TOML document data (named path in errors) over c.
 func (c *Config) Parse(path string, data []byte) error {
-	if err := checkSections(path, data); err != nil {
-		return err
-	}
 	var raw rawConfig
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
+		// A section given a value fails the strict decoding too; say it
+		// in wpg.toml's words (the document is parsed again only then).
+		if serr := checkSections(path, data); serr != nil {
+			return serr
+		}
 		var strict *toml.StrictMissingError
 		if errors.As(err, &strict) && len(strict.Errors) > 0 {
 			e := strict.Errors[0]
