@@ -307,22 +307,22 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	var tooBig *http.MaxBytesError
 	var syn *json.SyntaxError
 	fix := "send one JSON object (docs/api.md)"
-	switch {
-	case err == nil:
-	case errors.As(err, &tooBig):
-		writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
-		return false
-	case errors.Is(err, io.EOF):
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: "the body is empty", Fix: fix}}})
-		return false
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: "the body is not valid JSON: it ends inside the JSON value (cut short?)", Fix: fix}}})
-		return false
-	case errors.As(err, &syn):
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: fmt.Sprintf("the body is not valid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: ")), Fix: fix}}})
-		return false
-	default:
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: "the body is not valid JSON: " + err.Error(), Fix: fix}}})
+	if err != nil {
+		var reason string
+		switch {
+		case errors.As(err, &tooBig):
+			writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
+			return false
+		case errors.Is(err, io.EOF):
+			reason = "the body is empty"
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			reason = "the body is not valid JSON: it ends inside the JSON value (cut short?)"
+		case errors.As(err, &syn):
+			reason = fmt.Sprintf("the body is not valid JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+		default:
+			reason = "the body is not valid JSON: " + err.Error()
+		}
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: reason, Fix: fix}}})
 		return false
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
