@@ -66,7 +66,7 @@ func AllocHuge(size int, what string) (*Mapping, error) {
 		_ = unix.MunmapPtr(unsafe.Pointer(&all[off+span]), uintptr(tail))
 	}
 	full := all[off : off+span : off+span]
-	_ = unix.Madvise(full, unix.MADV_HUGEPAGE) // a hint
+	_ = AdviseHugepage(full) // a hint
 	b := full[:size:size]
 	TouchWrite(b)
 	return &Mapping{b: b, full: full, name: what}, nil
