@@ -71,3 +71,32 @@ func (e *FixedError) Unwrap() error { return e.Err }
 
 // Fix returns the remedy.
 func (e *FixedError) Fix() string { return e.Remedy }
+
+// Named is implemented by errors whose text begins with the name of the
+// backend they come from ("afpacket: interface …"): a caller that puts
+// the backend's name in front of an error (the engine, for a failed Open)
+// leaves it out for them, rather than say it twice.
+type Named interface {
+	error
+	// BackendName is the backend's registered name.
+	BackendName() string
+}
+
+// BackendName returns Backend: the error's text begins with it (Named).
+func (e *UnsupportedError) BackendName() string { return e.Backend }
+
+// NamesBackend reports whether the text of err begins with the name of
+// backend name: err is Named for that backend, or marks one with a fix
+// (WithFix keeps the text of the error it marks).
+func NamesBackend(err error, name string) bool {
+	for {
+		switch e := err.(type) {
+		case Named:
+			return e.BackendName() == name
+		case *FixedError:
+			err = e.Err
+		default:
+			return false
+		}
+	}
+}

@@ -144,10 +144,8 @@ func (e *WorkerError) Error() string {
 	if len(e.Others) == 0 {
 		fmt.Fprintf(&b, "worker %d: ", e.Worker)
 	} else {
-		fmt.Fprintf(&b, "workers %d", e.Worker)
-		for _, o := range e.Others {
-			fmt.Fprintf(&b, ", %d", o)
-		}
+		b.WriteString("workers ")
+		writeRuns(&b, append([]int{e.Worker}, e.Others...))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Err.Error())
@@ -162,6 +160,30 @@ func (e *WorkerError) Error() string {
 
 // Unwrap returns the worker's error.
 func (e *WorkerError) Unwrap() error { return e.Err }
+
+// writeRuns writes ascending worker numbers with each run of three or
+// more consecutive ones as a range: 0-15 for sixteen workers, "0, 1" for
+// two, "0-2, 5" for 0, 1, 2 and 5.
+func writeRuns(b *strings.Builder, ws []int) {
+	for i := 0; i < len(ws); {
+		j := i
+		for j+1 < len(ws) && ws[j+1] == ws[j]+1 {
+			j++
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch {
+		case j-i >= 2:
+			fmt.Fprintf(b, "%d-%d", ws[i], ws[j])
+		case j > i:
+			fmt.Fprintf(b, "%d, %d", ws[i], ws[j])
+		default:
+			fmt.Fprintf(b, "%d", ws[i])
+		}
+		i = j + 1
+	}
+}
 
 // Counters are the live totals of a running job, for progress display.
 type Counters struct {
@@ -361,6 +383,9 @@ func (j *Job) open(ctx context.Context) error {
 	}
 	inst, err := cfg.Backend.Open(ctx, opts)
 	if err != nil {
+		if backend.NamesBackend(err, cfg.Backend.Name) {
+			return err // "afxdp: interface …", not "backend afxdp: afxdp: …"
+		}
 		return fmt.Errorf("backend %s: %w", cfg.Backend.Name, err)
 	}
 	j.inst = inst

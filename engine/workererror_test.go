@@ -29,6 +29,17 @@ func TestResultErrFoldsAlikeWorkers(t *testing.T) {
 	if r.Workers[0].Err.Error() != `worker 0: afpacket: interface "nosuch0": no such network interface` {
 		t.Errorf("worker 0's own error changed: %v", r.Workers[0].Err)
 	}
+	// Sixteen workers that failed alike read as a range, not sixteen numbers.
+	var many Result
+	for i := range 16 {
+		if i != 9 {
+			many.Workers = append(many.Workers, WorkerResult{Err: &WorkerError{Worker: i, Err: missing, Frames: -1}})
+		}
+	}
+	many.Workers = append(many.Workers, WorkerResult{Err: &WorkerError{Worker: 16, Err: missing, Frames: -1}})
+	if got, want := many.Err().Error(), `workers 0-8, 10-16: afpacket: interface "nosuch0": no such network interface`; got != want {
+		t.Errorf("Err() = %q, want %q", got, want)
+	}
 	if (&Result{Workers: []WorkerResult{{}}}).Err() != nil {
 		t.Error("no worker error, but Err() is not nil")
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
 	"github.com/wpg-dev/wpg/internal/sys"
-	"github.com/wpg-dev/wpg/sysinfo"
 	"github.com/wpg-dev/wpg/units"
 )
 
@@ -31,17 +29,16 @@ type iface struct {
 	rps      bool // receive packet steering to other CPUs (or unknown)
 }
 
-// lookupInterface checks that name exists and is up; it needs no privileges.
+// lookupInterface checks that name exists and is up, as the kernel of
+// this thread's network namespace reports it (backend.LookupLink: right
+// on a thread that entered another namespace, where /sys still shows the
+// first's); it needs no privileges.
 func lookupInterface(name string) (iface, error) {
-	ifc, err := backend.UpInterface("afpacket", name)
+	l, err := backend.LookupLink("afpacket", name)
 	if err != nil {
 		return iface{}, err
 	}
-	r := iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: -1, loopback: ifc.Flags&net.FlagLoopback != 0, rps: true}
-	if d, err := sysinfo.HostFS().Interface(name); err == nil {
-		r.numa, r.virtual, r.rps = d.NUMANode, d.Virtual, len(d.RPS) > 0
-	}
-	return r, nil
+	return iface{name: l.Name, index: l.Index, mtu: l.MTU, numa: l.NUMANode, virtual: l.Virtual, loopback: l.Loopback(), rps: l.RPS}, nil
 }
 
 // openError turns a socket setup failure into an error that names the fix.
@@ -90,7 +87,7 @@ func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 	if err := backend.CheckMTU("afpacket", ifc.name, ifc.mtu, o); err != nil {
 		return nil, err
 	}
-	wire := ifc.mtu + hardHeaderLen
+	wire := ifc.mtu + backend.EthernetHeaderLen
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 64
@@ -218,7 +215,7 @@ func (s *Sender) Commit(lens []int) (int, error) {
 	if s.checkTag {
 		for i, l := range lens {
 			if l > s.wire && !vlanTagged(s.reserved[i]) {
-				return 0, fmt.Errorf("afpacket on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+vlanLen)
+				return 0, fmt.Errorf("afpacket on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+backend.VLANTagLen)
 			}
 		}
 	}
@@ -391,24 +388,23 @@ type instance struct {
 	once    sync.Once
 	ifc     iface
 	loFrags bool
-	err     error
 }
 
+// open looks the interface up once for the job's workers and its
+// receiver: a missing or down one is the job's error, given once
+// ("afpacket: interface …"), not each worker's.
 func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
-	return &instance{ctx: ctx, o: o}, nil
+	ifc, err := lookupInterface(o.Net.Interface)
+	if err != nil {
+		return nil, err
+	}
+	return &instance{ctx: ctx, o: o, ifc: ifc}, nil
 }
 
-// NewSender opens worker w's sender; the first call looks the interface
-// up for every worker.
+// NewSender opens worker w's sender; the first call settles the lo
+// fragment rule for every worker.
 func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
-	in.once.Do(func() {
-		if in.ifc, in.err = lookupInterface(in.o.Net.Interface); in.err == nil {
-			in.loFrags = loopbackFrags(in.ifc)
-		}
-	})
-	if in.err != nil {
-		return nil, in.err
-	}
+	in.once.Do(func() { in.loFrags = loopbackFrags(in.ifc) })
 	o := in.o
 	o.MaxFrame = max(o.MaxFrame, w.MaxFrame)
 	s, err := newSenderOn(in.ifc, in.loFrags, o)
@@ -419,7 +415,7 @@ func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
 }
 
 func (in *instance) NewReceiver() (backend.Receiver, error) {
-	r, err := NewReceiver(in.ctx, in.o)
+	r, err := newReceiverOn(in.ifc, in.o)
 	if err != nil {
 		return nil, err
 	}

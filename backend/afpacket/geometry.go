@@ -3,6 +3,8 @@ package afpacket
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/wpg-dev/wpg/backend"
 )
 
 // Defaults of the TX ring flags (--ring-depth, --ring-bytes, --batch).
@@ -11,10 +13,6 @@ const (
 	DefaultRingBytes = 16 << 20
 	// HeaderLen is the TPACKET_V3 header in front of each frame in a slot.
 	HeaderLen = 48
-	// hardHeaderLen is the Ethernet header the kernel allows on top of the
-	// MTU; vlanLen more for VLAN-tagged frames.
-	hardHeaderLen = 14
-	vlanLen       = 4
 	// bigBlock is the block size used when the ring is large enough: fewer
 	// blocks, and still an allocation the kernel serves easily.
 	bigBlock = 64 << 10
@@ -43,8 +41,8 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (Geometry, error
 	if ringBytes == 0 {
 		ringBytes = DefaultRingBytes
 	}
-	if maxFrame < hardHeaderLen || depth < 1 || ringBytes < 1 {
-		return Geometry{}, fmt.Errorf("ring for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, hardHeaderLen)
+	if maxFrame < backend.EthernetHeaderLen || depth < 1 || ringBytes < 1 {
+		return Geometry{}, fmt.Errorf("ring for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, backend.EthernetHeaderLen)
 	}
 	slot := 1 << bits.Len(uint(HeaderLen+maxFrame-1))
 	slot = max(slot, 64)

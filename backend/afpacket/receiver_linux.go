@@ -59,6 +59,11 @@ func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newReceiverOn(ifc, o)
+}
+
+// newReceiverOn opens a receiver on the validated interface ifc.
+func newReceiverOn(ifc iface, o backend.Options) (*Receiver, error) {
 	ringBytes := o.Net.RingBytes
 	if ringBytes <= 0 {
 		ringBytes = DefaultRingBytes
@@ -67,7 +72,7 @@ func NewReceiver(_ context.Context, o backend.Options) (*Receiver, error) {
 	if blocks < 2 {
 		return nil, fmt.Errorf("afpacket receiver: --ring-bytes %d: need at least %d bytes (two %d-byte blocks)", ringBytes, 2*rxBlock, rxBlock)
 	}
-	snap := min(ifc.mtu+hardHeaderLen+vlanLen, rxBlock-256)
+	snap := min(ifc.mtu+backend.EthernetHeaderLen+backend.VLANTagLen, rxBlock-256)
 	r := &Receiver{info: backend.Info{
 		Backend: "afpacket", Interface: ifc.name, NUMANode: ifc.numa,
 		Details: map[string]string{"snap_bytes": strconv.Itoa(snap), "mtu": strconv.Itoa(ifc.mtu)},

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afxdp/internal/xsk"
 	"github.com/wpg-dev/wpg/internal/sys"
-	"github.com/wpg-dev/wpg/sysinfo"
 )
 
 // iface is a validated interface.
@@ -29,43 +27,21 @@ type iface struct {
 }
 
 // lookupInterface checks that name exists and is up, and reads its queues,
-// driver and NUMA node; it needs no privileges.
+// driver and NUMA node (backend.LookupLink: from the kernel of this
+// thread's network namespace, and /sys where it shows that namespace's
+// device); the queue counts come from ethtool's channels where the
+// driver has them. It needs no privileges.
 func lookupInterface(name string) (iface, error) {
-	ifc, err := backend.UpInterface("afxdp", name)
+	l, err := backend.LookupLink("afxdp", name)
 	if err != nil {
 		return iface{}, err
 	}
-	r := iface{name: name, index: ifc.Index, mtu: ifc.MTU, numa: -1, txQueues: 1, rxQueues: 1}
-	// /sys shows the devices of the namespace it was mounted in, which
-	// need not be this thread's (a test's netns entered with setns), so
-	// it is read only when its ifindex matches; the queue counts then come
-	// from ethtool's channels where the driver has them, the driver name
-	// from ethtool where /sys has none.
-	if d, err := sysinfo.HostFS().Interface(name); err == nil && sysIfindex(name) == ifc.Index {
-		r.numa, r.driver = d.NUMANode, d.Driver
-		r.txQueues, r.rxQueues = max(d.TXQueues, 1), max(d.RXQueues, 1)
-	}
+	r := iface{name: l.Name, index: l.Index, mtu: l.MTU, numa: l.NUMANode, driver: l.Driver,
+		txQueues: max(l.TXQueues, 1), rxQueues: max(l.RXQueues, 1)}
 	if tx, rx, err := xsk.Channels(name); err == nil && tx > 0 && rx > 0 {
 		r.txQueues, r.rxQueues = tx, rx
 	}
-	if r.driver == "" {
-		r.driver, _ = sys.EthtoolDriver(name)
-	}
 	return r, nil
-}
-
-// sysIfindex is the ifindex /sys gives for name (-1 when unreadable), to
-// tell whether /sys shows this namespace's device of that name.
-func sysIfindex(name string) int {
-	b, err := os.ReadFile("/sys/class/net/" + name + "/ifindex")
-	if err != nil {
-		return -1
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return -1
-	}
-	return n
 }
 
 // driverName is the interface's driver for messages ("the veth driver").
@@ -183,7 +159,7 @@ func newSender(ifc iface, queue int, o backend.Options) (*Sender, error) {
 	if err := backend.CheckMTU("afxdp", ifc.name, ifc.mtu, o); err != nil {
 		return nil, err
 	}
-	wire := ifc.mtu + hardHeaderLen
+	wire := ifc.mtu + backend.EthernetHeaderLen
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 64
@@ -303,7 +279,7 @@ func (s *Sender) Commit(lens []int) (int, error) {
 	if s.checkTag {
 		for i, l := range lens {
 			if l > s.wire && !vlanTagged(s.bufs[i]) {
-				return 0, fmt.Errorf("afxdp on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+vlanLen)
+				return 0, fmt.Errorf("afxdp on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+backend.VLANTagLen)
 			}
 		}
 	}

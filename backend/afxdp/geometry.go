@@ -3,6 +3,8 @@ package afxdp
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/wpg-dev/wpg/backend"
 )
 
 // Defaults and limits of a sender's rings and UMEM.
@@ -16,10 +18,6 @@ const (
 	// rxHeadroom is what the kernel keeps in front of a received frame in
 	// its chunk (XDP_PACKET_HEADROOM).
 	rxHeadroom = 256
-	// hardHeaderLen and vlanLen: the Ethernet header on top of the MTU,
-	// and a VLAN tag.
-	hardHeaderLen = 14
-	vlanLen       = 4
 )
 
 // Geometry is a sender's UMEM and rings: Depth chunks of Chunk bytes, a TX
@@ -60,8 +58,8 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (g Geometry, adj
 	if ringBytes == 0 {
 		ringBytes = DefaultRingBytes
 	}
-	if maxFrame < hardHeaderLen || depth < 1 || ringBytes < 1 {
-		return g, "", fmt.Errorf("UMEM for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, hardHeaderLen)
+	if maxFrame < backend.EthernetHeaderLen || depth < 1 || ringBytes < 1 {
+		return g, "", fmt.Errorf("UMEM for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, backend.EthernetHeaderLen)
 	}
 	g.Chunk = chunkFor(maxFrame, page)
 	if g.Chunk == 0 {
@@ -87,7 +85,9 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (g Geometry, adj
 
 // maxRxMTU is the largest MTU whose frames (VLAN-tagged twice) and the
 // kernel's headroom fit one page, the largest UMEM chunk.
-func maxRxMTU(page int) int { return page - rxHeadroom - hardHeaderLen - 2*vlanLen }
+func maxRxMTU(page int) int {
+	return page - rxHeadroom - backend.EthernetHeaderLen - 2*backend.VLANTagLen
+}
 
 // RxGeometry computes one receive socket's UMEM on an interface with the
 // given MTU, within ringBytes (0: DefaultRingBytes; each receive queue has
@@ -98,7 +98,7 @@ func RxGeometry(mtu int, ringBytes int64, page int) (chunk, chunks int, err erro
 	if ringBytes == 0 {
 		ringBytes = DefaultRingBytes
 	}
-	room := rxHeadroom + mtu + hardHeaderLen + 2*vlanLen
+	room := rxHeadroom + mtu + backend.EthernetHeaderLen + 2*backend.VLANTagLen
 	chunk = chunkFor(room, page)
 	if chunk == 0 {
 		return 0, 0, fmt.Errorf("an MTU of %d does not fit a UMEM chunk (at most %d bytes with the kernel's %d-byte headroom): lower it to %d with `ip link set IFACE mtu %d`, or receive with --backend afpacket", mtu, page, rxHeadroom, maxRxMTU(page), maxRxMTU(page))

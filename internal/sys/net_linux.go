@@ -4,8 +4,10 @@ package sys
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,4 +27,47 @@ func EthtoolDriver(ifname string) (string, error) {
 	}
 	name, _, _ := bytes.Cut(info.Driver[:], []byte{0})
 	return string(name), nil
+}
+
+// LinkParent returns the bus and the name of the device behind network
+// interface index as the kernel reports it to the calling thread's network
+// namespace (RTM_GETLINK's IFLA_PARENT_DEV_BUS_NAME and
+// IFLA_PARENT_DEV_NAME, Linux 5.16+): "pci" and "0000:00:03.0" for a NIC.
+// found is false for an interface with no device (lo, veth, bridge, …),
+// and on kernels before 5.16, which never say. Unlike /sys/class/net, it
+// is right on a thread that entered another namespace with setns. It needs
+// no privileges.
+func LinkParent(index int) (bus, dev string, found bool, err error) {
+	rib, err := syscall.NetlinkRIB(syscall.RTM_GETLINK, syscall.AF_UNSPEC)
+	if err != nil {
+		return "", "", false, fmt.Errorf("links: %w", os.NewSyscallError("netlink RTM_GETLINK", err))
+	}
+	msgs, err := syscall.ParseNetlinkMessage(rib)
+	if err != nil {
+		return "", "", false, fmt.Errorf("links: parse RTM_GETLINK: %w", err)
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Header.Type != syscall.RTM_NEWLINK || len(m.Data) < syscall.SizeofIfInfomsg {
+			continue
+		}
+		if int(int32(binary.NativeEndian.Uint32(m.Data[4:8]))) != index {
+			continue
+		}
+		attrs, err := syscall.ParseNetlinkRouteAttr(m)
+		if err != nil {
+			return "", "", false, fmt.Errorf("links: parse interface %d: %w", index, err)
+		}
+		for _, a := range attrs {
+			v := string(bytes.TrimRight(a.Value, "\x00"))
+			switch a.Attr.Type {
+			case unix.IFLA_PARENT_DEV_BUS_NAME:
+				bus = v
+			case unix.IFLA_PARENT_DEV_NAME:
+				dev, found = v, v != ""
+			}
+		}
+		return bus, dev, found, nil
+	}
+	return "", "", false, fmt.Errorf("links: no interface with index %d", index)
 }

@@ -70,3 +70,13 @@ func ThreadSchedPolicy() (policy, prio int, err error) {
 
 // IsPipe reports false here: the pipe paths it serves are Linux only.
 func IsPipe(fd int) bool { return false }
+
+// LinkParent is not supported: network interfaces are Linux's here.
+func LinkParent(index int) (bus, dev string, found bool, err error) {
+	return "", "", false, notOnThisOS("link parent")
+}
+
+// EthtoolDriver is not supported: network interfaces are Linux's here.
+func EthtoolDriver(ifname string) (string, error) {
+	return "", notOnThisOS("ethtool " + ifname)
+}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wpg-dev/wpg/backend"
 )
 
 // MmsgRx is the receiving side without a ring: an AF_PACKET socket
@@ -142,7 +144,7 @@ func (m *MmsgRx) views(r int, views [][]byte, ts []int64) int {
 }
 
 // vlanLen is the size of an 802.1Q tag.
-const vlanLen = 4
+const vlanLen = backend.VLANTagLen
 
 // sizeofAuxdata is the size of struct tpacket_auxdata.
 const sizeofAuxdata = int(unsafe.Sizeof(unix.TpacketAuxdata{}))
