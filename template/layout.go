@@ -86,6 +86,9 @@ type layout struct {
 	tail  uint8         // the checksums that run to the end of the frame (and cover the signature)
 	lens  []lenField
 	slots []slot
+	// measure: only the offsets are wanted (Stream.HeaderLen, once per
+	// stream while parsing): no slot, header or checksum is kept.
+	measure bool
 }
 
 func newLayout(st *Stream, id uint16) *layout {
@@ -136,14 +139,21 @@ func newLayout(st *Stream, id uint16) *layout {
 // add appends a field slot; its checksum coverage is worked out once every
 // checksum is known.
 func (L *layout) add(name string, v Value, off, width int, shift uint, bits int) {
+	if L.measure {
+		return
+	}
 	L.slots = append(L.slots, slot{name: name, v: v, off: off, width: width, shift: shift, mask: (1<<uint(bits) - 1) << shift})
 }
 
-func (L *layout) hdr(x lhdr) { L.hdrs = append(L.hdrs, x) }
+func (L *layout) hdr(x lhdr) {
+	if !L.measure {
+		L.hdrs = append(L.hdrs, x)
+	}
+}
 
 // checksum appends a checksum, mode m (a zero UDP checksum is none).
 func (L *layout) checksum(c cksum, m Checksum) {
-	if m == ChecksumZero || len(L.cks) == maxCks {
+	if m == ChecksumZero || len(L.cks) == maxCks || L.measure {
 		return
 	}
 	c.bad = m == ChecksumBad

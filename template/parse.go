@@ -259,8 +259,10 @@ func Parse(file string, data []byte) (*Spec, error) {
 		return nil, e
 	}
 	var raw rawFile
-	if err := yaml.NodeToValue(p.root, &raw, yaml.Strict()); err != nil {
-		return nil, p.yamlErr(err)
+	if !decodeRaw(p.root, &raw) { // decode.go; go-yaml for the rest and its positioned errors
+		if err := yaml.NodeToValue(p.root, &raw, yaml.Strict()); err != nil {
+			return nil, p.yamlErr(err)
+		}
 	}
 	return p.spec(&raw)
 }

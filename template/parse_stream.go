@@ -25,6 +25,7 @@ func (p *parser0) spec(raw *rawFile) (*Spec, error) {
 	if len(raw.Streams) > maxStreams {
 		return nil, p.errAt(nil, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", len(raw.Streams)), fmt.Sprintf("use at most %d streams", maxStreams))
 	}
+	s.Streams = make([]Stream, 0, len(raw.Streams)) // one allocation, not a doubling per power of two
 	for i := range raw.Streams {
 		st, err := p.stream(&raw.Streams[i], fmt.Sprintf("streams[%d]", i))
 		if err != nil {
@@ -245,4 +246,7 @@ func imixFor(v Value, n, tags int) string {
 
 // HeaderLen is the length of the stream's headers: every layer of the
 // stack, tunnels and their inner stacks, raw layers included.
-func (st *Stream) HeaderLen() int { return newLayout(st, 0).pay }
+func (st *Stream) HeaderLen() int {
+	L := layout{st: st, measure: true}
+	return L.stack(&st.Headers, true, 0)
+}
