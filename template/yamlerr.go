@@ -10,6 +10,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/wpg-dev/wpg/internal/suggest"
 )
 
 // yamlErr turns a go-yaml error into a one-line *Error with position,
@@ -303,43 +305,10 @@ func yamlFields(t reflect.Type) []reflect.StructField {
 }
 
 // closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, cands []string) string {
-	best, bestD := "", 3
-	for _, c := range cands {
-		if d := editDistance(strings.ToLower(s), c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
+func closest(s string, cands []string) string { return suggest.Closest(s, cands) }
 
-// editDistance is the optimal string alignment distance of a and b:
-// insertions, deletions, substitutions and swaps of two adjacent letters
-// cost one each, so that a typo's transposition ("dts" for "dst") is
-// nearer its field than a word two letters away ("ttl").
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1) // row i-2
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
-}
+// editDistance is suggest.Distance: typos' transpositions cost one.
+func editDistance(a, b string) int { return suggest.Distance(a, b) }
 
 // errAt builds an error positioned at n (or, when n is nil, at the node
 // found at path or its nearest ancestor).

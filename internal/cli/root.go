@@ -173,6 +173,9 @@ func flagError(cmd *cobra.Command, err error) error {
 		fl := req.GetFlag()
 		return usageError(fmt.Errorf("flag %s needs a value: %s (%s)", flagName(fl), valueExample(fl), help))
 	case errors.As(err, &nex):
+		if hint := flagHint(cmd, nex.GetSpecifiedName()); hint != "" && nex.GetSpecifiedShortnames() == "" {
+			return usageError(fmt.Errorf("%v: %s (%s)", err, hint, help))
+		}
 		return usageError(fmt.Errorf("%v (%s)", err, help))
 	}
 	return usageError(fmt.Errorf("%v (%s)", err, help))
