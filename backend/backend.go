@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // Sender is one worker's transmit side of a data path.
@@ -461,10 +463,13 @@ func Lookup(name string) (Registration, error) {
 	r, ok := registry[name]
 	mu.RUnlock()
 	if !ok {
+		names := strings.Join(Names(), ", ")
 		if why, known := notBuilt(name); known {
-			return Registration{}, fmt.Errorf("%w %q in this build: %s; this build has %s (--backend NAME)", ErrUnknown, name, why, strings.Join(Names(), ", "))
+			return Registration{}, inputerr.Worded(ErrUnknown, fmt.Sprintf("%s %q in this build: %s; this build has %s (--backend NAME)", ErrUnknown, name, why, names),
+				"is not in this build: "+why, "choose one of "+names)
 		}
-		return Registration{}, fmt.Errorf("%w %q: choose one of %s (--backend NAME)", ErrUnknown, name, strings.Join(Names(), ", "))
+		return Registration{}, inputerr.Worded(ErrUnknown, fmt.Sprintf("%s %q: choose one of %s (--backend NAME)", ErrUnknown, name, names),
+			"is not a backend of wpg", "choose one of "+names)
 	}
 	return r, nil
 }

@@ -447,28 +447,42 @@ func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) 
 	if c.path.Tune != nil {
 		c.path.Tune(&spec)
 	}
+	env.SnapshotEvery = cfg.Interval // the receivers' progress as often as the intervals
 	run, err := job.Start(ctx, spec, env)
 	if err != nil {
 		return RunResult{Error: err.Error()}
 	}
 	var iv report.Intervals
+	var prev job.Snapshot
 	if cfg.Interval > 0 {
-		t := time.NewTicker(cfg.Interval)
-		prev := job.Snapshot{}
-		// The tick due at the run's planned end (or after it) is the end
+		// Samples fall on multiples of the period on the run's own clock
+		// (from its first frame), as wpg send's: a ticker started before
+		// the run closed its first interval early (0.07 s of a 0.1 s
+		// period) and every other one off the period's multiples. The
+		// sample due at the run's planned end (or after it) is the end
 		// itself: the run's end closes the last interval, instead of a
-		// tick a hair before it leaving a last interval of a few frames
+		// sample a hair before it leaving a last interval of a few frames
 		// over microseconds (a rate that looks like a collapse).
+		next := cfg.Interval
+		t := time.NewTimer(cfg.Interval)
 	watch:
-		for k := time.Duration(1); k*cfg.Interval < spec.Duration; k++ {
+		for next < spec.Duration {
 			select {
 			case <-run.Done():
 				break watch
 			case <-t.C:
-				s := run.Snapshot()
-				iv.Add(report.Sample{Elapsed: s.Elapsed, Frames: s.Frames, Bytes: s.Bytes, LatenessP99Ns: s.LatenessSince(prev).P99Ns})
-				prev = s
 			}
+			if el := run.Elapsed(); el < next {
+				t.Reset(next - el)
+				continue
+			}
+			s := run.Snapshot()
+			iv.Add(s.Sample(prev))
+			prev = s
+			for next <= s.Elapsed {
+				next += cfg.Interval
+			}
+			t.Reset(next - s.Elapsed)
 		}
 		t.Stop()
 		<-run.Done()
@@ -492,7 +506,11 @@ func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) 
 		rr.Error = rep.Failed.Message
 	}
 	if cfg.Interval > 0 {
-		rr.Intervals = iv.Finish(report.Sample{Elapsed: time.Duration(rep.Seconds * float64(time.Second)), Frames: rep.Frames, Bytes: rep.Bytes})
+		// The receivers' loss too (a local path's cell): every interval
+		// carries it and they sum to the cell's.
+		total := run.Snapshot().Sample(prev)
+		total.Elapsed, total.Frames, total.Bytes = time.Duration(rep.Seconds*float64(time.Second)), rep.Frames, rep.Bytes
+		rr.Intervals = iv.Finish(total)
 	}
 	return rr
 }

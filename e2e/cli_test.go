@@ -71,7 +71,7 @@ func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
 		{"IPv6 address in IPv4 field", dir, []string{"send", v6in4, "--count", "1"}, []string{"v6in4.wpg.yaml:4:", "IPv6", "ipv4.src"}},
 		{"frame below header length", dir, []string{"send", tooSmall, "--count", "1"}, []string{"small.wpg.yaml:3:", "40"}},
 		{"size with a template file", dir, []string{"send", tooSmall, "--size", "128", "--count", "1"}, []string{"--size", "template"}},
-		{"unknown backend", dir, []string{"send", "--backend", "carrier-pigeon", "--count", "1"}, []string{`unknown backend "carrier-pigeon"`, "null", "pcapfile"}},
+		{"unknown backend", dir, []string{"send", "--backend", "carrier-pigeon", "--count", "1"}, []string{`carrier-pigeon: is not a backend`, "null", "pcapfile"}},
 		{"pcapfile two workers", dir, []string{"send", "--backend", "pcapfile", "-o", "x.pcap", "--workers", "2", "--count", "1"}, []string{"one worker only", "--workers 1"}},
 		{"pcapfile without output", dir, []string{"send", "--backend", "pcapfile", "--count", "1"}, []string{"-o FILE"}},
 		{"bad rate", dir, []string{"send", "--rate", "fast", "--count", "1"}, []string{"--rate", "fast"}},

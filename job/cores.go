@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,11 +26,13 @@ func chooseCores(s Spec, allowed []int) ([]int, error) {
 			list, err = []int{n}, nil
 		}
 		if err != nil || len(list) == 0 {
-			why := "write a list of CPUs such as 2,3 or 2-5"
-			if err != nil {
-				why = err.Error() + "; " + why
+			why := "is not a list of CPUs"
+			var ne *strconv.NumError
+			if err != nil && !errors.As(err, &ne) { // a range backwards, a CPU past the last: say which
+				why += " (" + err.Error() + ")"
 			}
-			return nil, &OptionError{Field: "cores", Value: s.Cores, Reason: fmt.Sprintf("%s, from the CPUs this process may use (%s)", why, FormatCPUList(allowed)), Err: err}
+			return nil, &OptionError{Field: "cores", Value: s.Cores, Reason: why, Err: err,
+				Fix: fmt.Sprintf("write CPUs such as 2,3 or 2-5, from those this process may use (%s)", FormatCPUList(allowed))}
 		}
 		seen := map[int]bool{}
 		for _, c := range list {
@@ -43,7 +46,15 @@ func chooseCores(s Spec, allowed []int) ([]int, error) {
 		}
 		list = list[:s.Workers]
 		if err := engine.CheckCores(list, allowed); err != nil {
-			return nil, &OptionError{Field: "cores", Value: s.Cores, Err: err, Reason: err.Error()}
+			why := err.Error()
+			for _, c := range list {
+				if !slices.Contains(allowed, c) {
+					why = fmt.Sprintf("names CPU %d, which this process may not use", c)
+					break
+				}
+			}
+			return nil, &OptionError{Field: "cores", Value: s.Cores, Err: err, Reason: why,
+				Fix: fmt.Sprintf("choose from the CPUs allowed to this process (%s)", FormatCPUList(allowed))}
 		}
 		return list, nil
 	case s.AutoPin:

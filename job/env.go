@@ -31,6 +31,12 @@ type Env struct {
 	Launcher backend.Launcher
 	// Clock is the wall clock of snapshots (nil: time.Now).
 	Clock func() time.Time
+	// SnapshotEvery is how often the caller takes snapshots of a run
+	// (--interval); 0: about 4 a second. A run's own receivers send their
+	// progress that often, within 100 ms (peer.MinProgressMs) to 250 ms
+	// (peer.DefaultProgress), so that each snapshot's receiver counts and
+	// latency window are fresh, not a progress message of two periods ago.
+	SnapshotEvery time.Duration
 	// Probes caches the kernel feature probes (sysinfo) a run asks about,
 	// each run at most once: pass one to share the results between runs,
 	// or sysinfo.NewProbes with fakes in a test. nil: a fresh

@@ -3,6 +3,9 @@ package job
 import (
 	"errors"
 	"strings"
+
+	"github.com/wpg-dev/wpg/internal/inputerr"
+	"github.com/wpg-dev/wpg/template"
 )
 
 // OptionError is one problem with one field of a Spec or RecvSpec, found
@@ -23,12 +26,17 @@ type OptionError struct {
 	// Reason says what is wrong. After the field and Value it reads
 	// "FIELD VALUE: REASON"; without a Value, "FIELD REASON".
 	Reason string
-	// Fix says how to put it right; may be empty.
+	// Fix says how to put it right. Every OptionError of Validate has
+	// one (a client shows it apart: the API's fix).
 	Fix string
 	// Err is the underlying error, if any (a parser's, a template's). An
 	// OptionError with Err and neither Value nor Reason shows Err's text
 	// as it is: that text names the setting itself.
 	Err error
+
+	// fixInErr: Reason is empty and Err's text already names Fix (a
+	// template's error, a backend.Fixer), so Format does not repeat it.
+	fixInErr bool
 }
 
 // Error formats the problem with the JSON field names.
@@ -49,7 +57,7 @@ func (e *OptionError) Format(head, mention func(field string) string) string {
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
-	if e.Fix != "" {
+	if e.Fix != "" && !(e.fixInErr && e.Reason == "") {
 		msg += "; " + expand(e.Fix, mention)
 	}
 	return e.withHead(head(e.Field), msg)
@@ -136,8 +144,27 @@ func (p *problems) add(field, value, reason, fix string) {
 	p.list = append(p.list, &OptionError{Field: field, Value: value, Reason: reason, Fix: fix})
 }
 
-func (p *problems) wrap(field, value string, err error) {
-	p.list = append(p.list, &OptionError{Field: field, Value: value, Err: err})
+// wrap adds err, a parser's or a loader's error about field: its reason
+// and fix apart when it says them apart (inputerr), the remedy its text
+// names when it names one (a template's error, a backend.Fixer), else fix,
+// the caller's remedy.
+func (p *problems) wrap(field, value string, err error, fix string) {
+	p.list = append(p.list, wrapped(field, value, err, fix))
+}
+
+func wrapped(field, value string, err error, fix string) *OptionError {
+	oe := &OptionError{Field: field, Value: value, Err: err, Fix: fix}
+	var te *template.Error
+	var fixer interface{ Fix() string }
+	switch s := inputerr.As(err); {
+	case s != nil && s.Reason() != "" && s.Fix() != "":
+		oe.Reason, oe.Fix = s.Reason(), s.Fix()
+	case errors.As(err, &te) && te.Fix != "":
+		oe.Fix, oe.fixInErr = te.Fix, true
+	case errors.As(err, &fixer) && fixer.Fix() != "":
+		oe.Fix, oe.fixInErr = fixer.Fix(), true
+	}
+	return oe
 }
 
 func (p *problems) err() error {

@@ -11,6 +11,7 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/template"
 	"github.com/wpg-dev/wpg/units"
@@ -62,14 +63,14 @@ func payloadFrames(p *problems, s Spec) (*frameSet, error) {
 	if s.Size != "" {
 		n, err := units.ParseSizeIn(s.Size, frame.MinPayload, frame.MaxPayload)
 		if err != nil {
-			p.wrap("size", s.Size, err)
+			p.wrap("size", s.Size, err, fmt.Sprintf("give a size from %d B to 1 GiB, e.g. 1500 or 64KiB", frame.MinPayload))
 			return nil, errFrames
 		}
 		size = int(n)
 	}
 	verify, err := frame.ParseVerify(verifyName(s.Verify))
 	if err != nil {
-		p.add("verify", s.Verify, "choose on, sample or off", "")
+		p.add("verify", s.Verify, "is not a verify mode", "use on, sample or off")
 		return nil, errFrames
 	}
 	fill := s.Fill
@@ -87,7 +88,7 @@ func payloadFrames(p *problems, s Spec) (*frameSet, error) {
 	// Validate (and read the payload file) once, before any worker starts.
 	probe, err := frame.NewPayloadSource(pc, 0, 1)
 	if err != nil {
-		p.wrap("payload_file", "", err)
+		p.wrap("payload_file", s.PayloadFile, err, "give a readable regular file")
 		return nil, errFrames
 	}
 	return &frameSet{
@@ -117,8 +118,8 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 			return nil, errFrames
 		}
 		switch {
-		case s.PcapSpeed < 0 || s.PcapSpeed > 1e6 || s.PcapSpeed != s.PcapSpeed: // NaN too
-			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "divides the capture's gaps: a factor above 0, at most 1e6", "give e.g. 2 for twice as fast, 0.5 for half speed")
+		case s.PcapSpeed != 0 && !(s.PcapSpeed >= template.MinSpeed && s.PcapSpeed <= template.MaxSpeed): // NaN too; 0 is "not given" (1)
+			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "divides the capture's gaps: a factor from 0.001 to 1e6 (a template's speed: key has the same bounds)", "give e.g. 2 for twice as fast, 0.5 for half speed")
 			return nil, errFrames
 		case s.PcapSpeed > 0 && s.Rate != "":
 			p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the capture's own timing, which {rate} replaces", "give {pcap_speed} without {rate}, e.g. 2 for twice as fast")
@@ -141,6 +142,8 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 				msg := err.Error()
 				if te := (*template.Error)(nil); errors.As(err, &te) {
 					msg = te.Msg // its fix names CLI flags; ours fits the API too
+				} else if se := inputerr.As(err); se != nil {
+					msg = se.Reason() // "is not a size"; our fix names the range
 				}
 				p.add("size", s.Size, msg, fmt.Sprintf("use a {size} in %d..%d; payload frames up to 1 GiB are for the local paths: add {backend} shm (or pipe, unix, cma, memcpy)", lo, hi))
 				return nil, errFrames
@@ -159,7 +162,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 			spec, err = template.Parse("template", []byte(s.TemplateText))
 		}
 		if err != nil {
-			p.wrap("template", "", err)
+			p.wrap("template", "", err, "correct the template (docs/templates.md)")
 			return nil, errFrames
 		}
 	}
@@ -169,7 +172,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 		plan = "auto"
 	case "auto", "prerender", "stream":
 	default:
-		p.add("plan", strconv.Quote(s.Plan), "choose auto, prerender or stream", "")
+		p.add("plan", strconv.Quote(s.Plan), "is not a plan", "use auto, prerender or stream")
 		return nil, errFrames
 	}
 	opts := template.CompileOptions{
@@ -193,7 +196,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 		if s.Pcap != "" && errors.As(err, &ce) {
 			err = ce.Err // the capture's own error names it: no template around it
 		}
-		p.wrap(field, "", err)
+		p.wrap(field, "", err, "give a readable pcap or pcapng capture")
 		return nil, errFrames
 	}
 	if overwritesInput(p, s, spec) {
@@ -201,7 +204,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 	}
 	probe, err := template.Compile(spec, popts)
 	if err != nil {
-		p.wrap(field, "", err)
+		p.wrap(field, "", err, "correct the template (docs/templates.md)")
 		return nil, errFrames
 	}
 	probe.Close() // the replays' files
@@ -211,7 +214,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 		copts := opts
 		copts.Workers, copts.CheckOnly = max(s.Workers, 1), true
 		if _, err := template.Compile(spec, copts); err != nil {
-			p.wrap("plan", "", err)
+			p.wrap("plan", "", err, "use plan stream (or auto), or raise the limit it names")
 			return nil, errFrames
 		}
 	}
@@ -229,6 +232,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 		schedule:  probe.Schedule(),
 	}
 	fs.notes = signedCaptureNotes(spec, s.Pcap != "")
+	fs.notes = append(fs.notes, truncatedCaptureNotes(spec)...)
 	var name string
 	fs.maxUntagged, name = spec.MaxUntagged()
 	fs.untaggedStream = printable.Escape(name) // for the MTU error
@@ -291,6 +295,26 @@ func signedCaptureNotes(spec *template.Spec, flag bool) []string {
 		}
 		notes = append(notes, fmt.Sprintf("%d of the %d records of %s end in a wpg signature (a capture of wpg's own frames), replayed as captured: a wpg receiver counts them by those old signatures, as duplicates once the capture loops and with the capture's age as their latency; %s",
 			sum.Signed, sum.Records, printable.Escape(st.Replay.File), fix))
+	}
+	return notes
+}
+
+// truncatedCaptureNotes warns of captures whose records were cut short by
+// the capture's snap length (tcpdump -s 96): they are replayed as
+// captured, shorter than their headers say, and a receiver's stack drops
+// them (a bad IP total length) or takes them for runts.
+func truncatedCaptureNotes(spec *template.Spec) []string {
+	var notes []string
+	for _, st := range spec.Streams {
+		if st.Replay == nil {
+			continue
+		}
+		sum, ok := st.Replay.Summary()
+		if !ok || sum.Truncated == 0 {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%d of the %d records of %s were captured shorter than they were on the wire (the capture's snap length): they go out as captured, shorter than their headers say, and a receiver's stack drops them; capture whole frames (leave out tcpdump's -s, or give -s 0)",
+			sum.Truncated, sum.Records, printable.Escape(st.Replay.File)))
 	}
 	return notes
 }

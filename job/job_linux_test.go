@@ -169,7 +169,7 @@ func TestValidateEveryProblem(t *testing.T) {
 	if !errors.As(err, &oe) || oe.Field != "workers" {
 		t.Fatalf("errors.As: %v, %+v", err, oe)
 	}
-	if got := oe.Error(); got != "workers 0: give 1 to 256 (the documented limit; more threads than CPUs only take turns)" {
+	if got := oe.Error(); got != "workers 0: is outside 1 to 256 (the documented limit; more threads than CPUs only take turns); give 1 to 256" {
 		t.Errorf("Error() = %q", got)
 	}
 	if err := job.Validate(job.NewSpec(), job.Env{}); err != nil {

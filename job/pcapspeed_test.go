@@ -26,7 +26,7 @@ func onePcap(t *testing.T) string {
 	return path
 }
 
-// pcap_speed is checked: a factor above 0 and at most 1e6, only with a
+// pcap_speed is checked: a factor from 0.001 to 1e6 (0: not given, 1), only with a
 // capture, and not beside a rate that replaces the capture's timing.
 func TestPcapSpeedProblems(t *testing.T) {
 	capture := onePcap(t)
@@ -38,9 +38,14 @@ func TestPcapSpeedProblems(t *testing.T) {
 	}{
 		{"twice as fast", capture, "", 2, ""},
 		{"default", capture, "", 0, ""},
-		{"negative", capture, "", -1, "a factor above 0"},
-		{"NaN", capture, "", math.NaN(), "a factor above 0"},
-		{"too large", capture, "", 1e7, "at most 1e6"},
+		{"negative", capture, "", -1, "a factor from 0.001 to 1e6"},
+		{"NaN", capture, "", math.NaN(), "a factor from 0.001 to 1e6"},
+		{"too large", capture, "", 1e7, "a factor from 0.001 to 1e6"},
+		// Below a template's smallest speed: key, a one-second capture
+		// would take over eleven days and its target read as one frame.
+		{"too small", capture, "", 1e-9, "a factor from 0.001 to 1e6"},
+		{"smallest", capture, "", 0.001, ""},
+		{"largest", capture, "", 1e6, ""},
 		{"with a rate", capture, "1kpps", 2, "which rate replaces"},
 		{"without a capture", "", "", 2, "none is given"},
 	} {

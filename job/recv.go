@@ -42,7 +42,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 	}
 	reg, err := backend.Lookup(name)
 	if err != nil {
-		p.wrap("backend", "", err)
+		p.wrap("backend", name, err, "choose one of "+strings.Join(backend.Names(), ", "))
 		return reg, backend.Options{}, nil, p.err()
 	}
 	if !reg.Receives {
@@ -54,7 +54,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 		p.add("verify", "", fmt.Sprintf("checks payload frames (backends %s), not the packets of %s", joinNames(backendsWhere(true)), reg.Name), "drop {verify} (packets carry their own checksums)")
 	}
 	if s.Slots < 0 || s.Slots > MaxSlots {
-		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("give a number of ring slots from 1 to %d, or 0 for the sender's", MaxSlots), "")
+		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("is outside 0 to %d ring slots", MaxSlots), fmt.Sprintf("give 1 to %d, or 0 for the sender's", MaxSlots))
 	}
 	if reg.Kind == backend.KindNetwork && s.Interface == "" {
 		p.add("interface", "", fmt.Sprintf("is needed: backend %s receives on a network interface", reg.Name), "add {interface} IFACE")
@@ -63,7 +63,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 		s.Batch = defaultRecvBatch
 	}
 	if s.Batch < 1 || s.Batch > 65536 {
-		p.add("batch", strconv.Itoa(s.Batch), "must be between 1 and 65536", "")
+		p.add("batch", strconv.Itoa(s.Batch), "is outside 1 to 65536", "give 1 to 65536 frames per batch (e.g. 256)")
 	}
 	if s.Duration < 0 {
 		p.add("duration", s.Duration.String(), "must not be negative", "give 0 for no limit")
@@ -72,13 +72,13 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 		p.add("idle_timeout", s.IdleTimeout.String(), "must not be negative", "give 0 for none")
 	}
 	if s.PipeSize != 0 && (s.PipeSize < 4096 || s.PipeSize > 1<<31) {
-		p.add("pipe_size", strconv.FormatInt(s.PipeSize, 10), "give a size from 4KiB to 2GiB, e.g. 64KiB or 1MiB", "")
+		p.add("pipe_size", strconv.FormatInt(s.PipeSize, 10), "is outside 4KiB to 2GiB", "give a size such as 64KiB or 1MiB, or 0 for the system's")
 	}
 	decode := recv.Decoder(recv.DecodePacket)
 	if reg.Payload {
 		mode, err := frame.ParseVerify(verifyName(s.Verify))
 		if err != nil {
-			p.add("verify", s.Verify, "choose on, sample or off", "")
+			p.add("verify", s.Verify, "is not a verify mode", "use on, sample or off")
 		}
 		decode = frame.PayloadDecoder(mode)
 	}
@@ -88,7 +88,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 	o := recvOptions(s, env)
 	if reg.Check != nil {
 		if err := reg.Check(o); err != nil {
-			p.wrap("backend", "", err)
+			p.wrap("backend", "", err, fmt.Sprintf("change the setting it names (docs/%s.md)", reg.Name))
 			return reg, o, nil, p.err()
 		}
 	}

@@ -3,7 +3,9 @@ package job
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/frame"
@@ -54,6 +56,43 @@ func scheduledTarget(rep *report.Report, sc template.Schedule, seconds float64) 
 	}
 	rep.TargetPPS = due * 1e9 / ns
 	rep.AchievedRatio = rep.PPS / rep.TargetPPS
+}
+
+// pacedAchieved is the share of its frames due that a run paced at
+// target frames a second (split evenly over its workers) sent; d is the
+// --duration it ran for (0: none). Each worker's first frame goes at
+// once: N frames take (N-W)/R with W workers (a --count run), and a run
+// stopped at time D had every frame due before D, and perhaps the one
+// due exactly at D: either count is all of them (1 pps for 1 s sends 1 or
+// 2 frames; 2 read as 199.72 % of the rate).
+func pacedAchieved(res *engine.Result, target float64, d time.Duration) float64 {
+	w := len(res.Workers)
+	if !(res.Seconds > 0) || !(target > 0) || w == 0 {
+		return 0
+	}
+	if res.Stop == engine.StopCount || res.Stop == engine.StopSource {
+		if res.Frames > uint64(w) {
+			return float64(res.Frames-uint64(w)) / res.Seconds / target
+		}
+		return 1 // a first frame each: on time whenever it went
+	}
+	// The run's seconds end at the last flush, a little after the stop
+	// (a signal, an error, the --duration): every frame due before the
+	// stop is due, and those due up to the end may have gone as well.
+	stop, end := res.Seconds, res.Seconds
+	if res.Stop == engine.StopDuration && d > 0 {
+		stop = min(stop, d.Seconds())
+	}
+	rate := target / float64(w)                   // per worker: its frame k is due at k/rate
+	lo := float64(w) * math.Ceil(stop*rate)       // due before the stop
+	hi := float64(w) * (math.Floor(end*rate) + 1) // due at or before the end
+	switch f := float64(res.Frames); {
+	case f < lo:
+		return f / lo
+	case f > hi:
+		return f / hi
+	}
+	return 1
 }
 
 // buildReport turns the engine's result into the report of the run,
@@ -141,11 +180,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		if pr.frames.timed {
 			scheduledTarget(rep, pr.frames.schedule, res.Seconds)
 		} else if pr.targetFPS > 0 {
-			rep.AchievedRatio = rep.PPS / pr.targetFPS
-			if (res.Stop == engine.StopCount || res.Stop == engine.StopSource) && res.Seconds > 0 && res.Frames > uint64(len(res.Workers)) {
-				// N frames paced at R take (N-1)/R per worker: the first goes at once.
-				rep.AchievedRatio = float64(res.Frames-uint64(len(res.Workers))) / res.Seconds / pr.targetFPS
-			}
+			rep.AchievedRatio = pacedAchieved(res, pr.targetFPS, s.Duration)
 		}
 		st := pace.MergeStats(stats...)
 		rep.LatenessMaxNs, rep.LatenessMeanNs = st.LatenessMaxNs, st.LatenessMeanNs
@@ -155,6 +190,11 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		if rep.AchievedRatio < 0.999 && res.Stop == engine.StopDuration {
 			rep.Notes = append(rep.Notes, shortfallNote(rep, st.Forgiven, res))
 		}
+	}
+	if s.Count > 0 && res.Stop == engine.StopSource && res.Frames < s.Count {
+		// --count caps the run; it loops only --pcap's own stream.
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the streams' own counts ended the run at %d frames, before --count %d: --count caps a run, and each stream of a template sends its count: (a replayed capture: one pass); to send more, raise count: in the template (a capture's stream loops to reach it)",
+			res.Frames, s.Count))
 	}
 	rep.Notes = append(rep.Notes, pr.frames.notes...)
 	rep.Notes = append(rep.Notes, pr.notes...)

@@ -45,8 +45,10 @@ func Start(ctx context.Context, spec Spec, env Env) (*Run, error) {
 	live := newLiveLateness(pr.spec.Workers)
 	var rx *peer.Live
 	if pr.reg.NeedsPeer {
-		rx = peer.NewLive(0)
-		ctx = peer.WithLive(ctx, rx) // the senders' sessions read their receivers' progress into rx
+		// The receivers' progress as often as the caller's snapshots (0:
+		// the default); the senders' sessions read it into rx.
+		rx = peer.NewLive(min(peer.DefaultProgress, max(env.SnapshotEvery, 0)))
+		ctx = peer.WithLive(ctx, rx)
 	}
 	j, err := engine.Start(ctx, pr.engineConfig(live))
 	if err != nil {
@@ -152,13 +154,17 @@ type Snapshot struct {
 	LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs int64
 	// Receiver is what the run's own receivers (a local path's wpg recv,
 	// one per worker) counted so far, from the progress messages they send
-	// over the control connection about every 250 ms; once Done, their
+	// over the control connection about every 250 ms (or every
+	// Env.SnapshotEvery, when shorter); once Done, their
 	// answers (the report's verification). Nil when the run has no such
 	// receiver, before the first message, and with a receiver that sends
 	// none (an older wpg). ReceiverLatencySince gives the latency of a
 	// window.
 	Receiver *ReceiverSnapshot
 
+	// peer is true when the run has receivers that send progress (a local
+	// path): their loss is known, 0 until their first message.
+	peer bool
 	lat  *hist.Hist // cumulative lateness behind Lateness (nil: none)
 	rlat *hist.Hist // cumulative receiver latency behind Receiver.Latency (nil: none)
 }
@@ -183,14 +189,33 @@ type ReceiverSnapshot struct {
 	Final bool
 }
 
+// Sample is s as a report.Sample of the interval since prev (a zero prev:
+// since the start), what --interval lines and intervals[] are made of:
+// the counts, the lateness p99 of the window and, for a run with its own
+// receivers (a local path), their loss and corruption so far and their
+// latency p99 of the window. Before the receivers' first progress message
+// their counts are 0 (they have reported nothing yet), so that every
+// interval of such a run carries its loss and the intervals' loss sums to
+// the run's.
+func (s Snapshot) Sample(prev Snapshot) report.Sample {
+	x := report.Sample{Elapsed: s.Elapsed, Frames: s.Frames, Bytes: s.Bytes, LatenessP99Ns: s.LatenessSince(prev).P99Ns}
+	if r := s.Receiver; r != nil || s.peer {
+		var lost int64
+		var corrupted uint64
+		if r != nil {
+			lost, corrupted = int64(r.Lost), r.Corrupted
+		}
+		x.Lost, x.Corrupted = &lost, &corrupted
+		x.LatencyP99Ns = s.ReceiverLatencySince(prev).P99Ns
+	}
+	return x
+}
+
 // ReceiverLatencySince returns the one-way latency the receivers measured
 // between prev and s, two snapshots of the same run with prev taken first
 // (a zero prev: since the start); zero without a receiver's latency.
 func (s Snapshot) ReceiverLatencySince(prev Snapshot) LatenessStats {
-	if s.rlat == nil {
-		return LatenessStats{}
-	}
-	return latenessOf(s.rlat.Sub(prev.rlat))
+	return since(s.rlat, prev.rlat)
 }
 
 // LatenessStats summarises the lateness of pacer grants (ns).
@@ -213,10 +238,22 @@ func latenessOf(h *hist.Hist) LatenessStats {
 // snapshots of the same run with prev taken first (a zero prev: since the
 // start).
 func (s Snapshot) LatenessSince(prev Snapshot) LatenessStats {
-	if s.lat == nil {
+	return since(s.lat, prev.lat)
+}
+
+// since is the stats of the values recorded between cumulative copies
+// prev and h (prev nil: from the start). Counts only grow, so an equal
+// count (the same shared copy, as snapshots taken while nothing came in
+// get) is an empty window: no histogram is built for it, nor for a window
+// from the start (h's own stats).
+func since(h, prev *hist.Hist) LatenessStats {
+	switch {
+	case h == nil || h.Count() == prev.Count():
 		return LatenessStats{}
+	case prev == nil:
+		return latenessOf(h)
 	}
-	return latenessOf(s.lat.Sub(prev.lat))
+	return latenessOf(h.Sub(prev))
 }
 
 // liveLateness gathers the pacers' lateness while a run goes, for
@@ -225,7 +262,12 @@ type liveLateness struct {
 	mu     sync.Mutex
 	pacers []atomic.Pointer[pace.Pacer]
 	cum    *hist.Hist
-	ended  bool
+	// shared is the read-only copy of cum that snapshots carry, while
+	// cum holds what it held (sharedN values): snapshots taken while no
+	// grant came in share one copy instead of copying the histogram each.
+	shared  *hist.Hist
+	sharedN int64
+	ended   bool
 }
 
 func newLiveLateness(workers int) *liveLateness {
@@ -240,8 +282,9 @@ func (l *liveLateness) add(i int, p *pace.Pacer) {
 }
 
 // snapshot collects what the pacers handed over (everything, once done:
-// the workers have stopped) and returns a copy of the cumulative
-// histogram, nil for a flat-out run.
+// the workers have stopped) and returns a read-only copy of the
+// cumulative histogram, shared with the other snapshots taken since it
+// last changed; nil for a flat-out run.
 func (l *liveLateness) snapshot(done bool) *hist.Hist {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -265,7 +308,10 @@ func (l *liveLateness) snapshot(done bool) *hist.Hist {
 		l.ended = true // no more changes: share it
 		return l.cum
 	}
-	return l.cum.Clone()
+	if l.shared == nil || l.cum.Count() != l.sharedN { // counts only grow: equal is unchanged
+		l.shared, l.sharedN = l.cum.Clone(), l.cum.Count()
+	}
+	return l.shared
 }
 
 // WorkerSnapshot is one worker's counts so far.
@@ -277,10 +323,13 @@ type WorkerSnapshot struct {
 
 // Snapshot returns the progress so far. It reads the workers' counters
 // (atomics) and takes the lateness the pacers handed over; nothing the hot
-// loop waits for, and safe from any goroutine. A paced run's snapshot
-// copies a histogram (some 200 KiB), and one whose receivers measure
-// latency another: take a few a second and share them between readers,
-// not one per reader.
+// loop waits for, and safe from any goroutine. The lateness and latency
+// histograms behind a snapshot are read-only copies shared by every
+// snapshot taken until new values come in: a paced run's snapshot copies
+// the lateness histogram (some 200 KiB) only when the pacers handed over
+// grants since the last copy (at most every 50 ms), and one whose
+// receivers measure latency the latency histogram only after a progress
+// message; many readers polling one run share the copies.
 func (r *Run) Snapshot() Snapshot {
 	c := r.job.Counters()
 	s := Snapshot{At: r.env.Clock(), Elapsed: r.job.Elapsed(), Workers: make([]WorkerSnapshot, c.Workers())}
@@ -308,6 +357,7 @@ func (r *Run) Snapshot() Snapshot {
 	s.lat = r.live.snapshot(done)
 	s.Lateness = latenessOf(s.lat)
 	if r.rx != nil {
+		s.peer = true
 		c, h := r.rx.Snapshot()
 		if c.Receivers > 0 {
 			s.Receiver = &ReceiverSnapshot{Receivers: c.Receivers, Frames: c.Frames, Bytes: c.Bytes, Lost: c.Lost,

@@ -13,7 +13,7 @@ func TestSlotsBounded(t *testing.T) {
 		spec := NewSpec()
 		spec.Backend, spec.StartReceiver, spec.Slots, spec.Count = "shm", true, n, 10
 		err := Validate(spec, Env{})
-		if err == nil || !strings.Contains(err.Error(), "slots") || !strings.Contains(err.Error(), "from 1 to 1048576") {
+		if err == nil || !strings.Contains(err.Error(), "slots") || !strings.Contains(err.Error(), "give 1 to 1048576") {
 			t.Errorf("slots %d: %v; want a problem of slots naming the range", n, err)
 		}
 	}

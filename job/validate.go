@@ -52,29 +52,29 @@ func prepare(s Spec, env Env) (*prepared, error) {
 
 	reg, err := backend.Lookup(s.BackendName())
 	if err != nil {
-		p.wrap("backend", "", err)
+		p.wrap("backend", s.BackendName(), err, "choose one of "+strings.Join(backend.Names(), ", "))
 		return nil, p.err()
 	}
 	pr.reg = reg
 	if s.Workers < 1 || s.Workers > MaxWorkers {
-		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("give 1 to %d (the documented limit; more threads than CPUs only take turns)", MaxWorkers), "")
+		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("is outside 1 to %d (the documented limit; more threads than CPUs only take turns)", MaxWorkers), fmt.Sprintf("give 1 to %d", MaxWorkers))
 	} else if reg.SingleWorker && s.Workers > 1 {
 		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("backend %s supports one worker only%s", reg.Name, reg.SingleWorkerWhy), "use {workers} 1")
 	}
 	if s.Batch < 1 || s.Batch > 65536 {
-		p.add("batch", strconv.Itoa(s.Batch), "must be between 1 and 65536", "")
+		p.add("batch", strconv.Itoa(s.Batch), "is outside 1 to 65536", "give 1 to 65536 frames per batch (e.g. 256)")
 	}
 	if s.RingDepth < 0 {
-		p.add("ring_depth", strconv.Itoa(s.RingDepth), "must be at least 1", "")
+		p.add("ring_depth", strconv.Itoa(s.RingDepth), "is negative", "give a ring depth of 1 or more, or 0 for the backend's default")
 	}
 	if s.Duration < 0 {
 		p.add("duration", s.Duration.String(), "must not be negative", "give 0 for no limit, or a duration such as 10s")
 	}
 	if s.Slots < 0 || s.Slots > MaxSlots {
-		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("give a number of ring slots from 1 to %d, or 0 for automatic", MaxSlots), "")
+		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("is outside 0 to %d ring slots", MaxSlots), fmt.Sprintf("give 1 to %d, or 0 for automatic", MaxSlots))
 	}
 	if s.FailUnder != nil && !(*s.FailUnder > 0 && *s.FailUnder <= 1) {
-		p.add("fail_under", strconv.FormatFloat(*s.FailUnder, 'g', -1, 64), "give the smallest acceptable share of the target rate, above 0 and at most 1 (e.g. 0.95)", "")
+		p.add("fail_under", strconv.FormatFloat(*s.FailUnder, 'g', -1, 64), "is not a share of the target rate (above 0 and at most 1)", "give the smallest acceptable share, e.g. 0.95")
 	}
 	if reg.Name == "pcapfile" && s.Output == "" {
 		p.add("output", "", "is needed: backend pcapfile writes a capture file", "add {output} FILE.pcap")
@@ -85,7 +85,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 
 	rateOK := true
 	if pr.rate, err = pace.ParseRate(s.Rate); err != nil {
-		p.wrap("rate", s.Rate, err)
+		p.wrap("rate", s.Rate, err, "give a rate such as 1Mpps, 10Gbps or 15fps, or nothing for flat out")
 		rateOK = false
 	}
 	if rateOK {
@@ -112,28 +112,28 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		}
 	}
 	if pr.layer, err = pace.ParseLayer(s.RateLayer); err != nil {
-		p.wrap("rate_layer", s.RateLayer, err)
+		p.wrap("rate_layer", s.RateLayer, err, "use l2 or l1")
 	}
 	if pr.wait, err = pace.ParseWait(s.Wait); err != nil {
-		p.wrap("wait", s.Wait, err)
+		p.wrap("wait", s.Wait, err, "use hybrid, spin or sleep")
 	}
 	if pr.boost, err = pace.ParseBoost(s.WakeBoost); err != nil {
-		p.wrap("wake_boost", s.WakeBoost, err)
+		p.wrap("wake_boost", s.WakeBoost, err, "use auto, on or off")
 	}
 	if backend.CheckTxCopy(s.TxCopy) != nil {
-		p.add("tx_copy", s.TxCopy, "use auto, linear or frags", "")
+		p.add("tx_copy", s.TxCopy, "is not a copy mode", "use auto, linear or frags")
 	}
 	if s.RTPriority < 0 || s.RTPriority > 99 {
-		p.add("rt_priority", strconv.Itoa(s.RTPriority), "give 1-99 (SCHED_FIFO), or 0 for the normal scheduler", "")
+		p.add("rt_priority", strconv.Itoa(s.RTPriority), "is outside 0 to 99", "give 1-99 (SCHED_FIFO), or 0 for the normal scheduler")
 	}
 	if s.Burst < 0 {
-		p.add("burst", strconv.Itoa(s.Burst), "must be 0 (automatic) or more", "")
+		p.add("burst", strconv.Itoa(s.Burst), "is negative", "give 0 (automatic) or a number of frames per grant")
 	}
 	if pr.clock, err = pace.NewClock(clockName(s.Clock)); err != nil {
-		p.wrap("clock", s.Clock, err)
+		p.wrap("clock", s.Clock, err, "use auto, tsc or monotonic")
 	}
 	if s.PipeSize != 0 && (s.PipeSize < 4096 || s.PipeSize > 1<<31) {
-		p.add("pipe_size", strconv.FormatInt(s.PipeSize, 10), "give a size from 4KiB to 2GiB, e.g. 64KiB or 1MiB", "")
+		p.add("pipe_size", strconv.FormatInt(s.PipeSize, 10), "is outside 4KiB to 2GiB", "give a size such as 64KiB or 1MiB, or 0 for the system's")
 	}
 	if len(p.list) > 0 {
 		// The frames and the cores depend on what failed above.
@@ -153,7 +153,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	pr.opts = backendOptions(s, env, pr.frames)
 	if reg.Check != nil {
 		if err := reg.Check(pr.opts); err != nil {
-			p.wrap("backend", "", err)
+			p.wrap("backend", "", err, fmt.Sprintf("change the setting it names (docs/%s.md, or docs/local-paths.md for a local path)", reg.Name))
 			return nil, p.err()
 		}
 	}
@@ -172,11 +172,11 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	if !pr.rate.Unlimited() {
 		pr.targetFPS = pr.rate.FramesPerSecond(pr.frames.meanFrame, pr.layer)
 		if !(pr.targetFPS > 0) {
-			p.add("rate", s.Rate, "gives no frames per second", "")
+			p.add("rate", s.Rate, "gives no frames per second", "give a higher rate, or nothing for flat out")
 			return nil, p.err()
 		}
 		if err := pr.rate.CheckRange(pr.frames.meanFrame, pr.layer, s.Workers); err != nil {
-			p.wrap("rate", s.Rate, err)
+			p.wrap("rate", s.Rate, err, "give a rate in the range it names")
 			return nil, p.err()
 		}
 		pc := pr.rate.Config(pr.frames.meanFrame, pr.layer, s.Workers) // the worker's share; IFG forces burst 1

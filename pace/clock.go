@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -77,7 +78,8 @@ func NewClock(mode string) (*Clock, error) {
 		return &Clock{kind: clockMonotonic, why: "--clock monotonic"}, nil
 	case "", "auto", "tsc":
 	default:
-		return nil, fmt.Errorf("clock %q: want auto (TSC when invariant, else monotonic; the default), tsc or monotonic", mode)
+		const want = "auto (TSC when invariant, else monotonic; the default), tsc or monotonic"
+		return nil, inputerr.Worded(nil, fmt.Sprintf("clock %q: want %s", mode, want), "is not a clock", "use "+want)
 	}
 	ok, why := tscInvariant("/proc/cpuinfo")
 	if ok {
@@ -97,7 +99,7 @@ func NewClock(mode string) (*Clock, error) {
 		return c, nil
 	}
 	if m == "tsc" {
-		return nil, fmt.Errorf("--clock tsc: %s; use --clock auto or monotonic", why)
+		return nil, inputerr.Worded(nil, fmt.Sprintf("--clock tsc: %s; use --clock auto or monotonic", why), "cannot be used here: "+why, "use auto or monotonic")
 	}
 	return &Clock{kind: clockMonotonic, why: "auto: " + why}, nil
 }

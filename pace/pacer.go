@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -70,7 +71,8 @@ func ParseBoost(s string) (Boost, error) {
 	if b, ok := boostWords.parse(s); ok {
 		return b, nil
 	}
-	return BoostAuto, fmt.Errorf("wake boost %q: want auto (SCHED_FIFO while sleeping where permitted; the default), on or off", s)
+	const want = "auto (SCHED_FIFO while sleeping where permitted; the default), on or off"
+	return BoostAuto, inputerr.Worded(nil, fmt.Sprintf("wake boost %q: want %s", s, want), "is not a wake boost", "use "+want)
 }
 
 // String returns "auto", "on" or "off".

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // Layer says which bytes a bit rate counts.
@@ -35,7 +37,8 @@ func ParseLayer(s string) (Layer, error) {
 	if l, ok := layerWords.parse(s); ok {
 		return l, nil
 	}
-	return L2, fmt.Errorf("rate layer %q: want l2 (count frame bytes, the default) or l1 (also count preamble, FCS and inter-frame gap, %d B per frame)", s, L1Overhead)
+	want := fmt.Sprintf("l2 (count frame bytes, the default) or l1 (also count preamble, FCS and inter-frame gap, %d B per frame)", L1Overhead)
+	return L2, inputerr.Worded(nil, fmt.Sprintf("rate layer %q: want %s", s, want), "is not a rate layer", "use "+want)
 }
 
 // String returns "l2" or "l1".
@@ -67,6 +70,12 @@ var ErrBadRate = errors.New("bad rate")
 
 const rateExamples = `examples: 1Mpps, 250kpps, 1000pps, 15fps, 10Gbps, 500Mbps, 2.5Gbit/s, ifg=10us; empty = unlimited`
 
+// badRate is ParseRate's error about s: text is the message after the
+// value, why and fix the same apart (inputerr), each with the examples.
+func badRate(s, text, why, fix string) error {
+	return inputerr.Worded(ErrBadRate, fmt.Sprintf("%s %q: %s (%s)", ErrBadRate, s, text, rateExamples), why, fix+" ("+rateExamples+")")
+}
+
 // ParseRate parses --rate:
 //
 //   - frames per second: "1000pps", "250kpps", "1.5Mpps", "15fps" (also
@@ -94,16 +103,16 @@ func ParseRate(s string) (Rate, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
 		switch {
 		case err != nil || math.IsNaN(v):
-			return Rate{}, fmt.Errorf("%w %q: a share of the link is a number and %%, e.g. 50%% (%s)", ErrBadRate, s, rateExamples)
+			return Rate{}, badRate(s, "a share of the link is a number and %, e.g. 50%", "is not a share of the link", "give a number and %, e.g. 50%")
 		case v <= 0 || v > 100:
-			return Rate{}, fmt.Errorf("%w %q: a share of the link is above 0%% and at most 100%% (%s)", ErrBadRate, s, rateExamples)
+			return Rate{}, badRate(s, "a share of the link is above 0% and at most 100%", "is outside 0% to 100% of the link", "give a share above 0% and at most 100%, e.g. 50%")
 		}
 		return Rate{kind: kindLink, share: v / 100}, nil
 	}
 	if rest, ok := strings.CutPrefix(strings.ToLower(t), "ifg="); ok {
 		d, err := time.ParseDuration(strings.TrimSpace(rest))
 		if err != nil || d < 0 {
-			return Rate{}, fmt.Errorf("%w %q: ifg= wants a positive duration such as ifg=10us or ifg=1ms (%s)", ErrBadRate, s, rateExamples)
+			return Rate{}, badRate(s, "ifg= wants a positive duration such as ifg=10us or ifg=1ms", "has no positive duration after ifg=", "give one such as ifg=10us or ifg=1ms")
 		}
 		if d == 0 {
 			return Rate{}, nil // no gap between frames: flat out
@@ -117,20 +126,20 @@ func ParseRate(s string) (Rate, error) {
 	}
 	num, unit := t[:i], strings.TrimSpace(t[i:])
 	if num == "" {
-		return Rate{}, fmt.Errorf("%w %q: no number (%s)", ErrBadRate, s, rateExamples)
+		return Rate{}, badRate(s, "no number", "has no number", "give a number and a unit, such as 1Mpps or 10Gbps")
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return Rate{}, fmt.Errorf("%w %q: %q is not a number (%s)", ErrBadRate, s, num, rateExamples)
+		return Rate{}, badRate(s, fmt.Sprintf("%q is not a number", num), fmt.Sprintf("has %q, which is not a number", num), "give a number and a unit, such as 1Mpps or 10Gbps")
 	}
 	if v < 0 {
-		return Rate{}, fmt.Errorf("%w %q: the rate must be positive, or 0 (or empty) for flat out (%s)", ErrBadRate, s, rateExamples)
+		return Rate{}, badRate(s, "the rate must be positive, or 0 (or empty) for flat out", "is negative", "give a positive rate, or 0 (or nothing) for flat out")
 	}
 	if unit == "" && v == 0 {
 		return Rate{}, nil // "0.0": flat out, as "0"
 	}
 	if unit == "" {
-		return Rate{}, fmt.Errorf("%w %q: missing unit: say %spps, %sfps or %sMbps (%s)", ErrBadRate, s, num, num, num, rateExamples)
+		return Rate{}, badRate(s, fmt.Sprintf("missing unit: say %spps, %sfps or %sMbps", num, num, num), "has no unit", fmt.Sprintf("say %spps, %sfps or %sMbps", num, num, num))
 	}
 	mult := 1.0
 	base := unit
@@ -145,7 +154,7 @@ func ParseRate(s string) (Rate, error) {
 		mult, base = 1e12, unit[1:]
 	case 'm':
 		if len(unit) > 1 {
-			return Rate{}, fmt.Errorf("%w %q: lower-case m would mean milli; for mega write %sM%s (%s)", ErrBadRate, s, num, unit[1:], rateExamples)
+			return Rate{}, badRate(s, fmt.Sprintf("lower-case m would mean milli; for mega write %sM%s", num, unit[1:]), "has a lower-case m, which would mean milli", fmt.Sprintf("for mega write %sM%s", num, unit[1:]))
 		}
 	}
 	switch strings.ToLower(base) {
@@ -159,14 +168,14 @@ func ParseRate(s string) (Rate, error) {
 		return Rate{kind: kindFrames, value: v * mult, unit: strings.ToLower(base)}, nil
 	case "bps", "bit/s", "b/s":
 		if base == "Bps" || base == "B/s" {
-			return Rate{}, fmt.Errorf("%w %q: bytes per second are not accepted (B); write bits, e.g. %s%sbps (%s)", ErrBadRate, s, formatNum(v*8), unitPrefix(mult), rateExamples)
+			return Rate{}, badRate(s, fmt.Sprintf("bytes per second are not accepted (B); write bits, e.g. %s%sbps", formatNum(v*8), unitPrefix(mult)), "is in bytes per second (B), which are not accepted", fmt.Sprintf("write bits, e.g. %s%sbps", formatNum(v*8), unitPrefix(mult)))
 		}
 		if v == 0 {
 			return Rate{}, nil
 		}
 		return Rate{kind: kindBits, value: v * mult}, nil
 	}
-	return Rate{}, fmt.Errorf("%w %q: unknown unit %q; want pps, fps or bps with an optional k, M, G prefix, or ifg=<duration> (%s)", ErrBadRate, s, unit, rateExamples)
+	return Rate{}, badRate(s, fmt.Sprintf("unknown unit %q; want pps, fps or bps with an optional k, M, G prefix, or ifg=<duration>", unit), fmt.Sprintf("has the unknown unit %q", unit), "use pps, fps or bps with an optional k, M, G prefix, or ifg=<duration>")
 }
 
 func unitPrefix(mult float64) string {

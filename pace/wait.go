@@ -2,6 +2,8 @@ package pace
 
 import (
 	"fmt"
+
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // WaitMode says how a pacer waits for a deadline.
@@ -30,7 +32,8 @@ func ParseWait(s string) (WaitMode, error) {
 	if w, ok := waitWords.parse(s); ok {
 		return w, nil
 	}
-	return Hybrid, fmt.Errorf("wait mode %q: want hybrid (sleep then spin the last microseconds; the default), spin (busy-wait: least lateness, one core) or sleep (least CPU)", s)
+	const want = "hybrid (sleep then spin the last microseconds; the default), spin (busy-wait: least lateness, one core) or sleep (least CPU)"
+	return Hybrid, inputerr.Worded(nil, fmt.Sprintf("wait mode %q: want %s", s, want), "is not a wait mode", "use "+want)
 }
 
 // String returns "hybrid", "spin" or "sleep".

@@ -42,9 +42,11 @@ type Interval struct {
 	// LatenessP99Ns is the 99th percentile of the pacer's lateness in the
 	// interval (send with --rate; 0 flat out).
 	LatenessP99Ns int64 `json:"lateness_p99_ns,omitempty"`
-	// Lost and Corrupted are the receiver's counts in the interval
-	// (recv). Lost can be negative: a late frame fills a gap counted as
-	// lost in an earlier interval.
+	// Lost and Corrupted are the receiver's counts in the interval (recv,
+	// and a sender's own receivers: every interval of such a run has them,
+	// 0 before the receivers' first progress message). Lost can be
+	// negative: a late frame fills a gap counted as lost in an earlier
+	// interval. The intervals' Lost sums to the run's.
 	Lost      *int64  `json:"lost,omitempty"`
 	Corrupted *uint64 `json:"corrupted,omitempty"`
 	// LatencyP99Ns is the 99th percentile of the one-way latency the

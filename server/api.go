@@ -441,6 +441,15 @@ func isFieldName(s string) bool {
 	return true
 }
 
+// templateFix is the fix of a template error that names none: where to
+// look.
+func templateFix(te *template.Error) string {
+	if te.Line > 0 {
+		return fmt.Sprintf("correct the template at line %d, column %d (docs/templates.md)", te.Line, te.Col)
+	}
+	return "correct the template (docs/templates.md)"
+}
+
 func problemsBody(ps job.Problems) ErrorBody {
 	b := ErrorBody{}
 	for _, p := range ps {
@@ -451,6 +460,14 @@ func problemsBody(ps job.Problems) ErrorBody {
 		var te *template.Error
 		if errors.As(p.Err, &te) {
 			fe.Line, fe.Col, fe.Path = te.Line, te.Col, te.Path
+			if p.Reason == "" {
+				// What is wrong and the fix apart, where the error's
+				// one line has both.
+				fe.Reason, fe.Fix = te.Msg, te.Fix
+			}
+			if fe.Fix == "" {
+				fe.Fix = templateFix(te)
+			}
 		}
 		b.Errors = append(b.Errors, fe)
 	}
@@ -811,6 +828,12 @@ func templateErrors(err error) ErrorBody {
 		if fe.Reason == "" && te.Err != nil {
 			fe.Reason = te.Err.Error()
 		}
+		if fe.Fix == "" {
+			fe.Fix = templateFix(te)
+		}
+	}
+	if fe.Fix == "" {
+		fe.Fix = "correct the template (docs/templates.md)"
 	}
 	return ErrorBody{Errors: []FieldError{fe}}
 }

@@ -297,6 +297,12 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	defer s.wg.Done()
 	tick := time.NewTicker(SnapshotInterval)
 	defer tick.Stop()
+	// Samples fall on whole seconds of the run's own clock (from its
+	// first frame), each taken by a timer aimed at it: the snapshot ticker
+	// started before the run, so its tick after second t came up to a
+	// quarter of a second late, and sample t held the totals of t+0.25 s.
+	sampleAt := time.NewTimer(SampleInterval)
+	defer sampleAt.Stop()
 	prev := e.run.Snapshot() // the last published
 	e.publish(snapshotView(e.id, prev, job.Snapshot{}))
 	var last job.Snapshot // at the last sample
@@ -309,15 +315,19 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 			snap := e.run.Snapshot()
 			e.publish(snapshotView(e.id, snap, prev))
 			prev = snap
-			if snap.Elapsed == 0 || snap.Elapsed < time.Duration(t+1)*SampleInterval {
+		case <-sampleAt.C:
+			if wait := sampleWait(e.run.Elapsed(), t); wait > 0 {
+				sampleAt.Reset(wait)
 				continue
 			}
-			t++
+			snap := e.run.Snapshot()
+			t = max(t+1, int64(snap.Elapsed/SampleInterval)) // a late timer skips the seconds it missed
 			x := sampleOf(t, snap, last)
 			last = snap
 			if err := s.store.AddSample(context.Background(), e.id, x); err != nil {
 				s.log.Error("job database: sample", "job", e.id, "err", err)
 			}
+			sampleAt.Reset(max(sampleWait(snap.Elapsed, t), time.Millisecond))
 		}
 	}
 	rep := e.run.Report()
@@ -377,6 +387,12 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 
 // sampleOf is second t of a job: its totals at snap and its rates since
 // last (the previous sample; zero for the first).
+// sampleWait is how long after elapsed (the run's own clock) the sample
+// after sample t is due, at second t+1; 0 or less: due now.
+func sampleWait(elapsed time.Duration, t int64) time.Duration {
+	return time.Duration(t+1)*SampleInterval - elapsed
+}
+
 func sampleOf(t int64, snap, last job.Snapshot) Sample {
 	l := snap.LatenessSince(last)
 	x := Sample{T: t, Frames: snap.Frames, Bytes: snap.Bytes, LatenessP50Ns: l.P50Ns, LatenessP99Ns: l.P99Ns, LatenessMaxNs: l.MaxNs}

@@ -1,8 +1,10 @@
 package template
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/goccy/go-yaml/ast"
@@ -42,7 +44,13 @@ func Load(path string) (*Spec, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read template: %w (give the path of a *.wpg.yaml file; see docs/templates.md)", err)
+		// The *PathError says "open PATH: why"; the Error names the file.
+		why := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return nil, &Error{File: path, Msg: "cannot open the template: " + why, Fix: "give the path of a *.wpg.yaml file (docs/templates.md)", Err: err}
 	}
 	defer f.Close()
 	fi, err := f.Stat()

@@ -10,6 +10,14 @@ import (
 	"github.com/wpg-dev/wpg/pace"
 )
 
+// MinSpeed and MaxSpeed bound a speed factor of a capture's own timing
+// (Timing.Speed: a stream's speed key, `wpg send --pcap-speed`): from a
+// thousandth of the capture's pace to a million times it.
+const (
+	MinSpeed = 1e-3
+	MaxSpeed = 1e6
+)
+
 // Timing is a stream's own schedule, instead of a share of the run's
 // --rate: a rate (or a capture's own timing), a start delay, and a burst
 // shape (TRex's continuous, single-burst and multi-burst streams).
@@ -117,7 +125,7 @@ func (p *parser0) timing(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 		v, perr := strconv.ParseFloat(strings.TrimSuffix(s, "x"), 64)
-		if perr != nil || math.IsNaN(v) || v < 1e-3 || v > 1e6 {
+		if perr != nil || math.IsNaN(v) || v < MinSpeed || v > MaxSpeed {
 			return p.errAt(r.Speed.n, path+".speed", fmt.Sprintf("speed %q is not a factor from 0.001 to 1000000", s), "write e.g. speed: 2 (twice as fast) or speed: 0.5 (half)")
 		}
 		t.Speed = v

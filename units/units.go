@@ -24,6 +24,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // MaxInputLen is the longest size or count string accepted.
@@ -60,25 +62,25 @@ func ParseSize(s string) (int64, error) {
 func ParseSizeIn(s string, lo, hi int64) (int64, error) {
 	t := strings.TrimSpace(s)
 	if len(t) > MaxInputLen {
-		return 0, fmt.Errorf("size %.20q… is %d characters long: %s", t, len(t), sizeForms)
+		return 0, inputerr.Worded(nil, fmt.Sprintf("size %.20q… is %d characters long: %s", t, len(t), sizeForms), fmt.Sprintf("is %d characters long", len(t)), sizeForms)
 	}
 	num, unit := splitNumber(t)
 	if num == "" {
-		return 0, fmt.Errorf("%q is not a size: %s", s, sizeForms)
+		return 0, inputerr.Worded(nil, fmt.Sprintf("%q is not a size: %s", s, sizeForms), "is not a size", sizeForms)
 	}
 	mult, ok := sizeUnit(strings.TrimSpace(unit))
 	if !ok {
-		return 0, fmt.Errorf("%q: unknown unit %q: %s", s, strings.TrimSpace(unit), sizeForms)
+		return 0, inputerr.Worded(nil, fmt.Sprintf("%q: unknown unit %q: %s", s, strings.TrimSpace(unit), sizeForms), fmt.Sprintf("has the unknown unit %q", strings.TrimSpace(unit)), sizeForms)
 	}
 	v, err := exact(num, mult)
 	if err != nil {
-		return 0, fmt.Errorf("%q: %v: %s", s, err, sizeForms)
+		return 0, inputerr.Worded(nil, fmt.Sprintf("%q: %v: %s", s, err, sizeForms), err.Error(), sizeForms)
 	}
 	if !v.IsInt64() || v.Int64() > hi {
-		return 0, fmt.Errorf("size %q is too large: the largest is %s", s, describe(hi))
+		return 0, inputerr.Worded(nil, fmt.Sprintf("size %q is too large: the largest is %s", s, describe(hi)), "is too large", "give at most "+describe(hi))
 	}
 	if n := v.Int64(); n < lo {
-		return 0, fmt.Errorf("size %q is too small: the smallest is %s", s, describe(lo))
+		return 0, inputerr.Worded(nil, fmt.Sprintf("size %q is too small: the smallest is %s", s, describe(lo)), "is too small", "give at least "+describe(lo))
 	}
 	return v.Int64(), nil
 }

@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
@@ -141,7 +142,9 @@ func (r *Reader) start() error {
 		}
 	case 0x0a0d0d0a:
 		r.format = PcapNG
-		r.ng, err = pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{})
+		// A record of an interface whose link type is not the first's
+		// is an error (Next), where pcapgo would skip it unsaid.
+		r.ng, err = pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{ErrorOnMismatchingLinkType: true})
 		if err == nil && r.ng.LinkType() != layers.LinkTypeEthernet {
 			err = fmt.Errorf("link type %s (%d): replay needs Ethernet frames (link type 1); capture on an Ethernet interface, not -i any (Linux cooked)", r.ng.LinkType(), r.ng.LinkType())
 		}
@@ -197,8 +200,11 @@ func (r *Reader) Next() (data []byte, tsNs int64, err error) {
 			r.rec--
 			return nil, 0, io.EOF
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 			err = ErrTruncated
+		case errors.Is(err, pcapgo.ErrNgLinkTypeMismatch):
+			err = r.mixedLinkErr()
 		}
 		return nil, 0, r.recErr(err)
 	}
@@ -211,6 +217,24 @@ func (r *Reader) Next() (data []byte, tsNs int64, err error) {
 	r.short = ci.cap < ci.length
 	r.pos += 16 + int64(len(data)) // a pcap record header is 16 bytes
 	return data, ci.ts, nil
+}
+
+// mixedLinkErr says why a pcapng record of another interface than the
+// first, of another link type, cannot be replayed, naming the file's
+// interfaces that are not Ethernet.
+func (r *Reader) mixedLinkErr() error {
+	var others []string
+	for i := range r.ng.NInterfaces() {
+		if in, err := r.ng.Interface(i); err == nil && in.LinkType != layers.LinkTypeEthernet {
+			name := ""
+			if in.Name != "" {
+				name = " (" + printable.Escape(in.Name) + ")"
+			}
+			others = append(others, fmt.Sprintf("interface %d%s: link type %s (%d)", i, name, in.LinkType, in.LinkType))
+		}
+	}
+	return fmt.Errorf("captured on an interface of another link type than the first's (%s): replay needs Ethernet frames (link type 1) only; keep the first interface's records with `tshark -r FILE -Y 'frame.interface_id == 0' -w ETH.pcapng`",
+		strings.Join(others, "; "))
 }
 
 func (r *Reader) recErr(err error) error {

@@ -203,6 +203,15 @@ func writeJSON(w io.Writer, v any) error {
 // 64 and 64B, would repeat it). A size that does not parse is bad's
 // error, given the item as typed.
 func parseSizes(list string, lo, hi int64, bad func(item string, err error) error) ([]int64, error) {
+	return parseSizeList(list, lo, hi, bad, func(first, again string, n int64) error {
+		return fmt.Errorf("--sizes %q: %s and %s are the same size (%s): give each size once", list, first, again, units.FormatSize(n))
+	})
+}
+
+// parseSizeList is parseSizes with the refusal of a repeated size as
+// repeated's error (first and again as typed, n the size), for a command
+// whose messages have a wording of their own (ndr).
+func parseSizeList(list string, lo, hi int64, bad func(item string, err error) error, repeated func(first, again string, n int64) error) ([]int64, error) {
 	given := map[int64]string{}
 	var out []int64
 	for _, s := range strings.Split(list, ",") {
@@ -212,7 +221,7 @@ func parseSizes(list string, lo, hi int64, bad func(item string, err error) erro
 			return nil, bad(s, err)
 		}
 		if first, ok := given[n]; ok {
-			return nil, fmt.Errorf("--sizes %q: %s and %s are the same size (%s): give each size once", list, first, s, units.FormatSize(n))
+			return nil, repeated(first, s, n)
 		}
 		given[n] = s
 		out = append(out, n)

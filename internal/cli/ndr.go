@@ -132,11 +132,16 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 	if f.qdisc && f.backend != "afpacket" {
 		return nil, cfg, maxRate, minRate, usageError(errors.New("flag --qdisc-bypass: it is an afpacket option; leave it out with --backend afxdp"))
 	}
-	for _, s := range strings.Split(f.sizes, ",") {
-		n, perr := units.ParseSizeIn(strings.TrimSpace(s), 64, 9022)
-		if perr != nil {
-			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --sizes: value %q: %v (Ethernet frame sizes with the FCS, 64 to 9022)", s, perr))
-		}
+	list, err := parseSizeList(f.sizes, 64, 9022, func(item string, perr error) error {
+		return usageError(fmt.Errorf("flag --sizes: value %q: %v (Ethernet frame sizes with the FCS, 64 to 9022)", item, perr))
+	}, func(first, again string, n int64) error {
+		// A size searched twice repeats its trials and its row.
+		return usageError(fmt.Errorf("flag --sizes: value %q: %s and %s are the same size (%s): give each size once", f.sizes, first, again, units.FormatSize(n)))
+	})
+	if err != nil {
+		return nil, cfg, maxRate, minRate, err
+	}
+	for _, n := range list {
 		sizes = append(sizes, int(n))
 	}
 	if cfg.Resolution, err = parseShare("resolution", f.resolution); err != nil {

@@ -26,6 +26,9 @@ func TestNDRFlagRefusals(t *testing.T) {
 		{[]string{"ndr", "-i", "lo", "--rx-interface", "wpg-nonesuch1"}, "flag --rx-interface"},
 		// The receiver never counts the host's own outgoing frames.
 		{[]string{"ndr", "-i", "lo", "--rx-interface", "lo"}, "both name lo, and the receiver does not count the frames this host sends"},
+		// A size given twice would search it twice (and repeat its row).
+		{[]string{"ndr", "--sizes", "64,64"}, `flag --sizes: value "64,64": 64 and 64 are the same size (64 B): give each size once`},
+		{[]string{"ndr", "--sizes", "128, 64,128B"}, `128 and 128B are the same size`},
 	} {
 		out, errs, code := runCLI(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/internal/hdrlog"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/report"
@@ -92,6 +93,11 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 			// Nothing ran: the error is the whole story.
 			return &ExitError{Code: ExitRuntime, Err: runErr}
 		}
+		if we := (*engine.WorkerError)(nil); errors.As(runErr, &we) && we.Frames >= 0 {
+			// The worker's error says how far it got (and the report
+			// above how far the run got): a third count only repeats.
+			return &ExitError{Code: ExitRuntime, Err: fmt.Errorf("run stopped by an error: %w", runErr)}
+		}
 		return &ExitError{Code: ExitRuntime, Err: fmt.Errorf("run stopped by an error after %d frames: %w", rep.Frames, runErr)}
 	}
 	if rep.Failed != nil {
@@ -107,7 +113,9 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 // histogram (internal/hist JSON; nil flat out); err is a start error
 // (already an exit error), runErr the run's.
 func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (rep *report.Report, runErr error, lateness []byte, err error) {
-	run, err := job.Start(cmd.Context(), spec, cliEnv(cmd))
+	env := cliEnv(cmd)
+	env.SnapshotEvery = f.interval // an own receiver's progress as often as the lines
+	run, err := job.Start(cmd.Context(), spec, env)
 	if err != nil {
 		return nil, nil, nil, startError(cmd, "", err)
 	}
@@ -141,7 +149,7 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (r
 				continue
 			}
 			s := run.Snapshot()
-			in, ok := iv.Add(withReceiver(report.Sample{Elapsed: s.Elapsed, Frames: s.Frames, Bytes: s.Bytes, LatenessP99Ns: s.LatenessSince(prev).P99Ns}, s, prev))
+			in, ok := iv.Add(s.Sample(prev))
 			prev = s
 			if ok && lines != nil {
 				report.WriteIntervalLine(lines, in)
@@ -169,7 +177,9 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (r
 	}
 	if rep != nil && f.interval > 0 {
 		n := len(iv.List())
-		rep.Intervals = iv.Finish(withReceiver(report.Sample{Elapsed: time.Duration(rep.Seconds * float64(time.Second)), Frames: rep.Frames, Bytes: rep.Bytes, LatenessP99Ns: end.LatenessSince(prev).P99Ns}, end, prev))
+		total := end.Sample(prev)
+		total.Elapsed, total.Frames, total.Bytes = time.Duration(rep.Seconds*float64(time.Second)), rep.Frames, rep.Bytes
+		rep.Intervals = iv.Finish(total)
 		if lines != nil {
 			for _, in := range rep.Intervals[min(n, len(rep.Intervals)):] {
 				report.WriteIntervalLine(lines, in)
@@ -177,17 +187,6 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (r
 		}
 	}
 	return rep, runErr, lateness, nil
-}
-
-// withReceiver adds to x the receiver's loss so far and its latency p99
-// since prev, for a run with its own receiver (s.Receiver: local paths).
-func withReceiver(x report.Sample, s, prev job.Snapshot) report.Sample {
-	if r := s.Receiver; r != nil {
-		lost, corrupted := int64(r.Lost), r.Corrupted
-		x.Lost, x.Corrupted = &lost, &corrupted
-		x.LatencyP99Ns = s.ReceiverLatencySince(prev).P99Ns
-	}
-	return x
 }
 
 // sendSpec maps send's and bench's flags and wpg.toml onto a job.Spec. A
@@ -205,7 +204,7 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	if set("pcap-speed") && f.pcapSpeed == 0 {
 		// In a job spec 0 means "not given" (1); typed out, it reads like
 		// tcpreplay's top speed, which is --rate max here.
-		return job.Spec{}, usageError(errors.New("--pcap-speed 0: the factor divides the capture's gaps and must be above 0 (2 = twice as fast); to replay as fast as the path allows, give --rate max instead"))
+		return job.Spec{}, usageError(errors.New("--pcap-speed 0: the factor divides the capture's gaps and must be from 0.001 to 1000000 (2 = twice as fast, 0.5 = half speed); to replay as fast as the path allows, give --rate max instead"))
 	}
 	s := job.Spec{
 		Command:   command,

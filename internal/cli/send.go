@@ -29,7 +29,7 @@ no rate is given) until --count frames, --duration, the template's counts, or Ct
 	}
 	addRunFlags(cmd, f, false)
 	cmd.Flags().StringVar(&f.pcap, "pcap", "", "replay this pcap or pcapng `FILE` as captured, with its own timing (or at --rate), instead of a template")
-	cmd.Flags().Float64Var(&f.pcapSpeed, "pcap-speed", 0, "--pcap with its own timing: divide the capture's gaps by this `FACTOR` (2 = twice as fast; default 1)")
+	cmd.Flags().Float64Var(&f.pcapSpeed, "pcap-speed", 0, "--pcap with its own timing: divide the capture's gaps by this `FACTOR`, 0.001 to 1e6 (2 = twice as fast; default 1)")
 	addReportFlags(cmd, f)
 	return cmd
 }

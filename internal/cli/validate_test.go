@@ -134,7 +134,7 @@ func TestNonsenseValuesRefused(t *testing.T) {
 		{"257 workers", []string{"bench", "--backend", "null", "--workers", "257"}, []string{"--workers 257", "256"}},
 		{"two pinning flags", []string{"send", "--pin-core", fmt.Sprint(allowed[0]), "--auto-pin", "--count", "1"}, []string{"--pin-core", "--auto-pin", "only one"}},
 		{"bench raw into its own receiver", []string{"bench", "--backend", "pipe", "--raw"}, []string{"--raw", "receiver"}},
-		{"pcap-speed 0", []string{"send", "--backend", "null", "--pcap-speed", "0", "--count", "1"}, []string{"--pcap-speed 0", "above 0", "--rate max"}},
+		{"pcap-speed 0", []string{"send", "--backend", "null", "--pcap-speed", "0", "--count", "1"}, []string{"--pcap-speed 0", "from 0.001 to 1000000", "--rate max"}},
 		{"pcap-speed without pcap", []string{"send", "--backend", "null", "--pcap-speed", "2", "--count", "1"}, []string{"--pcap-speed 2", "add --pcap FILE"}},
 	}
 	checkUsage(t, cases)

@@ -25,6 +25,9 @@ type Live struct {
 	mu    sync.Mutex
 	slots []*LiveCounts
 	lat   *hist.Hist // every window of every receiver merged (nil: none yet)
+	// shared is the read-only copy of lat that Snapshot hands out, until
+	// an update changes lat (nil then): many readers share one copy.
+	shared *hist.Hist
 }
 
 // LiveCounts are one receiver's totals from its latest progress message,
@@ -93,12 +96,14 @@ func (l *Live) update(c *LiveCounts, p RecvProgress) {
 		} else {
 			l.lat.Merge(win)
 		}
+		l.shared = nil
 	}
 }
 
 // Snapshot returns the receivers' totals summed (Receivers 0: none has
 // sent progress yet) and a copy of their latency histogram from the start
-// (nil when no window carried latency).
+// (nil when no window carried latency). The copy is read-only: every
+// Snapshot until the next message with latency returns the same one.
 func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -120,5 +125,8 @@ func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 	if l.lat == nil {
 		return s, nil
 	}
-	return s, l.lat.Clone()
+	if l.shared == nil {
+		l.shared = l.lat.Clone()
+	}
+	return s, l.shared
 }

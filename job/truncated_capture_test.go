@@ -1,0 +1,67 @@
+package job_test
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wpg-dev/wpg/job"
+)
+
+// snapCapture writes a classic pcap of n 60-byte records of frames that
+// were wire bytes long on the wire (a capture's snap length, tcpdump -s).
+func snapCapture(t *testing.T, n, wire int) string {
+	t.Helper()
+	// Magic, version 2.4, zone, sigfigs, snap length 60, Ethernet.
+	out := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 1, 0, 0, 0}
+	for i := range n {
+		rec := make([]byte, 16+60)
+		binary.LittleEndian.PutUint32(rec[4:], uint32(i*1000)) // µs
+		binary.LittleEndian.PutUint32(rec[8:], 60)
+		binary.LittleEndian.PutUint32(rec[12:], uint32(wire))
+		out = append(out, rec...)
+	}
+	path := filepath.Join(t.TempDir(), "snap60.pcap")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A capture taken with a snap length (tcpdump -s 96) holds the first
+// bytes of each frame: replayed, they went out 60 bytes long under
+// headers that give the whole length, which every receiver drops, and
+// nothing said so. The report says how many, and how to capture whole
+// frames; a capture of whole frames gets no such note.
+func TestReplayOfTruncatedCaptureIsNoted(t *testing.T) {
+	for _, c := range []struct {
+		wire int
+		want bool
+	}{{1514, true}, {60, false}} {
+		s := job.NewSpec()
+		s.Backend, s.Pcap, s.Rate = "null", snapCapture(t, 3, c.wire), "max"
+		run, err := job.Start(t.Context(), s, job.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-run.Done()
+		rep := run.Report()
+		if rep == nil || rep.Frames != 3 {
+			t.Fatalf("report %+v (%v)", rep, run.Err())
+		}
+		var note string
+		for _, n := range rep.Notes {
+			if strings.Contains(n, "snap length") {
+				note = n
+			}
+		}
+		if got := note != ""; got != c.want {
+			t.Fatalf("wire %d: note %q, want one: %v (notes %q)", c.wire, note, c.want, rep.Notes)
+		}
+		if c.want && (!strings.HasPrefix(note, "3 of the 3 records of ") || !strings.Contains(note, "-s 0")) {
+			t.Errorf("note %q", note)
+		}
+	}
+}
