@@ -113,6 +113,9 @@ func TestDmabufVM(t *testing.T) {
 		Console: &console,
 	}
 	res, err := m.Run(context.Background())
+	for _, d := range res.EarlyDeathsOrNil() {
+		t.Logf("a boot's kernel died before the init's first line; booted again. Its console tail:\n%s", d)
+	}
 	if path := os.Getenv("WPG_VM_CONSOLE"); path != "" {
 		os.WriteFile(path, console.Bytes(), 0o644) // for docs/dmabuf.md
 	}

@@ -317,6 +317,11 @@ type Result struct {
 	Done bool
 	// Wall is the time from QEMU's start to its exit.
 	Wall time.Duration
+	// EarlyDeaths holds the console tails of boots whose kernel died
+	// before the init's first line (Run then boots again): under TCG on a
+	// loaded host the guest kernel has oopsed in its timer interrupt
+	// during its own initcalls, before anything of the test ran.
+	EarlyDeaths []string
 }
 
 // ProgramResult is one program's exit status, output and, for Go test
@@ -452,12 +457,52 @@ func (m Machine) Args(initrd string) []string {
 // Run boots the machine, waits for the guest to power off (or for the
 // timeout, or ctx), and parses the console. The error is about the boot
 // itself (QEMU missing, the guest hung, no DONE line); a program that
-// failed is in its ProgramResult.
+// failed is in its ProgramResult. A guest kernel that panics before the
+// init's first line is booted again, at most maxEarlyDeaths times
+// (Result.EarlyDeaths keeps their consoles).
 func (m Machine) Run(ctx context.Context) (*Result, error) {
 	img, man, err := m.Initramfs()
 	if err != nil {
 		return nil, err
 	}
+	var early []string
+	for {
+		res, err := m.boot(ctx, img, man)
+		if res != nil && diedEarly(res, err) && len(early) < maxEarlyDeaths && ctx.Err() == nil {
+			early = append(early, tail(res.Console, 3000))
+			continue
+		}
+		if res != nil {
+			res.EarlyDeaths = early
+		}
+		return res, err
+	}
+}
+
+// EarlyDeathsOrNil returns r.EarlyDeaths, nil for a nil r (a Run that
+// failed before booting).
+func (r *Result) EarlyDeathsOrNil() []string {
+	if r == nil {
+		return nil
+	}
+	return r.EarlyDeaths
+}
+
+// maxEarlyDeaths is how many boots Run gives up on before the init's
+// first line and boots again; a kernel that dies that early every time
+// fails the run.
+const maxEarlyDeaths = 2
+
+// diedEarly reports whether a boot failed because the guest kernel
+// stopped (QEMU exited by itself: -no-reboot after a panic) before the
+// init printed its first line: nothing of the machine's programs ran.
+func diedEarly(res *Result, err error) bool {
+	return err != nil && !res.Done && !strings.Contains(res.Console, linePrefix) &&
+		strings.Contains(res.Console, "Kernel panic")
+}
+
+// boot runs QEMU once with the initramfs img (manifest man).
+func (m Machine) boot(ctx context.Context, img []byte, man *Manifest) (*Result, error) {
 	dir, err := os.MkdirTemp("", "wpg-vm-")
 	if err != nil {
 		return nil, err

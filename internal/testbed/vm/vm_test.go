@@ -154,6 +154,9 @@ func TestBoot(t *testing.T) {
 		Timeout:  90 * time.Second,
 	}
 	res, err := m.Run(context.Background())
+	for _, d := range res.EarlyDeathsOrNil() {
+		t.Logf("a boot's kernel died before the init's first line; booted again. Its console tail:\n%s", d)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
