@@ -2,6 +2,7 @@ package backend
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -99,4 +100,51 @@ func NamesBackend(err error, name string) bool {
 			return false
 		}
 	}
+}
+
+// Error is an error of one backend whose text begins with the backend's
+// name, once ("dpdk: the EAL found no port …"). It is Named, so that the
+// engine, which names the backend of an error that does not, leaves it
+// as it is; it unwraps to Err.
+type Error struct {
+	// Backend is the backend's registered name.
+	Backend string
+	// Err is the error, its text without the name.
+	Err error
+}
+
+func (e *Error) Error() string { return e.Backend + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// BackendName returns Backend (Named).
+func (e *Error) BackendName() string { return e.Backend }
+
+// Errorf formats an error of backend name as fmt.Errorf does (%w wraps):
+// its text is the name, a colon and the message ("afxdp: frame size 0
+// must be positive").
+func Errorf(name, format string, args ...any) error {
+	return &Error{Backend: name, Err: fmt.Errorf(format, args...)}
+}
+
+// Name returns err as an error of backend name: its text begins with the
+// name once, whichever layer the error came from. An error that names the
+// backend already (NamesBackend) is returned as it is; nil stays nil.
+// Every error a backend hands the engine (from Open, a sender or a
+// receiver) goes through it, so that each reads "afxdp: …", never
+// "backend afxdp: afxdp: …" or an error without the name.
+//
+// The network backends write their errors with Errorf; an error whose
+// text spells the name itself ("cma: the receiver has gone", "afpacket
+// on veth0: needs CAP_NET_RAW", "afxdp receiver on lo: …") is not named
+// twice either: that text is checked as a last resort.
+func Name(name string, err error) error {
+	if err == nil || NamesBackend(err, name) {
+		return err
+	}
+	if t := err.Error(); strings.HasPrefix(t, name+": ") || strings.HasPrefix(t, name+" ") {
+		return err
+	}
+	return &Error{Backend: name, Err: err}
 }

@@ -57,7 +57,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 		p.add("slots", strconv.Itoa(s.Slots), fmt.Sprintf("is outside 0 to %d ring slots", MaxSlots), fmt.Sprintf("give 1 to %d, or 0 for the sender's", MaxSlots))
 	}
 	if reg.Kind == backend.KindNetwork && s.Interface == "" {
-		p.add("interface", "", fmt.Sprintf("is needed: backend %s receives on a network interface", reg.Name), "add {interface} IFACE")
+		p.add("interface", "", fmt.Sprintf("is needed: backend %s receives on a network interface", reg.Name), interfaceFix(reg.Name, "add {interface} IFACE"))
 	}
 	if s.Batch == 0 {
 		s.Batch = defaultRecvBatch
@@ -88,7 +88,7 @@ func prepareRecv(s RecvSpec, env Env) (backend.Registration, backend.Options, re
 	o := recvOptions(s, env)
 	if reg.Check != nil {
 		if err := reg.Check(o); err != nil {
-			p.wrap("backend", "", err, fmt.Sprintf("change the setting it names (docs/%s.md)", reg.Name))
+			p.wrap("backend", "", err, "change the setting it names ("+backendDoc(reg)+")")
 			return reg, o, nil, p.err()
 		}
 	}
@@ -159,6 +159,7 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 		o.Rendezvous = ctl.Listener
 	}
 	inst, err := reg.Open(ctx, o)
+	err = backend.Name(reg.Name, err) // "afxdp: …" once, as a sender's
 	if err != nil {
 		if openFirst {
 			return nil, ctl.Refuse(err)
@@ -169,6 +170,7 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 		return nil, err
 	}
 	rx, err := inst.NewReceiver()
+	err = backend.Name(reg.Name, err)
 	if ctl != nil {
 		ctl.CloseListener()
 	}
@@ -267,7 +269,7 @@ func (r *Reception) Info() backend.Info { return r.rx.Info() }
 // all arrive intact comes with a *report.CheckFailure as the error.
 func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (recv.Result, error) {
 	opts := recv.Options{Expect: r.spec.Expect, Duration: r.spec.Duration, IdleTimeout: r.spec.IdleTimeout, Batch: r.spec.Batch,
-		Progress: progress, ProgressEvery: every}
+		Progress: progress, ProgressEvery: every, IPFragments: r.kind == backend.KindNetwork}
 	if r.ctl != nil {
 		if pe := r.ctl.ProgressEvery(); pe > 0 {
 			ctl := r.ctl

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,10 +59,99 @@ func scheduledTarget(rep *report.Report, sc template.Schedule, seconds float64) 
 	rep.AchievedRatio = rep.PPS / rep.TargetPPS
 }
 
+// captureTimingNote explains a replay with a capture's own timing that
+// the path could not keep: a capture of a flat-out run (wpg's pcapfile
+// backend, a generator's output) has records nanoseconds apart, and
+// replaying it read "target 3.9 G pps, achieved 0.00 %" with no word of
+// why or what to do. The note gives the capture's pace, what the path
+// sent, how far behind it fell, and the settings that replay it at a
+// pace the path keeps. It is empty when the run kept 90 % of the pace or
+// more, or no stream replays a capture with its own timing.
+func captureTimingNote(rep *report.Report, spec *template.Spec, s Spec) string {
+	if spec == nil || !(rep.TargetPPS > 0) || !(rep.AchievedRatio < 0.9) || rep.Frames == 0 {
+		return ""
+	}
+	original := false
+	for i := range spec.Streams {
+		if t := spec.Streams[i].Timing; t != nil && t.Original {
+			original = true
+		}
+	}
+	if !original {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the capture's own timing asks for %s pps (a record every %s on average), and this path sent %s pps: it kept ",
+		report.SI(rep.TargetPPS, ""), gapWord(1e9/rep.TargetPPS), report.SI(rep.PPS, ""))
+	if r := rep.AchievedRatio; r >= 0.01 {
+		fmt.Fprintf(&b, "%.1f %%", r*100)
+	} else {
+		fmt.Fprintf(&b, "1/%.0f", 1/max(r, 1e-12))
+	}
+	b.WriteString(" of that pace")
+	if rep.LatenessMaxNs > 0 {
+		fmt.Fprintf(&b, ", and frames went up to %s late", time.Duration(rep.LatenessMaxNs).Round(time.Microsecond))
+	}
+	// A 400 Gbit/s link carries at most this many frames of this size.
+	if line := 400e9 / 8 / (max(rep.FrameSize, 60) + float64(pace.L1Overhead)); rep.TargetPPS > line {
+		fmt.Fprintf(&b, "; that pace is beyond any link (400 Gbit/s carries %s pps of these frames): the capture's timestamps are a writer's, not a wire's (a generator's output, wpg's pcapfile backend)", report.SI(line, ""))
+	}
+	speed := s.PcapSpeed
+	if speed == 0 {
+		speed = 1
+	}
+	slower := strconv.FormatFloat(max(roundDown(0.9*speed*rep.AchievedRatio), template.MinSpeed), 'g', -1, 64)
+	rate := rateWord(roundDown(0.9 * rep.PPS))
+	if s.Pcap != "" {
+		fmt.Fprintf(&b, "; to replay at a pace the path keeps, slow the capture (--pcap-speed %s) or give it a rate (--rate %s); to send it as fast as the path allows, --rate max", slower, rate)
+	} else {
+		// A template's timed streams refuse --rate: their keys say it.
+		fmt.Fprintf(&b, "; to replay at a pace the path keeps, slow the capture (speed: %s in the template) or give it a rate (timing: rate and rate: %s); to send it as fast as the path allows, drop timing: and give --rate max", slower, rate)
+	}
+	return b.String()
+}
+
+// gapWord writes a mean gap of ns nanoseconds, fractions of one too
+// (a capture of a flat-out run: 0.256 ns).
+func gapWord(ns float64) string {
+	if ns < 1000 {
+		return strconv.FormatFloat(ns, 'g', 3, 64) + " ns"
+	}
+	return time.Duration(ns).Round(time.Nanosecond).String()
+}
+
+// roundDown is the largest round number (1, 2 or 5 times a power of ten)
+// at or under x > 0.
+func roundDown(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	p := math.Pow10(int(math.Floor(math.Log10(x))))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= x*(1+1e-12) {
+			return m * p
+		}
+	}
+	return p
+}
+
+// rateWord writes a frame rate as --rate takes it (5Mpps, 200kpps, 10pps).
+func rateWord(pps float64) string {
+	switch {
+	case pps >= 1e6:
+		return strconv.FormatFloat(pps/1e6, 'g', -1, 64) + "Mpps"
+	case pps >= 1e3:
+		return strconv.FormatFloat(pps/1e3, 'g', -1, 64) + "kpps"
+	}
+	return strconv.FormatFloat(max(pps, 1), 'g', -1, 64) + "pps"
+}
+
 // pacedAchieved is the share of its frames due that a run paced at
 // target frames a second (split evenly over its workers) sent; d is the
 // --duration it ran for (0: none). Each worker's first frame goes at
-// once: N frames take (N-W)/R with W workers (a --count run), and a run
+// once: N frames take (N-W)/R with W workers (a --count run), counted
+// from the first grant (the run's Seconds less its Lead: 2 frames at
+// 1 kpps read 84-94 % with the threads' wake-up counted), and a run
 // stopped at time D had every frame due before D, and perhaps the one
 // due exactly at D: either count is all of them (1 pps for 1 s sends 1 or
 // 2 frames; 2 read as 199.72 % of the rate).
@@ -71,8 +161,8 @@ func pacedAchieved(res *engine.Result, target float64, d time.Duration) float64 
 		return 0
 	}
 	if res.Stop == engine.StopCount || res.Stop == engine.StopSource {
-		if res.Frames > uint64(w) {
-			return float64(res.Frames-uint64(w)) / res.Seconds / target
+		if secs := res.Seconds - res.Lead; res.Frames > uint64(w) && secs > 0 {
+			return float64(res.Frames-uint64(w)) / secs / target
 		}
 		return 1 // a first frame each: on time whenever it went
 	}
@@ -187,6 +277,11 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		rep.P50JitterNs, rep.P99JitterNs = st.P50JitterNs, st.P99JitterNs
 		rep.ScheduleLagMaxNs = st.LagMaxNs
 		rep.Notes = append(rep.Notes, st.Notes()...)
+		if pr.frames.timed {
+			if n := captureTimingNote(rep, pr.frames.spec, s); n != "" {
+				rep.Notes = append(rep.Notes, n)
+			}
+		}
 		if rep.AchievedRatio < 0.999 && res.Stop == engine.StopDuration {
 			rep.Notes = append(rep.Notes, shortfallNote(rep, st.Forgiven, res))
 		}

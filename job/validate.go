@@ -80,7 +80,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		p.add("output", "", "is needed: backend pcapfile writes a capture file", "add {output} FILE.pcap")
 	}
 	if reg.Kind == backend.KindNetwork && reg.Name != "pcapfile" && s.Interface == "" {
-		p.add("interface", "", fmt.Sprintf("is needed: backend %s sends on a network interface", reg.Name), "add {interface} IFACE (e.g. {interface} lo, or a veth)")
+		p.add("interface", "", fmt.Sprintf("is needed: backend %s sends on a network interface", reg.Name), interfaceFix(reg.Name, "add {interface} IFACE (e.g. {interface} lo, or a veth)"))
 	}
 
 	rateOK := true
@@ -153,7 +153,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	pr.opts = backendOptions(s, env, pr.frames)
 	if reg.Check != nil {
 		if err := reg.Check(pr.opts); err != nil {
-			p.wrap("backend", "", err, fmt.Sprintf("change the setting it names (docs/%s.md, or docs/local-paths.md for a local path)", reg.Name))
+			p.wrap("backend", "", err, "change the setting it names ("+backendDoc(reg)+")")
 			return nil, p.err()
 		}
 	}
@@ -246,3 +246,29 @@ func DataOnStdout(spec Spec) bool {
 
 // joinNames is "a, b, c".
 func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// interfaceFix is the fix for a missing interface: a DPDK port is named by
+// its id or device name, not a kernel interface ("-i lo" was dpdk's
+// example); other backends get fix.
+func interfaceFix(backend, fix string) string {
+	if backend == "dpdk" {
+		return "add {interface} PORT, a DPDK port's id or device name (e.g. {interface} 0, or {interface} net_null0 with --vdev net_null0 in {dpdk_args})"
+	}
+	return fix
+}
+
+// backendDoc names the page of docs/ that describes reg's settings: its
+// own for the network paths that have one, dmabuf.md for udmabuf,
+// local-paths.md for the other local paths, cli.md for the rest.
+func backendDoc(reg backend.Registration) string {
+	switch reg.Name {
+	case "afpacket", "afxdp", "dpdk", "pcap":
+		return "docs/" + reg.Name + ".md"
+	case "udmabuf":
+		return "docs/dmabuf.md"
+	}
+	if reg.Kind == backend.KindLocal {
+		return "docs/local-paths.md"
+	}
+	return "docs/cli.md"
+}

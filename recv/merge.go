@@ -43,6 +43,8 @@ func Merge(rs ...Result) Result {
 		m.CorruptedBytes += r.CorruptedBytes
 		m.Unsigned += r.Unsigned
 		m.UnsignedBytes += r.UnsignedBytes
+		m.Datagrams += r.Datagrams
+		m.UnsignedFragments += r.UnsignedFragments
 		m.Expected += r.Expected
 		m.Missing += r.Missing
 		m.Seconds = max(m.Seconds, r.Seconds)

@@ -45,6 +45,57 @@ func DecodePacket(b []byte) (sig frame.Signature, ok bool, corrupt bool) {
 	return sig, true, !packetValid(b)
 }
 
+// ipFragment reports whether an Ethernet frame carries an IP fragment
+// (IPv4 with MF or a fragment offset, IPv6 with a Fragment header), and
+// whether it is a datagram's last fragment (more-fragments clear, at an
+// offset: where wpg's signature goes). It reads headers only.
+func ipFragment(b []byte) (fragment, last bool) {
+	if len(b) < 14 {
+		return false, false
+	}
+	off := 12
+	et := binary.BigEndian.Uint16(b[off:])
+	for tags := 0; et == etherVLAN || et == etherQinQ || et == etherQinQ1; tags++ {
+		if tags == 4 || len(b) < off+6 {
+			return false, false
+		}
+		off += 4
+		et = binary.BigEndian.Uint16(b[off:])
+	}
+	p := b[off+2:]
+	switch et {
+	case etherIPv4:
+		if len(p) < 20 {
+			return false, false
+		}
+		f := binary.BigEndian.Uint16(p[6:])
+		return f&0x3fff != 0, f&0x2000 == 0 && f&0x1fff != 0
+	case etherIPv6:
+		if len(p) < 40 {
+			return false, false
+		}
+		next, rest := p[6], p[40:]
+		for {
+			switch next {
+			case 0, 43, 60:
+				if len(rest) < 8 || (int(rest[1])+1)*8 > len(rest) {
+					return false, false
+				}
+				next, rest = rest[0], rest[(int(rest[1])+1)*8:]
+				continue
+			case 44:
+				if len(rest) < 8 {
+					return false, false
+				}
+				f := binary.BigEndian.Uint16(rest[2:])
+				return true, f&1 == 0 && f>>3 != 0
+			}
+			return false, false
+		}
+	}
+	return false, false
+}
+
 // packetValid parses the headers of an Ethernet frame and verifies its
 // checksums.
 func packetValid(b []byte) bool {

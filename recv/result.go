@@ -41,6 +41,14 @@ type Result struct {
 	// their total length.
 	Unsigned      uint64 `json:"unsigned"`
 	UnsignedBytes uint64 `json:"unsigned_bytes"`
+	// Datagrams counts, of Frames, those that are a fragmented IP
+	// datagram's signed fragment (its last, where wpg's signature
+	// goes): each such datagram counts once, as its sender counts it
+	// (its stream's datagrams). UnsignedFragments counts, of Unsigned,
+	// the IP fragments: those datagrams' other fragments. Both are 0
+	// for a receiver of payload frames, or without fragments.
+	Datagrams         uint64 `json:"datagrams,omitempty"`
+	UnsignedFragments uint64 `json:"unsigned_fragments,omitempty"`
 	// Expected is the count asked for with Options.Expect (0 = none);
 	// Missing is Expected minus Frames (intact frames only: corrupted
 	// ones never count toward Expected) when fewer arrived.
@@ -117,6 +125,8 @@ func (t *Tracker) Result() Result {
 		CorruptedBytes:       t.corruptedBytes,
 		Unsigned:             t.unsigned,
 		UnsignedBytes:        t.unsignedBytes,
+		Datagrams:            t.datagrams,
+		UnsignedFragments:    t.unsignedFragments,
 		NegativeLatency:      t.negLatency,
 		NegativeLatencyMaxNs: t.negLatencyMax,
 		Streams:              make([]StreamResult, 0, len(t.order)),
@@ -203,7 +213,17 @@ func (r Result) WriteTable(w io.Writer) {
 			fmt.Fprintf(tw, "note\t%s\n", a)
 		}
 	}
-	fmt.Fprintf(tw, "frames\t%d\t(%s)\n", r.Frames, si(float64(r.Bytes), "B"))
+	switch d := r.Datagrams; {
+	case d == 0:
+		fmt.Fprintf(tw, "frames\t%d\t(%s)\n", r.Frames, si(float64(r.Bytes), "B"))
+	case d == r.Frames:
+		// The sender counts a fragmented datagram's frames and the
+		// datagram; the receiver counts the datagram, by the fragment
+		// that carries the signature.
+		fmt.Fprintf(tw, "datagrams\t%d\t(%s of signed last fragments: IP datagrams, each counted once by the fragment that carries the signature; compare the sender's datagrams, not its frames)\n", d, si(float64(r.Bytes), "B"))
+	default:
+		fmt.Fprintf(tw, "frames\t%d\t(%s; %d of them IP datagrams, each counted once by its signed last fragment; compare the sender's datagrams for those streams)\n", r.Frames, si(float64(r.Bytes), "B"), d)
+	}
 	if r.Expected > 0 {
 		fmt.Fprintf(tw, "expected\t%d\tmissing %d\n", r.Expected, r.Missing)
 	}
@@ -214,7 +234,11 @@ func (r Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "out of window\t%d\t(late by more than %d sequence numbers: counted as reordered, not checked for duplicates)\n", r.OutOfWindow, WindowSize)
 	}
 	fmt.Fprintf(tw, "corrupted\t%d\n", r.Corrupted)
-	fmt.Fprintf(tw, "without signature\t%d\t(%s, not counted above)\n", r.Unsigned, si(float64(r.UnsignedBytes), "B"))
+	if r.UnsignedFragments > 0 {
+		fmt.Fprintf(tw, "without signature\t%d\t(%s, not counted above; %d of them the datagrams' other IP fragments)\n", r.Unsigned, si(float64(r.UnsignedBytes), "B"), r.UnsignedFragments)
+	} else {
+		fmt.Fprintf(tw, "without signature\t%d\t(%s, not counted above)\n", r.Unsigned, si(float64(r.UnsignedBytes), "B"))
+	}
 	if r.Seconds > 0 {
 		fmt.Fprintf(tw, "rate\t%s\t%s over %s\n", si(r.PPS, "pps"), si(r.BPS, "bit/s"), time.Duration(r.Seconds*1e9).Round(time.Millisecond))
 	}
@@ -232,7 +256,11 @@ func (r Result) WriteTable(w io.Writer) {
 	if len(r.Streams) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "stream\tframes\tbytes\tlost\tdup\treord\tnext seq\tlat mean\t")
+		unit := "frames"
+		if r.Datagrams > 0 && r.Datagrams == r.Frames {
+			unit = "datagrams" // as the line above says
+		}
+		fmt.Fprintf(tw, "stream\t%s\tbytes\tlost\tdup\treord\tnext seq\tlat mean\t\n", unit)
 		for _, s := range r.Streams {
 			lat := "-"
 			if s.LatencyMeanNs > 0 {

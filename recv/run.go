@@ -40,6 +40,11 @@ type Options struct {
 	// that agrees to): Run hands such frames with their CRC to Summed
 	// instead of decode (frame.DecodePayloadSummed for --verify on).
 	Summed func(b []byte, c frame.PayloadCRC) (sig frame.Signature, ok, corrupt bool)
+	// IPFragments says that the frames are Ethernet frames (a network
+	// receiver, DecodePacket): Run counts the IP fragments among them, so
+	// that a fragmented stream's report counts datagrams, as its sender's
+	// does (Result.Datagrams, Result.UnsignedFragments).
+	IPFragments bool
 }
 
 // MinProgressEvery is the shortest Options.ProgressEvery; a shorter one
@@ -232,9 +237,20 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 				case corrupt:
 					t.Corrupt(len(v))
 				case ok:
+					before := t.received
 					t.ObserveSignature(sig, rxNs, len(v))
+					if opts.IPFragments && t.received > before {
+						if frag, _ := ipFragment(v); frag {
+							t.datagrams++ // a fragmented datagram, by its signed fragment
+						}
+					}
 				default:
 					t.Unsigned(len(v))
+					if opts.IPFragments {
+						if frag, _ := ipFragment(v); frag {
+							t.unsignedFragments++
+						}
+					}
 				}
 			}
 			lastFrame = time.Now()

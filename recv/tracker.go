@@ -61,6 +61,12 @@ type Tracker struct {
 	corruptedBytes uint64
 	unsigned       uint64
 	unsignedBytes  uint64
+	// datagrams and unsignedFragments count IP fragments (Run with
+	// Options.IPFragments): signed frames that are a fragmented
+	// datagram's signed fragment, and frames without a signature that
+	// are fragments (its other fragments).
+	datagrams         uint64
+	unsignedFragments uint64
 
 	received        uint64 // sum of the streams' received
 	firstRx, lastRx int64

@@ -82,7 +82,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 	var err error
 	if o.MaxFrame <= 0 {
-		return nil, fmt.Errorf("afpacket: frame size %d must be positive", o.MaxFrame)
+		return nil, backend.Errorf("afpacket", "frame size %d must be positive", o.MaxFrame)
 	}
 	if err := backend.CheckMTU("afpacket", ifc.name, ifc.mtu, o); err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 		batch = 64
 	}
 	if err := backend.CheckTxCopy(o.Net.TxCopy); err != nil {
-		return nil, fmt.Errorf("afpacket: %w", err)
+		return nil, backend.Errorf("afpacket", "%w", err)
 	}
 	var g Geometry
 	// On veth and other virtual devices the forwarding path copies
@@ -119,7 +119,7 @@ func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 			room += tpacket.VnetHdrLen
 		}
 		if g, err = TxGeometry(room, o.Net.RingDepth, o.Net.RingBytes, os.Getpagesize()); err != nil {
-			return nil, fmt.Errorf("afpacket: %w", err)
+			return nil, backend.Errorf("afpacket", "%w", err)
 		}
 	}
 	s := &Sender{

@@ -11,7 +11,7 @@ import (
 )
 
 // ErrNotSupported is returned on systems without AF_PACKET.
-var ErrNotSupported = errors.New("afpacket: AF_PACKET is Linux only, not supported on " + runtime.GOOS)
+var ErrNotSupported = &backend.Error{Backend: "afpacket", Err: errors.New("AF_PACKET is Linux only, not supported on " + runtime.GOOS)}
 
 func open(context.Context, backend.Options) (backend.Instance, error) {
 	return nil, ErrNotSupported

@@ -145,16 +145,16 @@ type Sender struct {
 // newSender opens the sender of one worker on queue.
 func newSender(ifc iface, queue int, o backend.Options) (*Sender, error) {
 	if o.MaxFrame <= 0 {
-		return nil, fmt.Errorf("afxdp: frame size %d must be positive", o.MaxFrame)
+		return nil, backend.Errorf("afxdp", "frame size %d must be positive", o.MaxFrame)
 	}
 	if err := CheckXDPMode(o.Net.XDPMode); err != nil {
-		return nil, fmt.Errorf("afxdp: %w", err)
+		return nil, backend.Errorf("afxdp", "%w", err)
 	}
 	// A frame above a page fits no UMEM chunk whatever the MTU: say so
 	// first, rather than advise an MTU that would then be refused.
 	g, adjusted, err := TxGeometry(o.MaxFrame, o.Net.RingDepth, o.Net.RingBytes, os.Getpagesize())
 	if err != nil {
-		return nil, fmt.Errorf("afxdp: %w", err)
+		return nil, backend.Errorf("afxdp", "%w", err)
 	}
 	if err := backend.CheckMTU("afxdp", ifc.name, ifc.mtu, o); err != nil {
 		return nil, err
@@ -397,7 +397,7 @@ type instance struct {
 // NewReceiver. A receiver is never held to the TX count.
 func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
 	if err := check(o); err != nil {
-		return nil, fmt.Errorf("afxdp: %w", err)
+		return nil, backend.Errorf("afxdp", "%w", err)
 	}
 	in := &instance{ctx: ctx, o: o}
 	if err := in.lookup(); err != nil {

@@ -51,7 +51,7 @@ type Receiver struct {
 // attached.
 func newReceiver(_ context.Context, ifc iface, o backend.Options) (_ *Receiver, err error) {
 	if err := CheckXDPMode(o.Net.XDPMode); err != nil {
-		return nil, fmt.Errorf("afxdp: %w", err)
+		return nil, backend.Errorf("afxdp", "%w", err)
 	}
 	first := o.Net.Queue
 	if first >= ifc.rxQueues {

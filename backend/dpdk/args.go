@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/wpg-dev/wpg/backend"
 )
 
 // checkEALArgs refuses the EAL arguments that would end the process
@@ -14,7 +16,8 @@ func checkEALArgs(args []string) error {
 	for _, a := range args {
 		switch a {
 		case "-h", "--help":
-			return fmt.Errorf("dpdk: EAL argument %s prints the EAL's usage and exits the process: drop it from --dpdk-args (dpdk-testpmd --help lists the EAL options)", a)
+			// Its fix is in its text: the Check's caller adds no other.
+			return backend.WithFix(backend.Errorf("dpdk", "EAL argument %s prints the EAL's usage and exits the process: drop it from --dpdk-args (dpdk-testpmd --help lists the EAL options)", a), "drop "+a+" from --dpdk-args")
 		}
 	}
 	return nil
@@ -61,7 +64,11 @@ func freeHugepages(sysRoot string) (int64, error) {
 // hugepageError is the error for EAL arguments that ask for hugepages
 // when none are free.
 func hugepageError(args []string) error {
-	return fmt.Errorf("dpdk: the EAL arguments %q use hugepages, and none are free (/sys/kernel/mm/hugepages/*/free_hugepages): reserve some, e.g. `echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages` (or dpdk-hugepages.py --setup 2G), or run without them: add --no-huge -m 512 to --dpdk-args (dpdk.eal_args)", strings.Join(args, " "))
+	what := fmt.Sprintf("the EAL arguments %q use", strings.Join(args, " "))
+	if len(args) == 0 {
+		what = "the EAL's defaults (no --dpdk-args) use"
+	}
+	return backend.Errorf("dpdk", "%s hugepages, and none are free (/sys/kernel/mm/hugepages/*/free_hugepages): reserve some, e.g. `echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages` (or dpdk-hugepages.py --setup 2G), or run without them: add --no-huge -m 512 to --dpdk-args (dpdk.eal_args)", what)
 }
 
 // portChoice is what -i names: a port id, or a device name.

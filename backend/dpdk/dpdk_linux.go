@@ -90,7 +90,7 @@ func open(_ context.Context, o backend.Options) (backend.Instance, error) {
 		return nil, err
 	}
 	if o.Net.Queue < 0 {
-		return nil, fmt.Errorf("dpdk: --queue %d: give the first TX queue, 0 or more", o.Net.Queue)
+		return nil, backend.Errorf("dpdk", "--queue %d: give the first TX queue, 0 or more", o.Net.Queue)
 	}
 	if wantsHugepages(args) && len(rte.Args()) == 0 {
 		if n, err := freeHugepages("/sys"); err == nil && n == 0 {
@@ -99,22 +99,22 @@ func open(_ context.Context, o backend.Options) (backend.Instance, error) {
 	}
 	if err := rte.Init(args); err != nil {
 		if errors.Is(err, rte.ErrAlreadyInitialised) {
-			return nil, fmt.Errorf("dpdk: %w", err)
+			return nil, backend.Errorf("dpdk", "%w", err)
 		}
-		return nil, backend.WithFix(fmt.Errorf("dpdk: EAL initialisation with arguments %q failed: %w: check --dpdk-args (dpdk.eal_args; dpdk-testpmd --help lists the EAL options); another DPDK process with the same --file-prefix runs? give --in-memory or --file-prefix NAME; a NIC must be bound to vfio-pci (dpdk-devbind.py), a virtual device given with --vdev", strings.Join(args, " "), err), "check the EAL arguments")
+		return nil, backend.WithFix(backend.Errorf("dpdk", "EAL initialisation with arguments %q failed: %w: check --dpdk-args (dpdk.eal_args; dpdk-testpmd --help lists the EAL options); another DPDK process with the same --file-prefix runs? give --in-memory or --file-prefix NAME; a NIC must be bound to vfio-pci (dpdk-devbind.py), a virtual device given with --vdev", strings.Join(args, " "), err), "check the EAL arguments")
 	}
 	port, err := findPort(o.Net.Interface)
 	if err != nil {
 		return nil, err
 	}
 	if n := o.Net.Queue + max(o.Workers, 1); n > port.MaxTxQueues {
-		return nil, fmt.Errorf("dpdk: port %d (%s, %s) has at most %d TX queues; --queue %d with %d workers needs %d: use fewer workers or a lower --queue (net_af_packet: more with qpairs=N in --vdev)",
+		return nil, backend.Errorf("dpdk", "port %d (%s, %s) has at most %d TX queues; --queue %d with %d workers needs %d: use fewer workers or a lower --queue (net_af_packet: more with qpairs=N in --vdev)",
 			port.ID, port.Name, port.Driver, port.MaxTxQueues, o.Net.Queue, max(o.Workers, 1), n)
 	}
 	ports.Lock()
 	defer ports.Unlock()
 	if ports.busy[port.ID] {
-		return nil, fmt.Errorf("dpdk: port %d (%s) is in use by another job of this process: wait for it to end, or use another port", port.ID, port.Name)
+		return nil, backend.Errorf("dpdk", "port %d (%s) is in use by another job of this process: wait for it to end, or use another port", port.ID, port.Name)
 	}
 	ports.busy[port.ID] = true
 	return &instance{o: o, port: port, queue0: o.Net.Queue}, nil
@@ -125,13 +125,13 @@ func open(_ context.Context, o backend.Options) (backend.Instance, error) {
 func findPort(name string) (rte.Port, error) {
 	all := rte.Ports()
 	if len(all) == 0 {
-		return rte.Port{}, fmt.Errorf("dpdk: the EAL found no port: give a virtual device (--dpdk-args \"--no-huge -m 512 --vdev net_null0\") or bind a NIC to vfio-pci (dpdk-devbind.py --bind=vfio-pci PCI) and allow it (-a PCI); EAL: %s", rte.LogTail())
+		return rte.Port{}, backend.Errorf("dpdk", "the EAL found no port: give a virtual device (--dpdk-args \"--no-huge -m 512 --vdev net_null0\") or bind a NIC to vfio-pci (dpdk-devbind.py --bind=vfio-pci PCI) and allow it (-a PCI); the EAL's log: %s", rte.LogTail())
 	}
 	if name == "" {
 		if len(all) == 1 {
 			return all[0], nil
 		}
-		return rte.Port{}, fmt.Errorf("dpdk: the EAL has %d ports (%s): choose one with -i ID or -i NAME", len(all), portList(all))
+		return rte.Port{}, backend.Errorf("dpdk", "the EAL has %d ports (%s): choose one with -i ID or -i NAME", len(all), portList(all))
 	}
 	c := parsePort(name)
 	for _, p := range all {
@@ -139,7 +139,7 @@ func findPort(name string) (rte.Port, error) {
 			return p, nil
 		}
 	}
-	return rte.Port{}, fmt.Errorf("dpdk: no port %q: the EAL has %s (-i ID or -i NAME); a NIC must be bound to vfio-pci (dpdk-devbind.py) and allowed (-a PCI), a virtual device given with --vdev", name, portList(all))
+	return rte.Port{}, backend.Errorf("dpdk", "no port %q: the EAL has %s (-i ID or -i NAME); a NIC must be bound to vfio-pci (dpdk-devbind.py) and allowed (-a PCI), a virtual device given with --vdev", name, portList(all))
 }
 
 func portList(ps []rte.Port) string {
@@ -164,7 +164,7 @@ func (in *instance) setupTx() error {
 	n := in.queue0 + max(in.o.Workers, 1) // at most port.MaxTxQueues (open)
 	_, td, err := rte.Setup(in.port.ID, 0, n, 0, txDesc, in.socket(), nil)
 	if err != nil {
-		return fmt.Errorf("dpdk: port %d (%s): %w", in.port.ID, in.port.Name, err)
+		return backend.Errorf("dpdk", "port %d (%s): %w", in.port.ID, in.port.Name, err)
 	}
 	in.started, in.txDepth = true, td
 	in.link = rte.LinkOf(in.port.ID)
@@ -179,10 +179,10 @@ func (in *instance) checkFrames(maxFrame int) error {
 		return nil
 	}
 	if maxFrame > mtu+hdr+vlan {
-		return fmt.Errorf("dpdk: frames of %d bytes do not fit the MTU of port %d (%s: %d, at most %d bytes per frame, %d with a VLAN tag): use smaller frames", maxFrame, in.port.ID, in.port.Name, mtu, mtu+hdr, mtu+hdr+vlan)
+		return backend.Errorf("dpdk", "frames of %d bytes do not fit the MTU of port %d (%s: %d, at most %d bytes per frame, %d with a VLAN tag): use smaller frames", maxFrame, in.port.ID, in.port.Name, mtu, mtu+hdr, mtu+hdr+vlan)
 	}
 	if in.o.MaxUntagged > mtu+hdr {
-		return fmt.Errorf("dpdk: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of port %d (%s: %d) carries: make them smaller (size: in the template)", in.o.UntaggedStream, in.o.MaxUntagged, in.port.ID, in.port.Name, mtu)
+		return backend.Errorf("dpdk", "stream %q has frames of %d bytes without a VLAN tag, more than the MTU of port %d (%s: %d) carries: make them smaller (size: in the template)", in.o.UntaggedStream, in.o.MaxUntagged, in.port.ID, in.port.Name, mtu)
 	}
 	return nil
 }
@@ -197,7 +197,7 @@ func (in *instance) checkFrames(maxFrame int) error {
 func mbufRoom(maxFrame int) (int, error) {
 	room := (maxFrame+63)&^63 + rte.Headroom
 	if room > 1<<16-1 {
-		return 0, fmt.Errorf("dpdk: frames of %d bytes do not fit an mbuf (at most %d bytes behind its %d-byte headroom): use smaller frames", maxFrame, 1<<16-1-rte.Headroom, rte.Headroom)
+		return 0, backend.Errorf("dpdk", "frames of %d bytes do not fit an mbuf (at most %d bytes behind its %d-byte headroom): use smaller frames", maxFrame, 1<<16-1-rte.Headroom, rte.Headroom)
 	}
 	return room, nil
 }
@@ -224,7 +224,7 @@ func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
 	}
 	maxFrame := max(in.o.MaxFrame, w.MaxFrame)
 	if maxFrame <= 0 {
-		return nil, fmt.Errorf("dpdk: frame size %d must be positive", maxFrame)
+		return nil, backend.Errorf("dpdk", "frame size %d must be positive", maxFrame)
 	}
 	if err := in.checkFrames(maxFrame); err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
 		if lerr == nil {
 			rte.UnregisterThread()
 		}
-		return nil, fmt.Errorf("dpdk: worker %d: %w: give the EAL more memory (-m MB in --dpdk-args, or more hugepages)", w.Index, err)
+		return nil, backend.Errorf("dpdk", "worker %d: %w: give the EAL more memory (-m MB in --dpdk-args, or more hugepages)", w.Index, err)
 	}
 	in.mu.Lock()
 	in.pools = append(in.pools, pool)
@@ -323,12 +323,12 @@ func (in *instance) setupRx() error {
 	}
 	pool, err := rte.NewPool(fmt.Sprintf("wpg%d_rx", poolSeq.Add(1)), 8191, poolCache, room+rte.Headroom, in.socket())
 	if err != nil {
-		return fmt.Errorf("dpdk: receiver: %w: give the EAL more memory (-m MB in --dpdk-args, or more hugepages)", err)
+		return backend.Errorf("dpdk", "receiver: %w: give the EAL more memory (-m MB in --dpdk-args, or more hugepages)", err)
 	}
 	rd, _, err := rte.Setup(in.port.ID, 1, 1, rxDesc, txDesc, in.socket(), pool)
 	if err != nil {
 		pool.Free()
-		return fmt.Errorf("dpdk: port %d (%s): %w", in.port.ID, in.port.Name, err)
+		return backend.Errorf("dpdk", "port %d (%s): %w", in.port.ID, in.port.Name, err)
 	}
 	in.rxPool, in.rxDepth, in.started = pool, rd, true
 	in.link = rte.LinkOf(in.port.ID)
@@ -358,7 +358,7 @@ func (in *instance) Close() error {
 	delete(ports.busy, in.port.ID)
 	ports.Unlock()
 	if err != nil {
-		return fmt.Errorf("dpdk: %w", err)
+		return backend.Errorf("dpdk", "%w", err)
 	}
 	return nil
 }
@@ -397,7 +397,7 @@ func (s *Sender) Commit(lens []int) (int, error) {
 		if left < last {
 			last, since = left, time.Now()
 		} else if time.Since(since) > stallTimeout {
-			return len(lens) - left, fmt.Errorf("dpdk: port %d (%s) queue %s took none of %d frames for %s: is the link up (%s)?", s.port, s.info.Interface, s.info.Details["queue"], left, stallTimeout, s.info.Details["link"])
+			return len(lens) - left, backend.Errorf("dpdk", "port %d (%s) queue %s took none of %d frames for %s: is the link up (%s)?", s.port, s.info.Interface, s.info.Details["queue"], left, stallTimeout, s.info.Details["link"])
 		}
 		left = s.q.Push(pushTries)
 	}
@@ -461,7 +461,7 @@ type Receiver struct {
 // call), polling for up to timeout.
 func (r *Receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	if r.closed {
-		return 0, errors.New("dpdk: receiver closed")
+		return 0, backend.Errorf("dpdk", "receiver closed")
 	}
 	if n := r.q.Next(views); n > 0 {
 		return n, nil

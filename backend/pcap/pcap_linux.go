@@ -53,7 +53,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 		return nil, err
 	}
 	if o.MaxFrame <= 0 {
-		return nil, fmt.Errorf("pcap: frame size %d must be positive", o.MaxFrame)
+		return nil, backend.Errorf("pcap", "frame size %d must be positive", o.MaxFrame)
 	}
 	if err := backend.CheckMTU("pcap", name, ifc.MTU, o); err != nil {
 		return nil, err

@@ -107,13 +107,13 @@ func Format(path, explicit string) (string, error) {
 // New creates (or truncates) o.File.Output and writes the file header.
 func New(_ context.Context, o backend.Options) (backend.Sender, error) {
 	if o.File.Output == "" {
-		return nil, errors.New("pcapfile: no output file: add -o FILE.pcap")
+		return nil, backend.Errorf("pcapfile", "no output file: add -o FILE.pcap")
 	}
 	if o.Workers > 1 {
 		return nil, fmt.Errorf("pcapfile writes one file from one worker, got --workers %d: use --workers 1", o.Workers)
 	}
 	if o.MaxFrame <= 0 || o.MaxFrame > Snaplen {
-		return nil, fmt.Errorf("pcapfile: frame size %d is outside 1…%d", o.MaxFrame, Snaplen)
+		return nil, backend.Errorf("pcapfile", "frame size %d is outside 1…%d", o.MaxFrame, Snaplen)
 	}
 	format, err := Format(o.File.Output, o.File.Format)
 	if err != nil {
@@ -126,10 +126,10 @@ func New(_ context.Context, o backend.Options) (backend.Sender, error) {
 			err = nw.Flush()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("pcapfile: pcapng header: %w", err)
+			return nil, backend.Errorf("pcapfile", "pcapng header: %w", err)
 		}
 	} else if err := pcapgo.NewWriterNanos(&hdr).WriteFileHeader(Snaplen, layers.LinkTypeEthernet); err != nil {
-		return nil, fmt.Errorf("pcapfile: pcap header: %w", err)
+		return nil, backend.Errorf("pcapfile", "pcap header: %w", err)
 	}
 	f, err := os.Create(o.File.Output)
 	if err != nil {
@@ -290,7 +290,7 @@ func (s *Sender) write() error {
 				msg += fmt.Sprintf(", and a partial record after them could not be cut off: %v", terr)
 			}
 		}
-		s.err = fmt.Errorf("pcapfile: %w%s; %s", err, spaceFix(err), msg)
+		s.err = backend.Errorf("pcapfile", "%w%s; %s", err, spaceFix(err), msg)
 		s.buf = s.buf[:0]
 		return s.err
 	}
@@ -355,7 +355,7 @@ func (s *Sender) Close() error {
 	err := s.Flush()
 	s.closed = true
 	if cerr := s.f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("pcapfile: close %s: %w%s", s.path, cerr, spaceFix(cerr))
+		err = backend.Errorf("pcapfile", "close %s: %w%s", s.path, cerr, spaceFix(cerr))
 	}
 	return err
 }

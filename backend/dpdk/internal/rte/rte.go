@@ -373,7 +373,7 @@ type Error struct {
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s: %s", e.Op, C.GoString(C.rte_strerror(C.int(e.Errno))))
 	if e.Log != "" {
-		msg += " (EAL: " + e.Log + ")"
+		msg += " (the EAL's log: " + e.Log + ")" // its lines begin "EAL: " themselves
 	}
 	return msg
 }
