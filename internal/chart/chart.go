@@ -1,6 +1,6 @@
-// Package chart draws wpg's reports (`wpg plot`): the rate over time of a
-// run's intervals, the lateness (send) or one-way latency (recv)
-// distribution by percentile, and for a matrix (wpg bench without
+// Package chart draws wpg's reports (`wpg plot`): a run over time from
+// its intervals (rate, loss, latency p99, lateness p99), the lateness
+// (send) or one-way latency (recv) distribution by percentile, and for a matrix (wpg bench without
 // --backend) a bar chart of each size's ranking. It reads the JSON a
 // report was written as, so a picture can be drawn long after the run, on
 // another machine. Pictures are SVG or PNG (gonum.org/v1/plot).
@@ -15,9 +15,11 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -40,10 +42,11 @@ const (
 const MaxInput = 64 << 20
 
 // Plots builds the panels for the report document b: a matrix
-// (wpg.bench/v1) gives one ranking per size; a send or bench report
-// (wpg.report/v1) the rate over its intervals and, when paced, its
-// lateness; a receiver's (wpg.recv/v1) the rate and loss over its
-// intervals and its latency. A report with nothing to draw is an error
+// (wpg.bench/v1) gives one ranking per size, and with intervals each
+// path's run over time; a send or bench report (wpg.report/v1) its run
+// over time (Timeline), when paced its lateness and with its own receiver
+// the receiver's latency; a receiver's (wpg.recv/v1) its run over time
+// and its latency. A report with nothing to draw is an error
 // that says which flag gives it.
 func Plots(b []byte) ([]*plot.Plot, error) {
 	if len(b) > MaxInput {
@@ -158,18 +161,21 @@ func lineCol(b []byte, off int64) (int, int) {
 
 // recvDoc is the part of `wpg recv --json` a picture needs.
 type recvDoc struct {
-	Frames    uint64            `json:"frames"`
-	Lost      uint64            `json:"lost"`
-	Intervals []report.Interval `json:"intervals"`
-	Latency   *struct {
-		MinNs  int64   `json:"min_ns"`
-		MeanNs float64 `json:"mean_ns"`
-		P50Ns  int64   `json:"p50_ns"`
-		P99Ns  int64   `json:"p99_ns"`
-		P999Ns int64   `json:"p999_ns"`
-		MaxNs  int64   `json:"max_ns"`
-	} `json:"latency"`
+	Frames     uint64             `json:"frames"`
+	Lost       uint64             `json:"lost"`
+	Intervals  []report.Interval  `json:"intervals"`
+	Latency    *latencyDoc        `json:"latency"`
 	Provenance *report.Provenance `json:"provenance"`
+}
+
+// latencyDoc is a receiver's one-way latency distribution.
+type latencyDoc struct {
+	MinNs  int64   `json:"min_ns"`
+	MeanNs float64 `json:"mean_ns"`
+	P50Ns  int64   `json:"p50_ns"`
+	P99Ns  int64   `json:"p99_ns"`
+	P999Ns int64   `json:"p999_ns"`
+	MaxNs  int64   `json:"max_ns"`
 }
 
 func matrixPlots(r *bench.Result) ([]*plot.Plot, error) {
@@ -180,6 +186,27 @@ func matrixPlots(r *bench.Result) ([]*plot.Plot, error) {
 			return nil, err
 		}
 		out = append(out, p)
+		// With --interval, each path's run over time (the run nearest
+		// the row's median, the one its rate is).
+		var series []Series
+		for _, row := range t.Rows {
+			best := -1
+			for i, run := range row.Runs {
+				if len(run.Intervals) > 0 && (best < 0 || math.Abs(run.PPS-row.PPS) < math.Abs(row.Runs[best].PPS-row.PPS)) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				series = append(series, Series{Name: row.Path, Intervals: row.Runs[best].Intervals})
+			}
+		}
+		if len(series) > 0 {
+			ps, err := Timeline("wpg bench, "+units.FormatSize(t.Size)+" frames", series)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ps...)
+		}
 	}
 	if len(out) == 0 {
 		return nil, errors.New("the matrix report has no tables (every row skipped or interrupted)")
@@ -191,11 +218,11 @@ func runPlots(r *report.Report) ([]*plot.Plot, error) {
 	var out []*plot.Plot
 	title := "wpg " + r.Command + " " + r.Backend.Backend
 	if len(r.Intervals) > 0 {
-		p, err := Rate(title+": rate", r.Intervals, false)
+		ps, err := Timeline(title, []Series{{Intervals: r.Intervals}})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		out = append(out, ps...)
 	}
 	if r.LatenessMaxNs > 0 {
 		p, err := Percentiles(title+": lateness of the pacer's grants", []Point{
@@ -206,6 +233,17 @@ func runPlots(r *report.Report) ([]*plot.Plot, error) {
 		}
 		out = append(out, p)
 	}
+	if len(r.Verification) > 0 {
+		// The sender's own receiver (--verify): its one-way latency.
+		var v recvDoc
+		if err := json.Unmarshal(r.Verification, &v); err == nil && v.Latency != nil {
+			p, err := latencyPercentiles(title+": the receiver's one-way latency", v.Latency)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+	}
 	if len(out) == 0 {
 		return nil, errors.New("nothing to draw: the report has no intervals (run with --interval 1s) and no lateness (a paced run: --rate)")
 	}
@@ -215,16 +253,14 @@ func runPlots(r *report.Report) ([]*plot.Plot, error) {
 func recvPlots(r *recvDoc) ([]*plot.Plot, error) {
 	var out []*plot.Plot
 	if len(r.Intervals) > 0 {
-		p, err := Rate("wpg recv: rate and loss", r.Intervals, true)
+		ps, err := Timeline("wpg recv", []Series{{Intervals: r.Intervals}})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		out = append(out, ps...)
 	}
 	if l := r.Latency; l != nil {
-		p, err := Percentiles("wpg recv: one-way latency", []Point{
-			{"min", float64(l.MinNs)}, {"p50", float64(l.P50Ns)}, {"p99", float64(l.P99Ns)}, {"p99.9", float64(l.P999Ns)}, {"max", float64(l.MaxNs)},
-		})
+		p, err := latencyPercentiles("wpg recv: one-way latency", l)
 		if err != nil {
 			return nil, err
 		}
@@ -234,6 +270,12 @@ func recvPlots(r *recvDoc) ([]*plot.Plot, error) {
 		return nil, errors.New("nothing to draw: the receiver's report has no intervals (run wpg recv with --interval 1s) and no latency")
 	}
 	return out, nil
+}
+
+func latencyPercentiles(title string, l *latencyDoc) (*plot.Plot, error) {
+	return Percentiles(title, []Point{
+		{"min", float64(l.MinNs)}, {"p50", float64(l.P50Ns)}, {"p99", float64(l.P99Ns)}, {"p99.9", float64(l.P999Ns)}, {"max", float64(l.MaxNs)},
+	})
 }
 
 // Group colours of the ranking's bars.
@@ -311,62 +353,173 @@ func Ranking(t bench.Table) (*plot.Plot, error) {
 	return p, nil
 }
 
-// Rate draws the frame rate of each interval over time, and with loss the
-// frames lost in each (receiver). A last interval shorter than a quarter
-// of the one before (the run ended just after a sample) is left out of
-// the picture; its frames stay in the report.
-func Rate(title string, ivs []report.Interval, loss bool) (*plot.Plot, error) {
+// Series is one run's intervals; Name tells it apart in a legend when a
+// panel draws more than one (a matrix's paths).
+type Series struct {
+	Name      string
+	Intervals []report.Interval
+}
+
+// Timeline draws runs over time from their intervals, a panel per figure
+// the intervals carry: the frame rate always; the frames lost per second
+// when a receiver counted loss (recv, and send or bench with their own
+// receivers), with the corrupted ones when any were; the receiver's
+// one-way latency p99 when it measured one; the lateness p99 of the
+// pacer's grants in a paced run (--rate). A panel is left out when no
+// series carries its figure. A last interval shorter than a quarter of
+// the one before (the run ended just after a sample) is left out of the
+// picture; its frames stay in the report.
+func Timeline(title string, series []Series) ([]*plot.Plot, error) {
+	if len(series) == 0 {
+		return nil, errors.New("timeline: no runs")
+	}
+	named := len(series) > 1
+	var rate, lost, corrupted, latency, lateness []line
+	for _, s := range series {
+		ivs := s.Intervals
+		if n := len(ivs); n > 1 && ivs[n-1].End-ivs[n-1].Start < (ivs[n-2].End-ivs[n-2].Start)/4 {
+			ivs = ivs[:n-1]
+		}
+		r := line{name: s.Name}
+		l, c, lat, late := line{name: s.Name}, line{name: s.Name}, line{name: s.Name}, line{name: s.Name}
+		anyCorrupt := false
+		for _, in := range ivs {
+			dt := math.Max(in.End-in.Start, 1e-9)
+			r.step(in, in.PPS)
+			if in.Lost != nil {
+				l.step(in, float64(*in.Lost)/dt)
+			}
+			if in.Corrupted != nil {
+				c.step(in, float64(*in.Corrupted)/dt)
+				anyCorrupt = anyCorrupt || *in.Corrupted > 0
+			}
+			if in.LatencyP99Ns > 0 {
+				lat.step(in, float64(in.LatencyP99Ns))
+			}
+			if in.LatenessP99Ns > 0 {
+				late.step(in, float64(in.LatenessP99Ns))
+			}
+		}
+		rate = append(rate, r)
+		if len(l.segs) > 0 {
+			lost = append(lost, l)
+		}
+		if anyCorrupt {
+			corrupted = append(corrupted, c)
+		}
+		if len(lat.segs) > 0 {
+			latency = append(latency, lat)
+		}
+		if len(late.segs) > 0 {
+			lateness = append(lateness, late)
+		}
+	}
+	var out []*plot.Plot
+	p, err := panel(title+": rate", "frames/s", rate, nil, "", named, siTicks{})
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, p)
+	if len(lost) > 0 {
+		t := title + ": frames lost per second"
+		if len(corrupted) > 0 {
+			t = title + ": frames lost and corrupted per second"
+		}
+		p, err := panel(t, "frames/s", lost, corrupted, "corrupted", named, siTicks{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(latency) > 0 {
+		p, err := panel(title+": the receiver's one-way latency p99 per interval", "latency p99", latency, nil, "", named, durTicks{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(lateness) > 0 {
+		p, err := panel(title+": lateness p99 of the pacer's grants per interval", "lateness p99", lateness, nil, "", named, durTicks{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// line is one series of a timeline panel: a step per interval, in
+// segments broken where an interval had no value (a latency not yet
+// measured), instead of a slope across the gap.
+type line struct {
+	name string
+	segs []plotter.XYs
+}
+
+// step adds the interval's value from its start to its end.
+func (l *line) step(in report.Interval, v float64) {
+	if n := len(l.segs); n == 0 || l.segs[n-1][len(l.segs[n-1])-1].X != in.Start {
+		l.segs = append(l.segs, nil)
+	}
+	n := len(l.segs) - 1
+	l.segs[n] = append(l.segs[n], plotter.XY{X: in.Start, Y: v}, plotter.XY{X: in.End, Y: v})
+}
+
+// panel draws lines (and, dashed, extra: a second figure of the same
+// series, named by suffix) over time. A legend names the series when
+// there are several, or when extra is drawn too.
+func panel(title, ylabel string, lines, extra []line, suffix string, named bool, ticks plot.Ticker) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "seconds"
-	p.Y.Label.Text = "frames/s"
-	pts := make(plotter.XYs, 0, 2*len(ivs))
-	var lost plotter.XYs
-	if n := len(ivs); n > 1 && ivs[n-1].End-ivs[n-1].Start < (ivs[n-2].End-ivs[n-2].Start)/4 {
-		// The sliver after the last full period (the run ended just
-		// after a sample): a rate over a few milliseconds says little.
-		ivs = ivs[:n-1]
+	p.Y.Label.Text = ylabel
+	lo, hi := 0.0, 0.0
+	legend := named || len(extra) > 0
+	add := func(l line, i int, dashed bool, name string) error {
+		for j, seg := range l.segs {
+			pl, err := plotter.NewLine(seg)
+			if err != nil {
+				return fmt.Errorf("%s: %w", title, err)
+			}
+			pl.Color = plotutil.Color(i)
+			if dashed {
+				pl.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+			}
+			p.Add(pl)
+			if legend && j == 0 {
+				p.Legend.Add(name, pl)
+			}
+			for _, pt := range seg {
+				lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
+			}
+		}
+		return nil
 	}
-	for _, in := range ivs {
-		// A step per interval: its rate from its start to its end.
-		pts = append(pts, plotter.XY{X: in.Start, Y: in.PPS}, plotter.XY{X: in.End, Y: in.PPS})
-		if loss && in.Lost != nil {
-			lost = append(lost, plotter.XY{X: (in.Start + in.End) / 2, Y: float64(*in.Lost) / math.Max(in.End-in.Start, 1e-9)})
+	for i, l := range lines {
+		name := l.name
+		if len(extra) > 0 {
+			name = strings.TrimSpace(l.name + " lost")
+		}
+		if err := add(l, i, false, name); err != nil {
+			return nil, err
 		}
 	}
-	line, err := plotter.NewLine(pts)
-	if err != nil {
-		return nil, fmt.Errorf("rate: %w", err)
-	}
-	p.Add(line)
-	top := 0.0
-	for _, pt := range pts {
-		top = math.Max(top, pt.Y)
-	}
-	if len(lost) > 0 {
-		// Two series: a legend tells them apart (one alone is named by
-		// the axis).
-		p.Legend.Add("frames/s", line)
-		sc, err := plotter.NewScatter(lost)
-		if err != nil {
-			return nil, fmt.Errorf("loss: %w", err)
-		}
-		sc.Color = plotter.DefaultGlyphStyle.Color
-		sc.Shape = draw.CrossGlyph{}
-		p.Add(sc)
-		p.Legend.Add("lost/s", sc)
-		for _, pt := range lost {
-			top = math.Max(top, pt.Y)
+	for i, l := range extra {
+		if err := add(l, i, true, strings.TrimSpace(l.name+" "+suffix)); err != nil {
+			return nil, err
 		}
 	}
 	p.Legend.Top = true
-	p.Y.Min = 0
-	if top > 0 {
+	p.X.Min = 0  // every panel from the run's start, though its first interval has no latency yet
+	p.Y.Min = lo // 0, or below it: a late frame fills a gap an earlier interval counted as lost
+	if hi > 0 {
 		// Headroom above the highest point, so that the line does not run
 		// along the frame and the legend sits clear of it.
-		p.Y.Max = top * 1.25
+		p.Y.Max = hi * 1.25
+	} else {
+		p.Y.Max = 1 // all zero: no loss, drawn as a line along the floor
 	}
-	p.Y.Tick.Marker = siTicks{}
+	p.Y.Tick.Marker = ticks
 	return p, nil
 }
 
@@ -387,7 +540,7 @@ func Percentiles(title string, pts []Point) (*plot.Plot, error) {
 	names := make([]string, len(pts))
 	for i, pt := range pts {
 		xys[i] = plotter.XY{X: float64(i), Y: math.Max(pt.Ns/1e3, 0.001)} // a log scale has no 0
-		names[i] = fmt.Sprintf("%s %s", pt.Label, report.Dur(int64(pt.Ns)))
+		names[i] = fmt.Sprintf("%s %s", pt.Label, roundDur(pt.Ns))
 	}
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
@@ -441,6 +594,32 @@ func (siTicks) Ticks(lo, hi float64) []plot.Tick {
 	for i := range ts {
 		if ts[i].Label != "" {
 			ts[i].Label = tickLabel(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+// roundDur writes ns as a duration to three significant digits (1.57ms,
+// not 1.569791ms): a label, not a measurement.
+func roundDur(ns float64) string {
+	d := time.Duration(math.Round(ns))
+	unit := time.Duration(1)
+	for d/unit >= 1000 {
+		unit *= 10
+	}
+	return d.Round(unit).String()
+}
+
+// durTicks labels the default ticks of a scale of nanoseconds as
+// durations (2ms, 500µs).
+type durTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (durTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = report.Dur(int64(math.Round(ts[i].Value)))
 		}
 	}
 	return ts

@@ -74,14 +74,88 @@ func TestRunPicture(t *testing.T) {
 	}
 }
 
-// TestRecvPicture: a receiver's report draws rate and loss, and latency.
+// TestRecvPicture: a receiver's report draws its rate, its loss and its
+// latency.
 func TestRecvPicture(t *testing.T) {
 	lost := int64(3)
 	doc := map[string]any{"schema": "wpg.recv/v1", "frames": 22,
 		"intervals": []report.Interval{{Start: 0, End: 1, Frames: 22, PPS: 22, Lost: &lost}},
 		"latency":   map[string]any{"min_ns": 1000, "p50_ns": 2000, "p99_ns": 9000, "p999_ns": 20000, "max_ns": 90000}}
 	svg := render(t, doc, "svg")
-	for _, w := range []string{"rate and loss", "lost/s", "one-way latency", "p99.9 20µs"} {
+	for _, w := range []string{"wpg recv: rate", "frames lost per second", "one-way latency", "p99.9 20µs"} {
+		if !strings.Contains(svg, w) {
+			t.Errorf("picture lacks %q", w)
+		}
+	}
+}
+
+// TestIntervalPanels: the intervals of a send, recv or matrix run with a
+// receiver carry loss and latency p99, and the picture has a panel for
+// each (and one for a paced run's lateness); a run without a receiver has
+// only its rate.
+func TestIntervalPanels(t *testing.T) {
+	zero, two, bad := int64(0), int64(2), uint64(1)
+	none := uint64(0)
+	rx := []report.Interval{
+		{Start: 0, End: 1, Frames: 10, PPS: 10, Lost: &zero, Corrupted: &none},
+		{Start: 1, End: 2, Frames: 12, PPS: 12, Lost: &two, Corrupted: &bad, LatencyP99Ns: 3_000_000, LatenessP99Ns: 40_000},
+	}
+	plain := []report.Interval{{Start: 0, End: 1, Frames: 10, PPS: 10}, {Start: 1, End: 2, Frames: 12, PPS: 12}}
+	send := func(ivs []report.Interval) report.Report {
+		r := report.Report{Schema: report.Schema, Command: "send", Intervals: ivs}
+		r.Backend.Backend = "shm"
+		return r
+	}
+	matrix := func(ivs []report.Interval) bench.Result {
+		return bench.Result{Schema: bench.Schema, Tables: []bench.Table{{Size: 64, Rows: []bench.Row{
+			{Rank: 1, Path: "shm", Group: bench.Local, PPS: 11, Runs: []bench.RunResult{{PPS: 11, Intervals: ivs}}},
+			{Rank: 2, Path: "unix", Group: bench.Local, PPS: 9, Runs: []bench.RunResult{{PPS: 9, Intervals: ivs}}},
+		}}}}
+	}
+	recvDoc := func(ivs []report.Interval) map[string]any {
+		return map[string]any{"schema": "wpg.recv/v1", "frames": 22, "intervals": ivs}
+	}
+	panels := []string{"frames lost and corrupted per second", "one-way latency p99 per interval", "lateness p99"}
+	for _, c := range []struct {
+		name        string
+		with, plain any
+		rate        string
+	}{
+		{"send", send(rx), send(plain), "wpg send shm: rate"},
+		{"recv", recvDoc(rx), recvDoc(plain), "wpg recv: rate"},
+		{"matrix", matrix(rx), matrix(plain), "64 B frames: rate"},
+	} {
+		svg := render(t, c.with, "svg")
+		for _, w := range append([]string{c.rate, "3ms"}, panels...) {
+			if !strings.Contains(svg, w) {
+				t.Errorf("%s with a receiver: picture lacks %q", c.name, w)
+			}
+		}
+		svg = render(t, c.plain, "svg")
+		if !strings.Contains(svg, c.rate) {
+			t.Errorf("%s: picture lacks %q", c.name, c.rate)
+		}
+		for _, w := range append([]string{"lost"}, panels...) {
+			if strings.Contains(svg, w) {
+				t.Errorf("%s without a receiver: picture has %q", c.name, w)
+			}
+		}
+	}
+	// Loss without corruption is titled as loss alone.
+	svg := render(t, send([]report.Interval{{Start: 0, End: 1, PPS: 5, Lost: &zero}}), "svg")
+	if !strings.Contains(svg, "frames lost per second") || strings.Contains(svg, "corrupted") {
+		t.Errorf("loss alone: the loss panel is not titled as such")
+	}
+}
+
+// TestSendVerification: a send run with its own receiver draws the
+// receiver's latency distribution.
+func TestSendVerification(t *testing.T) {
+	rep := report.Report{Schema: report.Schema, Command: "send",
+		Verification: json.RawMessage(`{"schema":"wpg.recv/v1","latency":{"min_ns":5000,"p50_ns":1500000,"p99_ns":3300000,"p999_ns":11000000,"max_ns":19900000}}`)}
+	rep.Backend.Backend = "shm"
+	svg := render(t, rep, "svg")
+	for _, w := range []string{"one-way latency", "p99.9 11ms"} {
 		if !strings.Contains(svg, w) {
 			t.Errorf("picture lacks %q", w)
 		}

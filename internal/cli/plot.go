@@ -22,9 +22,10 @@ func newPlotCmd() *cobra.Command {
 		Short: "draw a report: rate over time, lateness or latency by percentile, a matrix's ranking (SVG or PNG)",
 		Long: `plot reads the JSON of wpg bench, send or recv (--json; "-" reads standard input) and draws it into
 one picture, its format from the -o file name (.svg or .png): for a matrix (wpg bench without --backend) a bar
-chart of each size's ranking; for a send or bench run the rate over its intervals (run it with --interval)
-and, for a paced run (--rate), the lateness of its grants by percentile; for wpg recv the rate and loss over
-its intervals and the one-way latency by percentile.`,
+chart of each size's ranking. A run with --interval (send, bench, recv, a matrix's paths) is drawn over time,
+a panel for each figure its intervals carry: the rate; with a receiver the frames lost (and corrupted) per
+second and the one-way latency p99; for a paced run (--rate) the lateness p99 of its grants. Then, by
+percentile, a paced run's lateness and the receiver's one-way latency.`,
 		Example: `  wpg bench --quick --json > matrix.json && wpg plot matrix.json -o matrix.svg
   wpg send --backend shm --size 1MiB --duration 10s --interval 1s --json > run.json && wpg plot run.json -o run.png`,
 		Args: cobra.ExactArgs(1),
