@@ -40,12 +40,46 @@ type FieldError struct {
 	Path   string `json:"path,omitempty"`
 }
 
-// ErrorBody is the body of every error response: Errors for 400, Error
-// (and Job, for a conflict with a running job) otherwise.
+// ErrorBody is the body of every error response, whatever its status:
+// Errors lists the problems (one for a status other than 400), each with
+// its reason and its fix apart; Error is the same in one line (the
+// problems' "field value: reason: fix", joined by "; "), for a client that
+// shows one message; Job names the job the error is about (409, and 404
+// for a job without a report).
 type ErrorBody struct {
-	Errors []FieldError `json:"errors,omitempty"`
-	Error  string       `json:"error,omitempty"`
+	Errors []FieldError `json:"errors"`
+	Error  string       `json:"error"`
 	Job    int64        `json:"job,omitempty"`
+}
+
+// apiError is the body of an error about no one field: what is wrong
+// (reason) and what to do (fix), about job (0: none).
+func apiError(reason, fix string, job int64) ErrorBody {
+	return ErrorBody{Errors: []FieldError{{Reason: reason, Fix: fix}}, Job: job}
+}
+
+// dbError is the body of a job database failure (500).
+func dbError(err error) ErrorBody {
+	return apiError("job database: "+err.Error(), "try again; if it goes on, check the disk and the file wpg serve --db names (its log says more)", 0)
+}
+
+// line is the problems of b in one line.
+func (b ErrorBody) line() string {
+	parts := make([]string, 0, len(b.Errors))
+	for _, e := range b.Errors {
+		head := strings.TrimSpace(e.Field + " " + e.Value)
+		if e.Field != "" && e.Value != "" {
+			head = fmt.Sprintf("%s %q", e.Field, e.Value)
+		}
+		var msg []string
+		for _, s := range []string{head, e.Reason, e.Fix} {
+			if s != "" {
+				msg = append(msg, s)
+			}
+		}
+		parts = append(parts, strings.Join(msg, ": "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // JobView is a job as the API shows it.
@@ -221,10 +255,10 @@ func (s *Server) routes() http.Handler {
 			}
 		}
 		if len(takes) > 0 {
-			writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("%s %s: no such endpoint; this path takes %s (docs/api.md)", r.Method, r.URL.Path, strings.Join(takes, ", "))})
+			writeJSON(w, http.StatusNotFound, apiError(fmt.Sprintf("%s %s: no such endpoint", r.Method, r.URL.Path), fmt.Sprintf("this path takes %s (docs/api.md)", strings.Join(takes, ", ")), 0))
 			return
 		}
-		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.URL.Path + " (docs/api.md lists them)"})
+		writeJSON(w, http.StatusNotFound, apiError("no such endpoint: "+r.URL.Path, "use one of the endpoints docs/api.md lists (they start /api/v1/jobs, /api/v1/preview, /api/v1/backends, /api/v1/sysinfo)", 0))
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
@@ -239,7 +273,7 @@ func (s *Server) routes() http.Handler {
 	h = s.guard(h)
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusForbidden, ErrorBody{Error: "cross-origin request refused: state-changing calls must come from the same origin or from a client that sends no Origin or Sec-Fetch-Site header (curl, scripts)"})
+		writeJSON(w, http.StatusForbidden, apiError("cross-origin request refused", "send state-changing calls from the same origin, or from a client that sends no Origin or Sec-Fetch-Site header (curl, scripts)", 0))
 	}))
 	h = cop.Handler(h)
 	return h
@@ -259,12 +293,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 					s.fails.fail(client)
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="wpg"`)
-				writeJSON(w, http.StatusUnauthorized, ErrorBody{Error: "missing or wrong token: send Authorization: Bearer TOKEN (the token wpg serve was given)"})
+				writeJSON(w, http.StatusUnauthorized, apiError("missing or wrong token", "send Authorization: Bearer TOKEN (the token wpg serve was given)", 0))
 				return
 			}
 		}
 		if r.ContentLength > s.opt.MaxBody {
-			writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
+			writeJSON(w, http.StatusRequestEntityTooLarge, s.tooLargeBody())
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBody)
@@ -276,14 +310,22 @@ func (s *Server) tooLarge() string {
 	return fmt.Sprintf("request body over %d bytes: send less (a template of at most %d bytes)", s.opt.MaxBody, s.opt.MaxBody)
 }
 
+func (s *Server) tooLargeBody() ErrorBody {
+	return apiError(fmt.Sprintf("request body over %d bytes", s.opt.MaxBody), fmt.Sprintf("send less (a template of at most %d bytes)", s.opt.MaxBody), 0)
+}
+
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	if eb, ok := v.(ErrorBody); ok && eb.Error == "" {
+		eb.Error = eb.line()
+		v = eb
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b) // escapes <, > and &
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		code = http.StatusInternalServerError
 		b.Reset()
-		fmt.Fprintf(&b, "{\"error\": %q}\n", err.Error())
+		fmt.Fprintf(&b, "{\"errors\": [{\"reason\": %q, \"fix\": \"report it: this is a bug\"}], \"error\": %q}\n", err.Error(), err.Error())
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
@@ -311,7 +353,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		var reason string
 		switch {
 		case errors.As(err, &tooBig):
-			writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: s.tooLarge()})
+			writeJSON(w, http.StatusRequestEntityTooLarge, s.tooLargeBody())
 			return false
 		case errors.Is(err, io.EOF):
 			reason = "the body is empty"
@@ -492,11 +534,11 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	case job.AsProblems(err) != nil:
 		writeJSON(w, http.StatusBadRequest, problemsBody(job.AsProblems(err)))
 	case errors.As(err, &conflict):
-		writeJSON(w, http.StatusConflict, ErrorBody{Error: err.Error(), Job: conflict.Job})
+		writeJSON(w, http.StatusConflict, conflict.body())
 	case errors.Is(err, errClosing):
-		writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: err.Error() + ": start the job again once it is back"})
+		writeJSON(w, http.StatusServiceUnavailable, apiError(err.Error(), "start the job again once the server is back", 0))
 	default:
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: err.Error()})
+		writeJSON(w, http.StatusInternalServerError, apiError(err.Error(), "see the server's log; if the error names a file or a device, mend it and start the job again", 0))
 	}
 }
 
@@ -550,6 +592,10 @@ func (s *Server) view(e *entry, rec *JobRecord) JobView {
 		if json.Unmarshal(rec.Report, &rep) == nil {
 			v.PPS, v.BPS, v.Elapsed = rep.PPS, rep.BPS, rep.Seconds
 		}
+	} else if v.Elapsed > 0 {
+		// No report (interrupted, or failed on the way): the mean rates
+		// of the totals its samples reached.
+		v.PPS, v.BPS = float64(v.Frames)/v.Elapsed, float64(v.Bytes)*8/v.Elapsed
 	}
 	return v
 }
@@ -581,7 +627,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	}
 	recs, total, err := s.store.List(r.Context(), offset, limit)
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		writeJSON(w, http.StatusInternalServerError, dbError(err))
 		return
 	}
 	s.mu.Lock()
@@ -613,10 +659,10 @@ func (s *Server) find(w http.ResponseWriter, r *http.Request) (*entry, *JobRecor
 	e, rec, err := s.locate(r.Context(), id)
 	switch {
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		writeJSON(w, http.StatusInternalServerError, dbError(err))
 		return nil, nil, false
 	case e == nil && rec == nil:
-		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("no job %d: GET /api/v1/jobs lists them", id)})
+		writeJSON(w, http.StatusNotFound, apiError(fmt.Sprintf("no job %d (deleted, pruned, or never started)", id), "GET /api/v1/jobs lists the jobs there are", 0))
 		return nil, nil, false
 	}
 	return e, rec, true
@@ -648,7 +694,7 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e == nil {
-		writeJSON(w, http.StatusConflict, ErrorBody{Error: fmt.Sprintf("job %d has already ended (%s)", rec.ID, rec.Status), Job: rec.ID})
+		writeJSON(w, http.StatusConflict, apiError(fmt.Sprintf("job %d has already ended (%s)", rec.ID, rec.Status), fmt.Sprintf("nothing to stop: GET /api/v1/jobs/%d/report has its report", rec.ID), rec.ID))
 		return
 	}
 	e.stopAsked.Store(true)
@@ -662,11 +708,11 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e != nil {
-		writeJSON(w, http.StatusConflict, ErrorBody{Error: fmt.Sprintf("job %d is running: stop it first (POST /api/v1/jobs/%d/stop)", e.id, e.id), Job: e.id})
+		writeJSON(w, http.StatusConflict, apiError(fmt.Sprintf("job %d is running", e.id), fmt.Sprintf("stop it first (POST /api/v1/jobs/%d/stop), then delete it", e.id), e.id))
 		return
 	}
 	if _, err := s.store.Delete(r.Context(), rec.ID); err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		writeJSON(w, http.StatusInternalServerError, dbError(err))
 		return
 	}
 	s.forget(rec.ID)
@@ -680,9 +726,13 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case e != nil:
-		writeJSON(w, http.StatusConflict, ErrorBody{Error: fmt.Sprintf("job %d is still running: its report comes at its end (GET /api/v1/jobs/%d/events)", e.id, e.id), Job: e.id})
+		writeJSON(w, http.StatusConflict, apiError(fmt.Sprintf("job %d is still running: its report comes at its end", e.id), fmt.Sprintf("wait for its end (GET /api/v1/jobs/%d/events ends with it) or stop it (POST /api/v1/jobs/%d/stop)", e.id, e.id), e.id))
 	case rec.Report == nil:
-		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("job %d (%s) has no report: %s", rec.ID, rec.Status, rec.Error), Job: rec.ID})
+		fix := fmt.Sprintf("mend what its error says and start the job again (GET /api/v1/jobs/%d has its spec)", rec.ID)
+		if rec.Status == StatusInterrupted {
+			fix = fmt.Sprintf("start the job again (GET /api/v1/jobs/%d has its spec; GET /api/v1/jobs/%d/samples has its seconds up to then)", rec.ID, rec.ID)
+		}
+		writeJSON(w, http.StatusNotFound, apiError(fmt.Sprintf("job %d (%s) has no report: %s", rec.ID, rec.Status, rec.Error), fix, rec.ID))
 	default:
 		var b bytes.Buffer
 		json.HTMLEscape(&b, rec.Report)
@@ -705,7 +755,7 @@ func (s *Server) handleSamples(w http.ResponseWriter, r *http.Request) {
 	}
 	xs, err := s.store.Samples(r.Context(), id)
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: "job database: " + err.Error()})
+		writeJSON(w, http.StatusInternalServerError, dbError(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"job": id, "interval_seconds": SampleInterval.Seconds(), "samples": xs})

@@ -59,11 +59,11 @@ func TestBodyNotAnObject(t *testing.T) {
 func TestWrongMethodSaysWhichItTakes(t *testing.T) {
 	ts := newTest(t, Options{})
 	for _, tc := range []struct{ method, path, want string }{
-		{"PUT", "/api/v1/jobs/1", "PUT /api/v1/jobs/1: no such endpoint; this path takes GET, DELETE (docs/api.md)"},
-		{"GET", "/api/v1/jobs/1/stop", "GET /api/v1/jobs/1/stop: no such endpoint; this path takes POST"},
+		{"PUT", "/api/v1/jobs/1", "PUT /api/v1/jobs/1: no such endpoint: this path takes GET, DELETE (docs/api.md)"},
+		{"GET", "/api/v1/jobs/1/stop", "GET /api/v1/jobs/1/stop: no such endpoint: this path takes POST"},
 		{"DELETE", "/api/v1/jobs", "this path takes GET, POST"},
 		{"GET", "/api/v1/preview", "this path takes POST"},
-		{"GET", "/api/v1/nope", "no such endpoint: /api/v1/nope (docs/api.md lists them)"},
+		{"GET", "/api/v1/nope", "no such endpoint: /api/v1/nope: use one of the endpoints docs/api.md lists"},
 	} {
 		code, data := ts.do(tc.method, tc.path, nil)
 		var eb ErrorBody

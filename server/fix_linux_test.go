@@ -1,10 +1,18 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 // TestEveryErrorHasAFix walks the API's error cases, a spec field at a
@@ -92,6 +100,9 @@ func TestEveryErrorHasAFix(t *testing.T) {
 			t.Errorf("%s %s %.80s: no errors[] in %s", c.method, c.path, c.body, data)
 			continue
 		}
+		if body.Error == "" {
+			t.Errorf("%s %s %.80s: no error line in %s", c.method, c.path, c.body, data)
+		}
 		for _, e := range body.Errors {
 			switch {
 			case e.Reason == "" || e.Fix == "":
@@ -101,4 +112,131 @@ func TestEveryErrorHasAFix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkErrorShape fails unless data is an error body of the one shape
+// every API error has (docs/api.md): errors[] of at least one problem with
+// a reason and a fix apart, and error, the same in one line.
+func checkErrorShape(t *testing.T, what string, data []byte) ErrorBody {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	var body ErrorBody
+	if err := json.Unmarshal(data, &raw); err != nil || json.Unmarshal(data, &body) != nil {
+		t.Errorf("%s: not a JSON error body: %s", what, data)
+		return body
+	}
+	if _, ok := raw["errors"]; !ok || len(body.Errors) == 0 {
+		t.Errorf("%s: no errors[] in %s", what, data)
+	}
+	if body.Error == "" {
+		t.Errorf("%s: no error line in %s", what, data)
+	}
+	for _, e := range body.Errors {
+		switch {
+		case e.Reason == "" || e.Fix == "":
+			t.Errorf("%s: reason %q, fix %q: want both", what, e.Reason, e.Fix)
+		case strings.Contains(e.Reason, e.Fix):
+			t.Errorf("%s: the reason %q holds the fix %q: want them apart", what, e.Reason, e.Fix)
+		case !strings.Contains(body.Error, e.Reason) || !strings.Contains(body.Error, e.Fix):
+			t.Errorf("%s: the error line %q lacks the reason or the fix of %+v", what, body.Error, e)
+		}
+	}
+	return body
+}
+
+// TestEveryStatusHasTheShape walks the API's errors other than 400 (404,
+// 409, 401, 403, 413, 429, 500, 503) and checks that each has the shape of
+// a 400: a reason and a fix apart, in errors[]; they were one "error"
+// string, which a client showing the fix beside the form could not split.
+func TestEveryStatusHasTheShape(t *testing.T) {
+	ts := newTest(t, Options{MaxBody: 4096})
+	running := ts.create(`{"rate": "1kpps"}`)
+	defer ts.do("POST", fmt.Sprintf("/api/v1/jobs/%d/stop", running.ID), nil)
+	ended := ts.create(`{"count": 10}`)
+	ts.wait(ended.ID)
+	type want struct {
+		method, path, body string
+		code               int
+		job                int64
+		hdr                []string
+	}
+	cases := []want{
+		{"GET", "/api/v1/jobs/999", "", http.StatusNotFound, 0, nil},
+		{"DELETE", "/api/v1/jobs/999", "", http.StatusNotFound, 0, nil},
+		{"GET", "/api/v1/jobs/999/report", "", http.StatusNotFound, 0, nil},
+		{"GET", "/api/v1/nope", "", http.StatusNotFound, 0, nil},
+		{"PUT", "/api/v1/jobs/1", "", http.StatusNotFound, 0, nil},
+		{"DELETE", fmt.Sprintf("/api/v1/jobs/%d", running.ID), "", http.StatusConflict, running.ID, nil},
+		{"GET", fmt.Sprintf("/api/v1/jobs/%d/report", running.ID), "", http.StatusConflict, running.ID, nil},
+		{"POST", fmt.Sprintf("/api/v1/jobs/%d/stop", ended.ID), "", http.StatusConflict, ended.ID, nil},
+		{"POST", "/api/v1/jobs", `{"name": "` + strings.Repeat("x", 5000) + `"}`, http.StatusRequestEntityTooLarge, 0, nil},
+		{"POST", "/api/v1/jobs", `{}`, http.StatusForbidden, 0, []string{"Sec-Fetch-Site", "cross-site"}},
+	}
+	if allowed, err := sys.AllowedCPUs(); err == nil && len(allowed) > 0 {
+		c := strconv.Itoa(allowed[0])
+		held := ts.create(`{"rate": "1kpps", "cores": "` + c + `"}`)
+		defer ts.do("POST", fmt.Sprintf("/api/v1/jobs/%d/stop", held.ID), nil)
+		cases = append(cases, want{"POST", "/api/v1/jobs", `{"rate": "1kpps", "cores": "` + c + `"}`, http.StatusConflict, held.ID, nil})
+	}
+	for _, c := range cases {
+		what := fmt.Sprintf("%s %s %.40s", c.method, c.path, c.body)
+		code, data := ts.do(c.method, c.path, c.body, c.hdr...)
+		if code != c.code {
+			t.Errorf("%s: %d, want %d: %s", what, code, c.code, data)
+			continue
+		}
+		if b := checkErrorShape(t, what, data); b.Job != c.job {
+			t.Errorf("%s: job %d, want %d", what, b.Job, c.job)
+		}
+	}
+
+	// The token: 401, then 429 after too many wrong ones.
+	tk := newTest(t, Options{Token: "right"})
+	tk.tok = "wrong"
+	code, data := tk.do("GET", "/api/v1/jobs", nil)
+	if code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d %s", code, data)
+	}
+	checkErrorShape(t, "401", data)
+	for range failLimit {
+		code, data = tk.do("GET", "/api/v1/jobs", nil)
+	}
+	if code != http.StatusTooManyRequests {
+		t.Errorf("too many wrong tokens: %d %s", code, data)
+	}
+	checkErrorShape(t, "429", data)
+
+	// Shutting down: 503.
+	ts.s.mu.Lock()
+	ts.s.closing = true
+	ts.s.mu.Unlock()
+	code, data = ts.do("POST", "/api/v1/jobs", `{"count": 1}`)
+	ts.s.mu.Lock()
+	ts.s.closing = false
+	ts.s.mu.Unlock()
+	if code != http.StatusServiceUnavailable {
+		t.Errorf("while shutting down: %d %s", code, data)
+	}
+	checkErrorShape(t, "503", data)
+
+	// The job database failing: 500 (a server of its own, whose database
+	// is closed under it).
+	s, err := New(context.Background(), Options{DB: filepath.Join(t.TempDir(), "jobs.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	s.store.db.Close()
+	resp, err := hs.Client().Get(hs.URL + "/api/v1/jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("a closed database: %d %s", resp.StatusCode, data)
+	}
+	checkErrorShape(t, "500", data)
+	s.Close()
 }

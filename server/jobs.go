@@ -97,11 +97,29 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
+	reason, fix := e.parts()
+	return reason + ": " + fix
+}
+
+// body is the API's 409 for e.
+func (e *ConflictError) body() ErrorBody {
+	reason, fix := e.parts()
+	b := apiError(reason, fix, e.Job)
+	b.Errors[0].Field = "cores"
+	if e.AutoPin {
+		b.Errors[0].Field = "auto_pin"
+	}
+	b.Error = reason + ": " + fix // the field is in the reason
+	return b
+}
+
+// parts is what is wrong and what to do.
+func (e *ConflictError) parts() (reason, fix string) {
 	if !e.AutoPin {
-		return fmt.Sprintf("cores %s are held by running job %d: choose other cores, or stop job %d first", job.FormatCPUList(e.Cores), e.Job, e.Job)
+		return fmt.Sprintf("cores %s are held by running job %d", job.FormatCPUList(e.Cores), e.Job), fmt.Sprintf("choose other cores, or stop job %d first", e.Job)
 	}
 	if len(e.Allowed) < e.Workers {
-		return fmt.Sprintf("auto_pin: %d workers need %d CPUs, and this server may use %d (%s): give workers %d or fewer", e.Workers, e.Workers, len(e.Allowed), job.FormatCPUList(e.Allowed), len(e.Allowed))
+		return fmt.Sprintf("auto_pin: %d workers need %d CPUs, and this server may use %d (%s)", e.Workers, e.Workers, len(e.Allowed), job.FormatCPUList(e.Allowed)), fmt.Sprintf("give workers %d or fewer", len(e.Allowed))
 	}
 	jobs := make([]string, len(e.Holders))
 	for i, id := range e.Holders {
@@ -111,12 +129,12 @@ func (e *ConflictError) Error() string {
 	if len(e.Free) > 0 {
 		free = job.FormatCPUList(e.Free)
 	}
-	fix := fmt.Sprintf("stop job %s first", strings.Join(jobs, " or "))
+	fix = fmt.Sprintf("stop job %s first", strings.Join(jobs, " or "))
 	if len(e.Free) > 0 {
 		fix = fmt.Sprintf("give workers %d or fewer, or %s", len(e.Free), fix)
 	}
-	return fmt.Sprintf("auto_pin: %d workers need %d CPUs no running job holds, and %d are free (%s; cores %s are held by running job %s): %s",
-		e.Workers, e.Workers, len(e.Free), free, job.FormatCPUList(e.Cores), strings.Join(jobs, ", "), fix)
+	return fmt.Sprintf("auto_pin: %d workers need %d CPUs no running job holds, and %d are free (%s; cores %s are held by running job %s)",
+		e.Workers, e.Workers, len(e.Free), free, job.FormatCPUList(e.Cores), strings.Join(jobs, ", ")), fix
 }
 
 // errClosing refuses a job while the server shuts down (503).

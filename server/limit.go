@@ -97,5 +97,5 @@ func (l *failLimiter) evict(now time.Time) {
 func (s *Server) tooManyFailures(w http.ResponseWriter, left time.Duration) {
 	secs := int(left/time.Second) + 1
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeJSON(w, http.StatusTooManyRequests, ErrorBody{Error: fmt.Sprintf("too many wrong tokens from this address (%d in %v): try again in %d s with the token wpg serve was given", failLimit, failWindow, secs)})
+	writeJSON(w, http.StatusTooManyRequests, apiError(fmt.Sprintf("too many wrong tokens from this address (%d in %v)", failLimit, failWindow), fmt.Sprintf("try again in %d s with the token wpg serve was given", secs), 0))
 }

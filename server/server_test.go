@@ -566,6 +566,11 @@ func TestRestartKeepsHistory(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal(data, &v) != nil || v.Status != StatusInterrupted || v.EndedAt == nil || v.EndedAt.Sub(v.StartedAt) != 2*time.Second {
 		t.Fatalf("interrupted job: %d %s", code, data)
 	}
+	// Its totals are its last sample's (they read 0: the totals come from
+	// a report, and an interrupted job has none).
+	if v.Frames != 2000 || v.PPS != 1000 {
+		t.Errorf("interrupted job: frames %d, pps %v; want its last sample's 2000, 1000", v.Frames, v.PPS)
+	}
 	code, data = ts.do("GET", fmt.Sprintf("/api/v1/jobs/%d/samples", rec.ID), nil)
 	if code != http.StatusOK || !bytes.Contains(data, []byte(`"frames": 2000`)) {
 		t.Errorf("its samples: %d %s", code, data)

@@ -120,7 +120,8 @@ type Sample struct {
 
 // OpenStore opens (creating it if need be) the job database at path,
 // migrates its schema to SchemaVersion and marks every job still
-// "running" as interrupted, ending it at its last sample. It returns how
+// "running" as interrupted, ending it at its last sample, with that
+// sample's totals as its frames and bytes. It returns how
 // many jobs it marked. While it is open it holds an exclusive lock on
 // PATH.lock: a second server on the same database is refused (it would
 // mark the first one's running jobs interrupted, and both would write).
@@ -203,6 +204,8 @@ func (s *Store) migrate(ctx context.Context) error {
 func (s *Store) markInterrupted(ctx context.Context) (int, error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET status = ?,
 		ended_at = MAX(started_at, started_at + 1000000000 * COALESCE((SELECT MAX(t) FROM samples WHERE job_id = jobs.id), 0)),
+		frames = COALESCE((SELECT frames FROM samples WHERE job_id = jobs.id ORDER BY t DESC LIMIT 1), frames),
+		bytes = COALESCE((SELECT bytes FROM samples WHERE job_id = jobs.id ORDER BY t DESC LIMIT 1), bytes),
 		error = 'the server stopped while the job ran; its samples up to then are kept'
 		WHERE status = ?`, StatusInterrupted, StatusRunning)
 	if err != nil {

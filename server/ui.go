@@ -230,6 +230,11 @@ func (s *Server) uiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /compare", s.page(s.handleComparePage))
 	mux.HandleFunc("GET /host", s.page(s.handleHostPage))
 	mux.HandleFunc("POST /ui/preview", s.page(s.handlePreviewFragment))
+	// Any other address is the UI's 404 page (Go's would be a bare line
+	// of text); /api/v1/ has its own, in JSON.
+	mux.HandleFunc("/", s.page(func(w http.ResponseWriter, r *http.Request) {
+		s.render(w, http.StatusNotFound, "error", "No such page", "there is no page "+r.URL.Path+": the jobs are at /, a new job at /jobs/new, the host at /host")
+	}))
 }
 
 // page requires the token (the cookie, or a Bearer header) on a page:
@@ -371,8 +376,10 @@ func (s *Server) handleRunningFragment(w http.ResponseWriter, r *http.Request) {
 // newData is the new-job page: the form as given, its problems, the
 // backends and the examples.
 type newData struct {
-	Form     url.Values
-	Errors   []FieldError
+	Form   url.Values
+	Errors []FieldError
+	// Notice says why a "run again" form (?from=ID) has the defaults.
+	Notice   string
 	Backends []BackendInfo
 	Examples []example
 	Template string
@@ -406,10 +413,22 @@ func (s *Server) newData(form url.Values) newData {
 
 func (s *Server) handleNewPage(w http.ResponseWriter, r *http.Request) {
 	var form url.Values
-	if id, ok := parseID(r.URL.Query().Get("from")); ok {
-		form = s.formOf(r, id)
+	notice := ""
+	if from := r.URL.Query().Get("from"); from != "" {
+		id, ok := parseID(from)
+		if ok {
+			form = s.formOf(r, id)
+		}
+		switch {
+		case !ok:
+			notice = fmt.Sprintf("“%s” is not a job ID (whole numbers from 1): the form has the defaults", from)
+		case form == nil:
+			notice = fmt.Sprintf("there is no job %d to run again (deleted, pruned, or never started): the form has the defaults", id)
+		}
 	}
-	s.render(w, http.StatusOK, "new", "New job", s.newData(form))
+	d := s.newData(form)
+	d.Notice = notice
+	s.render(w, http.StatusOK, "new", "New job", d)
 }
 
 // formOf fills the new-job form from job id's spec (run again).
