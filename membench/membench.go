@@ -162,7 +162,7 @@ type Config struct {
 	// MinBytes makes each warm iteration repeat the operation until at
 	// least this many bytes have moved, so small sizes are timed over
 	// many operations (default 64 MiB; negative = one operation per
-	// iteration).
+	// iteration), and at most MaxOpsPerIteration times.
 	MinBytes int64
 	// Pin binds the importer to the last CPU this process may use and the
 	// exporter to the first. The calling goroutine then stays locked to
@@ -188,6 +188,12 @@ type Config struct {
 	// Progress, when set, is called after every finished cell.
 	Progress func(r Result)
 }
+
+// MaxOpsPerIteration bounds the operations of one warm iteration: below
+// 64 bytes, MinBytes would take tens of millions of system calls (CMA-cpy,
+// PIPE) per iteration, minutes per cell, and an iteration is where a stop
+// signal is seen.
+const MaxOpsPerIteration = 1 << 20
 
 func (c Config) withDefaults() Config {
 	if len(c.Sizes) == 0 {

@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wpg-dev/wpg/internal/memread"
 )
@@ -197,5 +199,61 @@ func TestConcurrentRunsKeepTheirReaderAndCopy(t *testing.T) {
 		if !reps[i].Verified {
 			t.Errorf("run %d: not verified", i)
 		}
+	}
+}
+
+// TestInterruptedIsNotBadData: a run stopped in a cell (Ctrl-C) keeps the
+// cells that finished and says it was interrupted; it said "verified: NO"
+// with the cell's "context canceled" as its error, as if data had been
+// wrong.
+func TestInterruptedIsNotBadData(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig([]int64{4096, 8192}, []Method{LocalCopy}, 1000)
+	cfg.Progress = func(Result) { cancel() } // stop in the second cell
+	rep, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("rep %v, err %v", rep, err)
+	}
+	if !rep.Interrupted || !rep.Verified || len(rep.Results) != 1 || rep.Results[0].Error != "" {
+		t.Fatalf("interrupted %v verified %v results %+v", rep.Interrupted, rep.Verified, rep.Results)
+	}
+	var out bytes.Buffer
+	rep.WriteTable(&out)
+	if s := out.String(); !strings.Contains(s, "interrupted: the cells above finished") || strings.Contains(s, "verified: NO") || strings.Contains(s, "error") {
+		t.Errorf("table of an interrupted run:\n%s", s)
+	}
+
+	// Stopped inside a cell: 1000 iterations of 64 MiB each do not end
+	// before the cancel.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	cfg = testConfig([]int64{4096}, []Method{LocalCopy}, 1000)
+	cfg.MinBytes = 64 << 20
+	stop := time.AfterFunc(20*time.Millisecond, cancel)
+	defer stop.Stop()
+	rep, err = Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Interrupted || !rep.Verified || len(rep.Results) != 0 {
+		t.Fatalf("stopped in a cell: err %v, report %+v", err, rep)
+	}
+}
+
+// TestTinySizeIsBounded: a warm iteration of a size of a few bytes
+// repeats at most MaxOpsPerIteration times (64 MiB of 3-byte copies took
+// minutes a cell with CMA-cpy), and the header says so.
+func TestTinySizeIsBounded(t *testing.T) {
+	cfg := testConfig([]int64{3}, []Method{LocalCopy}, 2)
+	cfg.MinBytes = 64 << 20
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := rep.Results[0].Iterations[1]; it.Ops != MaxOpsPerIteration {
+		t.Errorf("warm iteration of 3 B: %d operations, want %d", it.Ops, MaxOpsPerIteration)
+	}
+	var out bytes.Buffer
+	rep.WriteTable(&out)
+	if s := out.String(); !strings.Contains(s, "at most 1048576 times") || !strings.Contains(s, "warm = iteration 2") {
+		t.Errorf("header:\n%s", s)
 	}
 }

@@ -105,3 +105,18 @@ func TestSizesGivenTwice(t *testing.T) {
 		t.Errorf("validate: %v", err)
 	}
 }
+
+// TestRateFigures: a slow cell's rate keeps its digits (it read 0.000),
+// and the warm span says what it averages.
+func TestRateFigures(t *testing.T) {
+	for v, want := range map[float64]string{0.00023: "0.00023", 0.005: "0.005", 12.345: "12.35", 0: "-"} {
+		if got := fmtGBps(v); got != want {
+			t.Errorf("fmtGBps(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for n, want := range map[int]string{1: "none (--iters 1", 2: "iteration 2", 5: "mean of iterations 2..5"} {
+		if got := warmSpan(n); !strings.HasPrefix(got, want) {
+			t.Errorf("warmSpan(%d) = %q, want %q…", n, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -84,6 +85,10 @@ type Report struct {
 	Results []Result     `json:"results"`
 	// Verified is true when every cell that ran was verified.
 	Verified bool `json:"verified"`
+	// Interrupted is true when the context ended the run early (Ctrl-C,
+	// SIGTERM): Results hold the cells that finished, the one under way
+	// left out (it is not a failed verification).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // summarize fills the cold/warm/best figures from the iterations.
@@ -158,9 +163,12 @@ func (rep *Report) WriteHeader(w io.Writer) {
 		pin = "importer and exporter pinned to different CPUs"
 	}
 	fmt.Fprintf(tw, "pinning:\t%s\n", pin)
-	timing := fmt.Sprintf("cold = iteration 1 (first touch of fresh buffers); warm = mean of iterations 2..%d", rep.Iters)
+	timing := "cold = iteration 1 (first touch of fresh buffers); warm = " + warmSpan(rep.Iters)
 	if rep.MinOps > 0 {
 		timing += fmt.Sprintf(", each repeating the operation until ≥ %s moved", FormatSize(rep.MinOps))
+		if small := slices.ContainsFunc(rep.Sizes, func(s int64) bool { return (rep.MinOps+s-1)/s > MaxOpsPerIteration }); small {
+			timing += fmt.Sprintf(" (at most %d times: sizes below %s move less)", MaxOpsPerIteration, FormatSize(rep.MinOps/MaxOpsPerIteration))
+		}
 	}
 	timing += "; best = fastest iteration; GB/s = 1e9 bytes/s"
 	fmt.Fprintf(tw, "timing:\t%s\n", timing)
@@ -189,7 +197,7 @@ func (rep *Report) WriteTable(w io.Writer) {
 		title string
 		pick  func(*Result) float64
 	}{
-		{fmt.Sprintf("warm bandwidth, GB/s (mean of iterations 2..%d)", rep.Iters), func(r *Result) float64 { return r.WarmGBps }},
+		{fmt.Sprintf("warm bandwidth, GB/s (%s)", warmSpan(rep.Iters)), func(r *Result) float64 { return r.WarmGBps }},
 		{"cold bandwidth, GB/s (iteration 1)", func(r *Result) float64 { return r.ColdGBps }},
 		{"best bandwidth, GB/s", func(r *Result) float64 { return r.BestGBps }},
 	}
@@ -230,13 +238,16 @@ func (rep *Report) WriteTable(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
-	if rep.Verified {
-		n := int64(0)
-		for _, r := range rep.Results {
-			n += r.Checked
-		}
+	n := int64(0)
+	for _, r := range rep.Results {
+		n += r.Checked
+	}
+	switch {
+	case rep.Verified && rep.Interrupted:
+		fmt.Fprintf(w, "interrupted: the cells above finished (- for those that did not run); all %d of their importer checksums matched the exporter's\n", n)
+	case rep.Verified:
 		fmt.Fprintf(w, "verified: all %d importer checksums matched the exporter's\n", n)
-	} else {
+	default:
 		fmt.Fprintln(w, "verified: NO — see the errors below")
 	}
 	for _, e := range errs {
@@ -244,12 +255,28 @@ func (rep *Report) WriteTable(w io.Writer) {
 	}
 }
 
-func fmtGBps(v float64) string {
-	if v == 0 || math.IsNaN(v) {
-		return "-"
+// warmSpan says which iterations the warm figures are the mean of.
+func warmSpan(iters int) string {
+	switch iters {
+	case 1:
+		return "none (--iters 1 times the cold iteration alone: give 2 or more)"
+	case 2:
+		return "iteration 2"
 	}
-	if v < 0.1 {
-		return strings.TrimRight(fmt.Sprintf("%.3f", v), "")
+	return fmt.Sprintf("mean of iterations 2..%d", iters)
+}
+
+// fmtGBps writes a rate with three decimals below 0.1 GB/s and two
+// significant digits below 0.001, so that a slow cell (a few bytes a
+// system call) does not read as 0.000.
+func fmtGBps(v float64) string {
+	switch {
+	case v == 0 || math.IsNaN(v):
+		return "-"
+	case v < 0.001:
+		return fmt.Sprintf("%.2g", v)
+	case v < 0.1:
+		return fmt.Sprintf("%.3f", v)
 	}
 	return fmt.Sprintf("%.2f", v)
 }

@@ -113,6 +113,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
+				rep.Interrupted = true
 				return rep, err
 			}
 			seed++
@@ -128,6 +129,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				c.xp = xp
 			}
 			res := c.run()
+			if err := ctx.Err(); err != nil && res.Error != "" {
+				// Stopped in the cell (Ctrl-C): not a failed
+				// verification; the cells before it stand.
+				rep.Interrupted = true
+				return rep, err
+			}
 			if res.notAvailable != "" {
 				mi.Available, mi.Reason = false, res.notAvailable
 				continue
@@ -423,7 +430,7 @@ func (c *cell) run() (out cellResult) {
 		}
 		ops := int64(1)
 		if it > 1 && c.cfg.MinBytes > 0 {
-			ops = max(1, (c.cfg.MinBytes+c.size-1)/c.size)
+			ops = min(max(1, (c.cfg.MinBytes+c.size-1)/c.size), MaxOpsPerIteration)
 		}
 		var bad int64
 		var ns int64

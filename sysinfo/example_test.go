@@ -22,9 +22,9 @@ func ExampleFS_Environment() {
 	// numa nodes     2
 	// governor       performance
 	// tsc            constant_tsc=yes nonstop_tsc=yes
-	// pipe-max-size  1048576
-	// memlock limit  8388608 bytes
-	// interface      ens3 (ixgbe), up
+	// pipe-max-size  1048576 bytes (1 MiB)
+	// memlock limit  8388608 bytes (8 MiB)
+	// interface      ens3 (ixgbe), state up
 	//   speed, mtu   10000 Mb/s, mtu 9000, txqueuelen 1000
 	//   queues       tx 2, rx 2
 	//   numa node    1

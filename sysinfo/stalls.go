@@ -214,6 +214,11 @@ func WriteStalls(w io.Writer, stalls []CPUStalls) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cpu\tstalls/s\ttime lost\tp50\tp99\tmax\trecurring")
 	for _, s := range stalls {
+		if s.Stalls == 0 {
+			// No stall: no distribution, no period.
+			fmt.Fprintf(tw, "%d\t0 (≥ %v)\t0.00 %%\t-\t-\t-\tnone\n", s.CPU, time.Duration(s.ThresholdNs))
+			continue
+		}
 		rec := "irregular"
 		if s.PeriodNs > 0 {
 			rec = "every " + time.Duration(s.PeriodNs).Round(time.Microsecond).String()

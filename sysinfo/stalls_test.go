@@ -93,3 +93,14 @@ func TestStallPeriodAmongNoise(t *testing.T) {
 		t.Errorf("period %d, want 1 ms", p)
 	}
 }
+
+// TestNoStallsRow: a CPU without a stall above the threshold says none,
+// not a distribution of 0s "irregular".
+func TestNoStallsRow(t *testing.T) {
+	var b bytes.Buffer
+	WriteStalls(&b, []CPUStalls{summarise(0, 1e9, 1000, 0, 0, 0, nil, nil)})
+	row := strings.Split(strings.TrimSpace(b.String()), "\n")[1]
+	if !strings.HasSuffix(row, "none") || strings.Contains(row, "irregular") || strings.Contains(row, "0s") {
+		t.Errorf("row of a CPU without stalls: %q", row)
+	}
+}

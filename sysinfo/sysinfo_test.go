@@ -1,6 +1,7 @@
 package sysinfo
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -81,3 +82,17 @@ func TestHost(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTableWords: sizes read with their unit, a virtual interface's NUMA
+// node and state are named, not "-1" and a bare "unknown".
+func TestTableWords(t *testing.T) {
+	pipe, lock := int64(1048576), int64(65536+512)
+	e := Env{Kernel: "k", PipeMaxSize: &pipe, MemlockLimit: &lock, Interface: &Iface{Name: "lo", Virtual: true, Operstate: "unknown", NUMANode: -1}}
+	var b bytes.Buffer
+	e.WriteTable(&b)
+	for _, w := range []string{"1048576 bytes (1 MiB)", "66048 bytes (64.5 KiB)", "lo (virtual), state unknown", "numa node    none"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, b.String())
+		}
+	}
+}

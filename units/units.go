@@ -193,6 +193,9 @@ func describe(n int64) string {
 	if f := FormatSize(n); f != strconv.FormatInt(n, 10)+" B" {
 		return f + " (" + strconv.FormatInt(n, 10) + " bytes)"
 	}
+	if n == 1 {
+		return "1 byte"
+	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 

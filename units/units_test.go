@@ -47,6 +47,9 @@ func TestParseSizeErrors(t *testing.T) {
 	if _, err := ParseSizeIn("32", 64, 1<<30); err == nil || !strings.Contains(err.Error(), "the smallest is 64 bytes") {
 		t.Errorf("below the range: %v", err)
 	}
+	if _, err := ParseSizeIn("0", 1, 1<<30); err == nil || !strings.Contains(err.Error(), "the smallest is 1 byte") || strings.Contains(err.Error(), "1 bytes") {
+		t.Errorf("below a range from 1: %v", err)
+	}
 }
 
 func TestParseCount(t *testing.T) {

@@ -206,13 +206,17 @@ Bytes check_buf reads back wrong are counted; any makes the command exit 3.`,
 					continue
 				}
 				m, err := strconv.Atoi(s)
-				if err == nil {
-					err = dmabuf.CheckSyncMode(m)
+				if err != nil {
+					return fmt.Errorf("--sync-modes %q: not a whole number: give sync_mode values 0 … 7, comma-separated, such as --sync-modes 1,2", s)
 				}
+				err = dmabuf.CheckSyncMode(m)
 				if err != nil {
 					return fmt.Errorf("--sync-modes %q: %w", s, err)
 				}
 				cfg.SyncModes = append(cfg.SyncModes, m)
+			}
+			if len(args) == 0 && cmd.Flags().Changed("sync-modes") {
+				return fmt.Errorf("--sync-modes applies to a u-dma-buf DEVICE (/dev/udmabufN), and none is given: add the DEVICE, or drop --sync-modes (the memfd reference has no sync_mode)")
 			}
 			markStarted(cmd)
 			rep, err := dmabuf.Bench(cmd.Context(), cfg)

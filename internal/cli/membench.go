@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -105,6 +106,9 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 				return fmt.Errorf("membench: none of the chosen methods can run on this machine (%s)", strings.Join(why, "; "))
 			}
 			if runErr != nil {
+				if rep.Interrupted && errors.Is(runErr, context.Canceled) {
+					return &ExitError{Code: ExitRuntime, Err: errors.New("membench interrupted (a stop signal: Ctrl-C or SIGTERM): the tables hold the cells that finished")}
+				}
 				if errors.Is(runErr, membench.ErrVerification) {
 					return &ExitError{Code: ExitCheckFailed, Err: runErr}
 				}
@@ -117,7 +121,7 @@ equal the exporter's, so nothing can be optimised away; a mismatch fails the com
 	fl.StringVar(&sizes, "sizes", "4KiB,64KiB,1MiB,16MiB,64MiB,256MiB,512MiB,1GiB", "buffer sizes, comma-separated (KiB = K = 1024 bytes, KB = 1000: see Units)")
 	fl.StringVar(&methods, "methods", "all", "methods, comma-separated: "+strings.Join(names, ", "))
 	fl.IntVar(&iters, "iters", 5, "timed iterations per cell; the first is cold, the rest warm")
-	fl.StringVar(&minBytes, "min-bytes", "64MiB", "each warm iteration repeats the operation until this much has moved (0 = one operation per iteration, as the seed benchmark timed)")
+	fl.StringVar(&minBytes, "min-bytes", "64MiB", "each warm iteration repeats the operation until this much has moved, at most 1048576 times (0 = one operation per iteration, as the seed benchmark timed)")
 	fl.BoolVar(&pin, "pin", false, "pin the importer and the exporter to different CPUs")
 	fl.BoolVar(&thp, "thp", false, "transparent huge pages (MADV_HUGEPAGE) for the private buffers: fewer page faults in the cold iteration")
 	fl.StringVar(&reader, "reader", "auto", "in-place reader: "+strings.Join(readers, ", ")+" (auto: the best this CPU runs; wpg sysinfo and the report list them)")

@@ -57,13 +57,16 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 			if token == "" && cfg.Server.TokenFile != "" {
 				b, err := os.ReadFile(cfg.Server.TokenFile)
 				if err != nil {
-					return usageError(fmt.Errorf("token file (%s, from %s): %w", cfg.Server.TokenFile, cfg.Sources["server.token_file"], err))
+					return usageError(fmt.Errorf("token file (%s, from %s): %w: write the token into that file (one line, mode 0600), or give another --token-file", cfg.Server.TokenFile, cfg.Sources["server.token_file"], err))
 				}
 				if token = strings.TrimSpace(string(b)); token == "" {
 					return usageError(fmt.Errorf("token file %s is empty: write the token into it", cfg.Server.TokenFile))
 				}
 			}
 			if err := server.CheckListen(cfg.Server.Listen, token); err != nil {
+				if src := cfg.Sources["server.listen"]; src != "default" && src != "--listen" {
+					err = fmt.Errorf("%w (server.listen, from %s)", err, src) // the file, not a flag on the command line
+				}
 				return usageError(err)
 			}
 			path := cfg.Server.DB
@@ -74,6 +77,9 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 					if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 						return usageError(fmt.Errorf("job database %s (from %s): its directory %s does not exist: create it (mkdir -p %s) or give another --db PATH", path, cfg.Sources["server.db"], dir, dir))
 					}
+				}
+				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+					return usageError(fmt.Errorf("job database %s (from %s) is a directory: give the path of a file in it, e.g. --db %s", path, cfg.Sources["server.db"], filepath.Join(path, "jobs.db")))
 				}
 			}
 			if path == "" {

@@ -58,6 +58,9 @@ leaves after it (docs/rate.md).`,
 			if stallMin <= 0 {
 				return fmt.Errorf("--stall-min %s: give the shortest gap counted as a stall, more than 0, e.g. --stall-min 2us", stallMin)
 			}
+			if stallDur > 0 && stallMin >= stallDur {
+				return fmt.Errorf("--stall-min %s: a stall counted must be shorter than the --stalls %s spin on each CPU: give a --stall-min of microseconds (default 2us)", stallMin, stallDur)
+			}
 			if changed(cmd, "stall-min") != nil && stallDur == 0 {
 				return fmt.Errorf("--stall-min applies to the stall probe: add --stalls D (e.g. --stalls 2s), or drop --stall-min")
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/wpg-dev/wpg/internal/printable"
+	"github.com/wpg-dev/wpg/internal/suggest"
 	"github.com/wpg-dev/wpg/units"
 )
 
@@ -258,7 +260,7 @@ func (c *Config) Parse(path string, data []byte) error {
 		if errors.As(err, &strict) && len(strict.Errors) > 0 {
 			e := strict.Errors[0]
 			row, col := e.Position()
-			return fmt.Errorf("%s:%d:%d: unknown key %q: valid keys are %s", path, row, col, strings.Join(e.Key(), "."), strings.Join(keyNames(), ", "))
+			return fmt.Errorf("%s:%d:%d: %s", path, row, col, unknownKey(e.Key()))
 		}
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
@@ -269,6 +271,11 @@ func (c *Config) Parse(path string, data []byte) error {
 			return fmt.Errorf("%s:%d:%d: %s: fix the TOML syntax (key = value, [section])", path, row, col, de.Error())
 		}
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	// The decoder matches names regardless of case ([Tx], Ring_Bytes);
+	// TOML's keys are case-sensitive, and wpg's are lower case.
+	if err := checkCase(path, data); err != nil {
+		return err
 	}
 	vals := map[string]any{
 		"tx.prerender_max_bytes":   raw.TX.PrerenderMaxBytes,
@@ -307,6 +314,9 @@ func (c *Config) Parse(path string, data []byte) error {
 			return fmt.Errorf("%s: %s: %v", where, k.Name, err)
 		}
 		if n < k.Min {
+			if k.Size {
+				return fmt.Errorf("%s: %s = %s is below the minimum %s: use %q or more (default %q)", where, k.Name, units.FormatSize(n), units.FormatSize(k.Min), units.FormatSizeShort(k.Min), units.FormatSizeShort(k.Default))
+			}
 			return fmt.Errorf("%s: %s = %d is below the minimum %d: use a value ≥ %d (default %d)", where, k.Name, n, k.Min, k.Min, k.Default)
 		}
 		*k.field(c) = n
@@ -429,6 +439,93 @@ func checkSections(path string, data []byte) error {
 		return fmt.Errorf("%s:%d:%d: %s: %s, and %s is a section (a table): write %s", path, line, col, sec, describe(v), sec, example)
 	}
 	return nil
+}
+
+// unknownKey says what is wrong with the key the strict decoding did not
+// know (its path: ["txx"], ["tx", "ring_byte"]) and what to write: the
+// section or key it is near, the section a bare key belongs in.
+func unknownKey(key []string) string {
+	secs := sections()
+	list := func() string {
+		names := make([]string, len(secs))
+		for i, s := range secs {
+			names[i] = "[" + s + "]"
+		}
+		return strings.Join(names, ", ")
+	}
+	dotted := strings.Join(key, ".")
+	if len(key) == 0 {
+		return "unknown key: valid keys are " + strings.Join(keyNames(), ", ")
+	}
+	if !slices.Contains(secs, key[0]) {
+		if len(key) == 1 {
+			// A key of a section written above every section header.
+			for _, k := range Keys {
+				if sec, leaf, _ := strings.Cut(k.Name, "."); leaf == key[0] {
+					return fmt.Sprintf("%s is a key of section [%s]: write it below a [%s] line (or as %s = …)", key[0], sec, sec, k.Name)
+				}
+			}
+		}
+		msg := fmt.Sprintf("unknown section [%s]: the sections are %s", key[0], list())
+		if near := suggest.Closest(key[0], secs); near != "" {
+			msg += fmt.Sprintf(": did you mean [%s]?", near)
+		}
+		return msg
+	}
+	sec := key[0]
+	var inSec []string
+	for _, k := range Keys {
+		if strings.HasPrefix(k.Name, sec+".") {
+			inSec = append(inSec, k.Name[len(sec)+1:])
+		}
+	}
+	leaf := strings.Join(key[1:], ".")
+	if near := suggest.Closest(leaf, inSec); near != "" {
+		return fmt.Sprintf("unknown key %q: did you mean %s.%s? (the keys of [%s]: %s)", dotted, sec, near, sec, strings.Join(inSec, ", "))
+	}
+	for _, k := range Keys {
+		if other, l, _ := strings.Cut(k.Name, "."); l == leaf && other != sec {
+			return fmt.Sprintf("unknown key %q: %s is a key of section [%s], not [%s]: move it below the [%s] line", dotted, leaf, other, sec, other)
+		}
+	}
+	return fmt.Sprintf("unknown key %q: the keys of [%s] are %s", dotted, sec, strings.Join(inSec, ", "))
+}
+
+// checkCase refuses a section or key that is a known one in another case
+// ([Tx], Ring_Bytes), which the decoder would take silently.
+func checkCase(path string, data []byte) error {
+	var top map[string]any
+	if toml.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	known := keyNames()
+	for _, sec := range slices.Sorted(maps.Keys(top)) {
+		v := top[sec]
+		if !slices.Contains(sections(), sec) {
+			line, col := findName(data, sec)
+			return fmt.Errorf("%s:%d:%d: section [%s]: wpg.toml's names are lower case (TOML's are case-sensitive): write [%s]", path, line, col, sec, strings.ToLower(sec))
+		}
+		m, _ := v.(map[string]any)
+		for _, key := range slices.Sorted(maps.Keys(m)) {
+			if !slices.Contains(known, sec+"."+key) {
+				line, col := findName(data, key)
+				return fmt.Errorf("%s:%d:%d: key %s.%s: wpg.toml's names are lower case (TOML's are case-sensitive): write %s", path, line, col, sec, key, strings.ToLower(key))
+			}
+		}
+	}
+	return nil
+}
+
+// findName is where name first stands as a section header or a key
+// (1-based; 1:1 when not found).
+func findName(data []byte, name string) (int, int) {
+	re := regexp.MustCompile(`^\s*(\[\s*)?(` + regexp.QuoteMeta(name) + `)\s*(\]|=|\.)`)
+	for n, l := range strings.Split(string(data), "\n") {
+		if m := re.FindStringSubmatchIndex(l); m != nil {
+			return n + 1, m[4] + 1
+		}
+	}
+	return 1, 1
 }
 
 // keyExample is the first key of section sec with its default, as a line

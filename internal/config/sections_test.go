@@ -45,3 +45,31 @@ func TestReadConfigNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestTyposSayWhatToWrite: a misspelt or misplaced section or key names
+// what it is near or where it belongs, and a known name in another case
+// ([Tx], which the decoder took silently) is refused.
+func TestTyposSayWhatToWrite(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{"[tx]\nring_byte = 5\n", `wpg.toml:2:1: unknown key "tx.ring_byte": did you mean tx.ring_bytes?`},
+		{"tx.ring_byts = 5\n", `did you mean tx.ring_bytes?`},
+		{"[txx]\nring_bytes = 1\n", "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk]: did you mean [tx]?"},
+		{"[foo]\nx = 1\n", "unknown section [foo]: the sections are [tx], [server], [dpdk]"},
+		{"ring_bytes = \"16MiB\"\n", "wpg.toml:1:1: ring_bytes is a key of section [tx]: write it below a [tx] line"},
+		{"[server]\nring_bytes = 1\n", "ring_bytes is a key of section [tx], not [server]: move it below the [tx] line"},
+		{"[tx]\nring_bytes = 100\n", `wpg.toml:2:14: tx.ring_bytes = 100 B is below the minimum 4 KiB: use "4KiB" or more (default "16MiB")`},
+		{"[server]\nfoo = 1\n", `unknown key "server.foo": the keys of [server] are preview_max, job_history`},
+		{"[Tx]\nring_bytes = \"32MiB\"\n", "wpg.toml:1:2: section [Tx]: wpg.toml's names are lower case (TOML's are case-sensitive): write [tx]"},
+		{"[tx]\nRing_Bytes = \"32MiB\"\n", "wpg.toml:2:1: key tx.Ring_Bytes: wpg.toml's names are lower case"},
+	}
+	for _, tc := range cases {
+		c := Default()
+		err := c.Parse("wpg.toml", []byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want it to contain %q", tc.doc, err, tc.want)
+		}
+		if c.TX.RingBytes != 16<<20 {
+			t.Errorf("%q: ring_bytes %d taken from a refused file", tc.doc, c.TX.RingBytes)
+		}
+	}
+}
