@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/wpg-dev/wpg/bench"
+	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/units"
 )
@@ -164,18 +165,8 @@ type recvDoc struct {
 	Frames     uint64             `json:"frames"`
 	Lost       uint64             `json:"lost"`
 	Intervals  []report.Interval  `json:"intervals"`
-	Latency    *latencyDoc        `json:"latency"`
+	Latency    *recv.Latency      `json:"latency"`
 	Provenance *report.Provenance `json:"provenance"`
-}
-
-// latencyDoc is a receiver's one-way latency distribution.
-type latencyDoc struct {
-	MinNs  int64   `json:"min_ns"`
-	MeanNs float64 `json:"mean_ns"`
-	P50Ns  int64   `json:"p50_ns"`
-	P99Ns  int64   `json:"p99_ns"`
-	P999Ns int64   `json:"p999_ns"`
-	MaxNs  int64   `json:"max_ns"`
 }
 
 func matrixPlots(r *bench.Result) ([]*plot.Plot, error) {
@@ -272,7 +263,7 @@ func recvPlots(r *recvDoc) ([]*plot.Plot, error) {
 	return out, nil
 }
 
-func latencyPercentiles(title string, l *latencyDoc) (*plot.Plot, error) {
+func latencyPercentiles(title string, l *recv.Latency) (*plot.Plot, error) {
 	return Percentiles(title, []Point{
 		{"min", float64(l.MinNs)}, {"p50", float64(l.P50Ns)}, {"p99", float64(l.P99Ns)}, {"p99.9", float64(l.P999Ns)}, {"max", float64(l.MaxNs)},
 	})
