@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
 // QA session 8, the network side: defects left by the last session, and
@@ -54,17 +57,7 @@ func TestQA8ReplayCaptureEdges(t *testing.T) {
 	dir := t.TempDir()
 	le := binary.LittleEndian
 	// Classic pcap, snap length 60: three 1514-byte frames, 60 bytes kept.
-	snap := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 1, 0, 0, 0}
-	for i := range 3 {
-		rec := make([]byte, 16+60)
-		le.PutUint32(rec[4:], uint32(i*100))
-		le.PutUint32(rec[8:], 60)
-		le.PutUint32(rec[12:], 1514)
-		snap = append(snap, rec...)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "snap.pcap"), snap, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testbed.WritePcap(t, filepath.Join(dir, "snap.pcap"), 60, false, testbed.Records(3, make([]byte, 60), 1514, 100*time.Microsecond))
 	out, errs, code := run(t, dir, "send", "--pcap", "snap.pcap", "--backend", "null", "--rate", "max")
 	if code != 0 || !strings.Contains(out, "3 of the 3 records of snap.pcap were captured shorter than they were on the wire") {
 		t.Errorf("snap-length capture: exit %d, %s\n%s", code, errs, out)

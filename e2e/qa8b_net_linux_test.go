@@ -1,12 +1,11 @@
 package e2e
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
@@ -22,21 +21,14 @@ import (
 // capture asks for, that no link carries it, and what to give instead.
 func TestQA8bReplayGeneratorCapture(t *testing.T) {
 	dir := t.TempDir()
-	le := binary.LittleEndian
 	// Nanosecond pcap, Ethernet: 2000 60-byte frames 1 ns apart.
-	b := []byte{0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0}
-	for i := range 2000 {
-		rec := make([]byte, 16+60)
-		le.PutUint32(rec[0:], 1700000000)
-		le.PutUint32(rec[4:], uint32(i))
-		le.PutUint32(rec[8:], 60)
-		le.PutUint32(rec[12:], 60)
-		copy(rec[16:], []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xb5}) // local experimental EtherType
-		b = append(b, rec...)
+	flat := make([]byte, 60)
+	copy(flat, []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xb5}) // local experimental EtherType
+	recs := testbed.Records(2000, flat, 0, time.Nanosecond)
+	for i := range recs {
+		recs[i].At += 1700000000 * time.Second
 	}
-	if err := os.WriteFile(filepath.Join(dir, "flat.pcap"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testbed.WritePcap(t, filepath.Join(dir, "flat.pcap"), 65536, true, recs)
 	out, errs, code := run(t, dir, "send", "--pcap", "flat.pcap", "--backend", "null", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

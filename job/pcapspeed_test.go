@@ -3,26 +3,18 @@ package job_test
 import (
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/job"
 )
 
 // A capture of one frame for the replay specs below (classic pcap, µs).
 func onePcap(t *testing.T) string {
-	t.Helper()
-	frame := make([]byte, 60)
-	rec := make([]byte, 16+len(frame))
-	rec[8], rec[12] = byte(len(frame)), byte(len(frame))
-	copy(rec[16:], frame)
-	hdr := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
 	path := filepath.Join(t.TempDir(), "one.pcap")
-	if err := os.WriteFile(path, append(hdr, rec...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testbed.WritePcap(t, path, 65535, false, testbed.Records(1, make([]byte, 60), 0, 0))
 	return path
 }
 

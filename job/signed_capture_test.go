@@ -1,30 +1,20 @@
 package job_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/job"
 )
 
 // capture writes a classic pcap of n copies of f, 1 ms apart.
 func capture(t *testing.T, name string, f []byte, n int) string {
-	t.Helper()
-	out := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
-	for i := range n {
-		rec := make([]byte, 16+len(f))
-		rec[4], rec[5] = byte(i*1000), byte(i*1000>>8) // µs
-		rec[8], rec[12] = byte(len(f)), byte(len(f))
-		copy(rec[16:], f)
-		out = append(out, rec...)
-	}
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testbed.WritePcap(t, path, 65535, false, testbed.Records(n, f, 0, time.Millisecond))
 	return path
 }
 

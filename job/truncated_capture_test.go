@@ -1,32 +1,20 @@
 package job_test
 
 import (
-	"encoding/binary"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/job"
 )
 
 // snapCapture writes a classic pcap of n 60-byte records of frames that
 // were wire bytes long on the wire (a capture's snap length, tcpdump -s).
 func snapCapture(t *testing.T, n, wire int) string {
-	t.Helper()
-	// Magic, version 2.4, zone, sigfigs, snap length 60, Ethernet.
-	out := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 0, 0, 0, 1, 0, 0, 0}
-	for i := range n {
-		rec := make([]byte, 16+60)
-		binary.LittleEndian.PutUint32(rec[4:], uint32(i*1000)) // µs
-		binary.LittleEndian.PutUint32(rec[8:], 60)
-		binary.LittleEndian.PutUint32(rec[12:], uint32(wire))
-		out = append(out, rec...)
-	}
 	path := filepath.Join(t.TempDir(), "snap60.pcap")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testbed.WritePcap(t, path, 60, false, testbed.Records(n, make([]byte, 60), wire, time.Millisecond))
 	return path
 }
 
