@@ -22,21 +22,7 @@ func TestCountShortOfTemplateCountsIsNoted(t *testing.T) {
 		s := job.NewSpec()
 		s.Backend, s.Count = "null", c.count
 		s.TemplateText = "streams:\n  - name: ten\n    count: 10\n    ipv4: {src: 198.18.0.1, dst: 198.19.0.1}\n    udp: {src: 1, dst: 2}\n"
-		run, err := job.Start(t.Context(), s, job.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-run.Done()
-		rep := run.Report()
-		if rep == nil {
-			t.Fatalf("%s: no report (%v)", c.name, run.Err())
-		}
-		var note string
-		for _, n := range rep.Notes {
-			if strings.Contains(n, "streams' own counts") {
-				note = n
-			}
-		}
+		rep, note := noted(t, s, "streams' own counts")
 		if (note != "") != c.want {
 			t.Fatalf("%s: note %q, want one: %v (notes %q)", c.name, note, c.want, rep.Notes)
 		}

@@ -33,20 +33,9 @@ func TestReplayOfSignedCaptureIsNoted(t *testing.T) {
 	}{{"wpg.pcap", signed, true}, {"other.pcap", make([]byte, 64), false}} {
 		s := job.NewSpec()
 		s.Backend, s.Pcap, s.Rate, s.Count = "null", capture(t, c.name, c.f, 3), "", 6
-		run, err := job.Start(t.Context(), s, job.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-run.Done()
-		rep := run.Report()
-		if rep == nil || rep.Frames != 6 {
-			t.Fatalf("%s: report %+v (%v)", c.name, rep, run.Err())
-		}
-		var note string
-		for _, n := range rep.Notes {
-			if strings.Contains(n, "wpg signature") {
-				note = n
-			}
+		rep, note := noted(t, s, "wpg signature")
+		if rep.Frames != 6 {
+			t.Fatalf("%s: report %+v", c.name, rep)
 		}
 		if got := note != ""; got != c.want {
 			t.Fatalf("%s: note %q, want one: %v (notes %q)", c.name, note, c.want, rep.Notes)

@@ -30,20 +30,9 @@ func TestReplayOfTruncatedCaptureIsNoted(t *testing.T) {
 	}{{1514, true}, {60, false}} {
 		s := job.NewSpec()
 		s.Backend, s.Pcap, s.Rate = "null", snapCapture(t, 3, c.wire), "max"
-		run, err := job.Start(t.Context(), s, job.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-run.Done()
-		rep := run.Report()
-		if rep == nil || rep.Frames != 3 {
-			t.Fatalf("report %+v (%v)", rep, run.Err())
-		}
-		var note string
-		for _, n := range rep.Notes {
-			if strings.Contains(n, "snap length") {
-				note = n
-			}
+		rep, note := noted(t, s, "snap length")
+		if rep.Frames != 3 {
+			t.Fatalf("report %+v", rep)
 		}
 		if got := note != ""; got != c.want {
 			t.Fatalf("wire %d: note %q, want one: %v (notes %q)", c.wire, note, c.want, rep.Notes)
