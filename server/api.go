@@ -492,6 +492,25 @@ func templateFix(te *template.Error) string {
 	return "correct the template (docs/templates.md)"
 }
 
+// withTemplate puts the position of template error te into fe and, unless
+// fe has a reason of its own (own), te's reason and fix apart, where the
+// error's one line has both; a fix te does not give says where to look.
+func withTemplate(fe *FieldError, te *template.Error, own bool) {
+	fe.Line, fe.Col, fe.Path = te.Line, te.Col, te.Path
+	if !own {
+		switch {
+		case te.Msg != "":
+			fe.Reason = te.Msg
+		case te.Err != nil:
+			fe.Reason = te.Err.Error()
+		}
+		fe.Fix = te.Fix
+	}
+	if fe.Fix == "" {
+		fe.Fix = templateFix(te)
+	}
+}
+
 func problemsBody(ps job.Problems) ErrorBody {
 	b := ErrorBody{}
 	for _, p := range ps {
@@ -501,15 +520,7 @@ func problemsBody(ps job.Problems) ErrorBody {
 		}
 		var te *template.Error
 		if errors.As(p.Err, &te) {
-			fe.Line, fe.Col, fe.Path = te.Line, te.Col, te.Path
-			if p.Reason == "" {
-				// What is wrong and the fix apart, where the error's
-				// one line has both.
-				fe.Reason, fe.Fix = te.Msg, te.Fix
-			}
-			if fe.Fix == "" {
-				fe.Fix = templateFix(te)
-			}
+			withTemplate(&fe, te, p.Reason != "")
 		}
 		b.Errors = append(b.Errors, fe)
 	}
@@ -874,13 +885,7 @@ func templateErrors(err error) ErrorBody {
 	fe := FieldError{Field: "template", Reason: err.Error()}
 	var te *template.Error
 	if errors.As(err, &te) {
-		fe.Reason, fe.Fix, fe.Line, fe.Col, fe.Path = te.Msg, te.Fix, te.Line, te.Col, te.Path
-		if fe.Reason == "" && te.Err != nil {
-			fe.Reason = te.Err.Error()
-		}
-		if fe.Fix == "" {
-			fe.Fix = templateFix(te)
-		}
+		withTemplate(&fe, te, false)
 	}
 	if fe.Fix == "" {
 		fe.Fix = "correct the template (docs/templates.md)"
