@@ -2,9 +2,6 @@ package backend
 
 import (
 	"net"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/wpg-dev/wpg/internal/sys"
@@ -70,7 +67,7 @@ func lookupLink(fs sysinfo.FS, path, name string) (Link, error) {
 	}
 	l := Link{Name: ifc.Name, Index: ifc.Index, MTU: ifc.MTU, Flags: ifc.Flags, NUMANode: -1, RPS: true}
 	l.Driver, _ = sys.EthtoolDriver(name)
-	if d, err := fs.Interface(name); err == nil && sysShows(fs, ifc) {
+	if d, err := fs.Interface(name); err == nil && sysShows(d, ifc) {
 		l.SysShown = true
 		l.Virtual, l.NUMANode, l.TXQueues, l.RXQueues, l.RPS = d.Virtual, d.NUMANode, d.TXQueues, d.RXQueues, len(d.RPS) > 0
 		if l.Driver == "" {
@@ -82,7 +79,7 @@ func lookupLink(fs sysinfo.FS, path, name string) (Link, error) {
 	case perr == nil && found:
 		l.Virtual, l.Bus, l.Device = false, bus, dev
 		if l.NUMANode < 0 {
-			l.NUMANode = busNUMANode(fs, bus, dev)
+			l.NUMANode = fs.DeviceNUMANode(bus, dev)
 		}
 	case perr == nil && !l.SysShown:
 		// No device behind it: exact from Linux 5.16, which names the
@@ -95,40 +92,12 @@ func lookupLink(fs sysinfo.FS, path, name string) (Link, error) {
 	return l, nil
 }
 
-// sysShows reports whether /sys/class/net/NAME below fs is the interface
-// ifc of this thread's namespace: the same ifindex and, where it has one,
-// the same hardware address.
-func sysShows(fs sysinfo.FS, ifc *net.Interface) bool {
-	dir := filepath.Join(fs.Root, "sys/class/net", ifc.Name)
-	b, err := os.ReadFile(filepath.Join(dir, "ifindex"))
-	if err != nil {
+// sysShows reports whether d, what /sys/class/net shows of ifc's name,
+// is the interface ifc of this thread's namespace: the same ifindex and,
+// where it has one, the same hardware address.
+func sysShows(d sysinfo.Iface, ifc *net.Interface) bool {
+	if d.Index != ifc.Index {
 		return false
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || n != ifc.Index {
-		return false
-	}
-	if len(ifc.HardwareAddr) == 0 {
-		return true
-	}
-	b, err = os.ReadFile(filepath.Join(dir, "address"))
-	return err == nil && strings.EqualFold(strings.TrimSpace(string(b)), ifc.HardwareAddr.String())
-}
-
-// busNUMANode is the NUMA node of device dev on bus below fs
-// (sys/bus/BUS/devices/DEV/numa_node), -1 when unknown.
-func busNUMANode(fs sysinfo.FS, bus, dev string) int {
-	for _, s := range []string{bus, dev} {
-		if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\x00") {
-			return -1
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(fs.Root, "sys/bus", bus, "devices", dev, "numa_node"))
-	if err != nil {
-		return -1
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || n < 0 {
-		return -1
-	}
-	return n
+	return len(ifc.HardwareAddr) == 0 || strings.EqualFold(d.Address, ifc.HardwareAddr.String())
 }

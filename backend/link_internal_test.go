@@ -47,35 +47,9 @@ func TestSysShows(t *testing.T) {
 		{"not in /sys", net.Interface{Name: "veth1", Index: 9, HardwareAddr: mac}, false},
 		{"no address (lo)", net.Interface{Name: "lo", Index: 1}, true},
 	} {
-		if got := sysShows(fs, &c.ifc); got != c.want {
+		d, err := fs.Interface(c.ifc.Name)
+		if got := err == nil && sysShows(d, &c.ifc); got != c.want {
 			t.Errorf("%s: sysShows = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
-// The NUMA node of the device behind an interface comes from its /sys/bus
-// entry, which every namespace shares; names that would leave the tree,
-// and missing or negative nodes, are unknown (-1).
-func TestBusNUMANode(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
-		"sys/bus/pci/devices/0000:00:03.0/numa_node": "1\n",
-		"sys/bus/pci/devices/0000:00:04.0/numa_node": "-1\n",
-	})
-	fs := sysinfo.FS{Root: root}
-	for _, c := range []struct {
-		bus, dev string
-		want     int
-	}{
-		{"pci", "0000:00:03.0", 1},
-		{"pci", "0000:00:04.0", -1},
-		{"pci", "0000:00:05.0", -1},
-		{"pci", "../../../etc", -1},
-		{"..", "x", -1},
-		{"", "", -1},
-	} {
-		if got := busNUMANode(fs, c.bus, c.dev); got != c.want {
-			t.Errorf("busNUMANode(%q, %q) = %d, want %d", c.bus, c.dev, got, c.want)
 		}
 	}
 }

@@ -60,6 +60,11 @@ type Iface struct {
 	RPS map[string]string `json:"rps,omitempty"`
 	// TxQueueLen is the qdisc queue length (tx_queue_len).
 	TxQueueLen int `json:"tx_queue_len"`
+	// Index and Address are the interface's ifindex and hardware address
+	// as /sys gives them (0 and "" where it does not), for telling it
+	// from another namespace's interface of the same name.
+	Index   int    `json:"-"`
+	Address string `json:"-"`
 }
 
 // FS reads /proc and /sys below Root ("/" for the running machine).
@@ -180,6 +185,8 @@ func (f FS) Interface(name string) (Iface, error) {
 	ifc.Operstate, _ = f.read(dir + "/operstate")
 	ifc.MTU = f.readInt(dir+"/mtu", 0)
 	ifc.TxQueueLen = f.readInt(dir+"/tx_queue_len", 0)
+	ifc.Index = f.readInt(dir+"/ifindex", 0)
+	ifc.Address, _ = f.read(dir + "/address")
 	if s, err := f.read(dir + "/speed"); err == nil {
 		if v, err := strconv.Atoi(s); err == nil && v > 0 {
 			ifc.SpeedMbps = &v
@@ -223,6 +230,18 @@ func (f FS) cpuMask(m *map[string]string, queue, file string) {
 		*m = map[string]string{}
 	}
 	(*m)[filepath.Base(queue)] = s
+}
+
+// DeviceNUMANode is the NUMA node of device dev on bus
+// (sys/bus/BUS/devices/DEV/numa_node), which every network namespace
+// shares; -1 when unknown, negative, or when a name would leave the tree.
+func (f FS) DeviceNUMANode(bus, dev string) int {
+	for _, s := range []string{bus, dev} {
+		if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\x00") {
+			return -1
+		}
+	}
+	return max(f.readInt("sys/bus/"+bus+"/devices/"+dev+"/numa_node", -1), -1)
 }
 
 func (f FS) readInt(p string, def int) int {
