@@ -262,12 +262,11 @@ type liveLateness struct {
 	mu     sync.Mutex
 	pacers []atomic.Pointer[pace.Pacer]
 	cum    *hist.Hist
-	// shared is the read-only copy of cum that snapshots carry, while
-	// cum holds what it held (sharedN values): snapshots taken while no
-	// grant came in share one copy instead of copying the histogram each.
-	shared  *hist.Hist
-	sharedN int64
-	ended   bool
+	// frozen hands out the read-only copies of cum that snapshots carry:
+	// snapshots taken while no grant came in share one copy instead of
+	// copying the histogram each.
+	frozen hist.Frozen
+	ended  bool
 }
 
 func newLiveLateness(workers int) *liveLateness {
@@ -308,10 +307,7 @@ func (l *liveLateness) snapshot(done bool) *hist.Hist {
 		l.ended = true // no more changes: share it
 		return l.cum
 	}
-	if l.shared == nil || l.cum.Count() != l.sharedN { // counts only grow: equal is unchanged
-		l.shared, l.sharedN = l.cum.Clone(), l.cum.Count()
-	}
-	return l.shared
+	return l.frozen.Of(l.cum)
 }
 
 // WorkerSnapshot is one worker's counts so far.

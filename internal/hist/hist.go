@@ -51,6 +51,27 @@ func (h *Hist) Clone() *Hist {
 	return c
 }
 
+// Frozen hands out read-only copies of a histogram that only grows (its
+// values are never reset or replaced): one copy each time values came in,
+// shared by every caller until more do. The zero value is ready.
+type Frozen struct {
+	copy *Hist
+	n    int64 // h's count when copy was made
+}
+
+// Of returns a read-only copy of h as it is now: the one it returned last
+// when h holds as many values as then (counts only grow: unchanged). A nil
+// h gives nil.
+func (f *Frozen) Of(h *Hist) *Hist {
+	if h == nil {
+		return nil
+	}
+	if f.copy == nil || h.Count() != f.n {
+		f.copy, f.n = h.Clone(), h.Count()
+	}
+	return f.copy
+}
+
 // Reset empties h, keeping its bounds and its memory.
 func (h *Hist) Reset() { h.h.Reset() }
 

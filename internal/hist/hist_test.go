@@ -65,3 +65,23 @@ func TestSub(t *testing.T) {
 		t.Fatal("Reset left values")
 	}
 }
+
+// Frozen hands out one copy per change: the same one while no values came
+// in, a new one after, and never the histogram itself.
+func TestFrozen(t *testing.T) {
+	var f Frozen
+	if f.Of(nil) != nil {
+		t.Fatal("a nil histogram gave a copy")
+	}
+	h := New(1, 1000)
+	h.Record(5)
+	a := f.Of(h)
+	if a == h || a.Count() != 1 || f.Of(h) != a {
+		t.Fatalf("first copy %p (h %p), count %d, again %p", a, h, a.Count(), f.Of(h))
+	}
+	h.Record(7)
+	b := f.Of(h)
+	if b == a || b.Count() != 2 || a.Count() != 1 {
+		t.Fatalf("after a value: copy %p (was %p), counts %d and %d", b, a, b.Count(), a.Count())
+	}
+}

@@ -25,9 +25,9 @@ type Live struct {
 	mu    sync.Mutex
 	slots []*LiveCounts
 	lat   *hist.Hist // every window of every receiver merged (nil: none yet)
-	// shared is the read-only copy of lat that Snapshot hands out, until
-	// an update changes lat (nil then): many readers share one copy.
-	shared *hist.Hist
+	// frozen hands out Snapshot's read-only copies of lat: many readers
+	// share one until a message brings latency.
+	frozen hist.Frozen
 }
 
 // LiveCounts are one receiver's totals from its latest progress message,
@@ -96,7 +96,6 @@ func (l *Live) update(c *LiveCounts, p RecvProgress) {
 		} else {
 			l.lat.Merge(win)
 		}
-		l.shared = nil
 	}
 }
 
@@ -122,11 +121,5 @@ func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 		s.Corrupted += c.Corrupted
 		s.Unsigned += c.Unsigned
 	}
-	if l.lat == nil {
-		return s, nil
-	}
-	if l.shared == nil {
-		l.shared = l.lat.Clone()
-	}
-	return s, l.shared
+	return s, l.frozen.Of(l.lat)
 }
