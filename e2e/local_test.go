@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/recv"
 )

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	_ "github.com/wpg-dev/wpg/backend/pipe"
-	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/peer"
 )
 
 // A pipe receiver started with --listen (the receiver `wpg bench --backend

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/peer"
 )
 
 // A sender's request fills what the receiver's spec leaves unset; a value

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wpg-dev/wpg/internal/peer/peertest"
+	"github.com/wpg-dev/wpg/peer/peertest"
 )
 
 // TestFinishedJobPageReceiverCounts: the page of a finished shm job with

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	_ "github.com/wpg-dev/wpg/backend/shm"
-	"github.com/wpg-dev/wpg/internal/peer/peertest"
+	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/recv"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
-	"github.com/wpg-dev/wpg/internal/peer/peertest"
+	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/job"
 )

@@ -14,7 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
-	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/internal/peer"
+	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/shmring"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/internal/peer/peertest"
+	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 

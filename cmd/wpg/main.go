@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/wpg-dev/wpg/internal/cli"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli"
 
 	_ "github.com/wpg-dev/wpg/backend/all" // every backend registers itself
 )

@@ -24,11 +24,11 @@ const module = "github.com/wpg-dev/wpg"
 // reads an environment variable and exits by design). Every package named
 // main is a program and speaks too.
 var speakers = map[string]string{
-	"cmd/wpg":                "the program",
-	"internal/cli":           "the command layer: flags, printing, exit codes",
-	"internal/testbed":       "test support",
-	"internal/peer/peertest": "test support: the re-executed receiver child of backend tests",
-	"e2e":                    "tests of the binary",
+	"cmd/wpg":          "the program",
+	"cmd/wpg/cli":      "the command layer: flags, printing, exit codes",
+	"internal/testbed": "test support",
+	"peer/peertest":    "test support: the re-executed receiver child of backend tests",
+	"e2e":              "tests of the binary",
 }
 
 // quietToFix lists the places in library packages that still print or

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/internal/cli"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli"
 )
 
 // fakeSender hands out buffers and drops what is committed. It stops

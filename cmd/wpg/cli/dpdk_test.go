@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 )
 
 // TestDPDKArgs: --dpdk-args wins over dpdk.eal_args, and the key goes

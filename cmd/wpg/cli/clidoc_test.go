@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite docs/cli.md")
 func TestCLIReference(t *testing.T) {
 	var buf bytes.Buffer
 	WriteCLIReference(&buf)
-	const path = "../../docs/cli.md"
+	const path = "../../../docs/cli.md"
 	if *update {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -29,10 +29,10 @@ func TestCLIReference(t *testing.T) {
 	}
 	old, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (create it with: go test ./internal/cli -run TestCLIReference -update)", err)
+		t.Fatalf("%v (create it with: go test ./cmd/wpg/cli -run TestCLIReference -update)", err)
 	}
 	if !bytes.Equal(old, buf.Bytes()) {
-		t.Fatal("docs/cli.md is out of date: go test ./internal/cli -run TestCLIReference -update")
+		t.Fatal("docs/cli.md is out of date: go test ./cmd/wpg/cli -run TestCLIReference -update")
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 )
 
 // runFlags are the flags `wpg send` and `wpg bench` share.

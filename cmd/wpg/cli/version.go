@@ -10,7 +10,7 @@ import (
 
 func init() { register(newVersionCmd) }
 
-// Version is set at build time with -ldflags "-X .../internal/cli.Version=…";
+// Version is set at build time with -ldflags "-X .../cmd/wpg/cli.Version=…";
 // left at "dev", the version comes from the build information instead
 // (the module version of a `go install …@vX` binary).
 var Version = "dev"
@@ -23,7 +23,7 @@ func newVersionCmd() *cobra.Command {
 "modified" for a tree with uncommitted changes) where the build recorded one, the Go version and
 the platform. wpg --version prints the same line.
 
-The version is the one set at link time (-ldflags "-X github.com/wpg-dev/wpg/internal/cli.Version=…"),
+The version is the one set at link time (-ldflags "-X github.com/wpg-dev/wpg/cmd/wpg/cli.Version=…"),
 else the module version Go recorded (v1.2.3 for go install github.com/wpg-dev/wpg/cmd/wpg@v1.2.3),
 else "dev" for a build from a source tree.`,
 		Args: cobra.NoArgs,

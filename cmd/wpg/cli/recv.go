@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"

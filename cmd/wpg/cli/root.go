@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 )
 
 var builders []func() *cobra.Command

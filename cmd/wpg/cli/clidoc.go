@@ -14,7 +14,7 @@ func WriteCLIReference(w io.Writer) {
 	root := NewRoot()
 	fmt.Fprintln(w, "# CLI reference")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Generated from the commands by `go test ./internal/cli -run TestCLIReference -update`; do not edit by hand.")
+	fmt.Fprintln(w, "Generated from the commands by `go test ./cmd/wpg/cli -run TestCLIReference -update`; do not edit by hand.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "```")
 	fmt.Fprint(w, root.Long+"\n")

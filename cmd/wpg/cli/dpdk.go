@@ -1,6 +1,6 @@
 package cli
 
-import "github.com/wpg-dev/wpg/internal/config"
+import "github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 
 // dpdkArgs is the EAL arguments of a run: --dpdk-args when the user gave
 // it (given), else dpdk.eal_args of wpg.toml when the run uses the dpdk

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wpg-dev/wpg/internal/chart"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/chart"
 )
 
 func init() { register(newPlotCmd) }

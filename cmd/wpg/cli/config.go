@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wpg-dev/wpg/internal/config"
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 )
 
 func init() { register(newConfigCmd) }
