@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -259,25 +257,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		err = nil
 	}
 	return errors.Join(err, cerr)
-}
-
-// authorized reports whether r carries the token (always, without one):
-// as "Authorization: Bearer TOKEN" or as the web UI's session cookie.
-func (s *Server) authorized(r *http.Request) bool {
-	if s.opt.Token == "" {
-		return true
-	}
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		return s.cookieAuthorized(r)
-	}
-	const pfx = "Bearer "
-	if len(h) < len(pfx) || !strings.EqualFold(h[:len(pfx)], pfx) {
-		return false
-	}
-	got := sha256.Sum256([]byte(h[len(pfx):]))
-	want := sha256.Sum256([]byte(s.opt.Token))
-	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
 // listenError says why the address could not be taken and what to do.

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/wpg-dev/wpg/job"
+)
+
+// JobView is a job as the API shows it.
+type JobView struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	// StartedBy is who started it (CreateRequest.StartedBy), Client the
+	// address the request came from.
+	StartedBy string          `json:"started_by,omitempty"`
+	Client    string          `json:"client,omitempty"`
+	Status    Status          `json:"status"`
+	Backend   string          `json:"backend"`
+	Cores     string          `json:"cores,omitempty"`
+	Spec      json.RawMessage `json:"spec"`
+	CreatedAt time.Time       `json:"created_at"`
+	StartedAt time.Time       `json:"started_at"`
+	EndedAt   *time.Time      `json:"ended_at,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	// Frames, Bytes, PPS and BPS: live while running, the report's after.
+	Frames    uint64  `json:"frames"`
+	Bytes     uint64  `json:"bytes"`
+	PPS       float64 `json:"pps"`
+	BPS       float64 `json:"bps"`
+	Elapsed   float64 `json:"elapsed_seconds"`
+	HasReport bool    `json:"has_report"`
+}
+
+// SnapshotView is one snapshot of the event stream.
+type SnapshotView struct {
+	Job     int64        `json:"job"`
+	At      time.Time    `json:"at"`
+	Elapsed float64      `json:"elapsed_seconds"`
+	Frames  uint64       `json:"frames"`
+	Bytes   uint64       `json:"bytes"`
+	PPS     float64      `json:"pps"`
+	BPS     float64      `json:"bps"`
+	Workers []WorkerView `json:"workers"`
+	Done    bool         `json:"done"`
+	// Lateness is the pacing lateness from the start (live: up to about
+	// 50 ms before At); LatenessWindow that since the previous snapshot.
+	// Zero for a flat-out run.
+	Lateness       LatenessView `json:"lateness"`
+	LatenessWindow LatenessView `json:"lateness_window"`
+	// The report's lateness figures, once Done.
+	LatenessMaxNs  int64 `json:"lateness_max_ns"`
+	LatenessMeanNs int64 `json:"lateness_mean_ns"`
+	P50JitterNs    int64 `json:"p50_jitter_ns"`
+	P99JitterNs    int64 `json:"p99_jitter_ns"`
+	// Receiver is what the job's own receivers (local paths with
+	// start_receiver, or connect) counted so far; absent without one.
+	Receiver *ReceiverView `json:"receiver,omitempty"`
+}
+
+// ReceiverView is job.ReceiverSnapshot: the receivers' totals so far
+// (their progress messages, about every 250 ms; once done, their
+// answers), their one-way latency from the start and since the previous
+// snapshot (count 0: not measured).
+type ReceiverView struct {
+	Receivers     int          `json:"receivers"`
+	Frames        uint64       `json:"frames"`
+	Bytes         uint64       `json:"bytes"`
+	Lost          uint64       `json:"lost"`
+	Duplicated    uint64       `json:"duplicated"`
+	Corrupted     uint64       `json:"corrupted"`
+	Latency       LatenessView `json:"latency"`
+	LatencyWindow LatenessView `json:"latency_window"`
+	// Final is true once the counts are the receivers' answers.
+	Final bool `json:"final"`
+}
+
+// LatenessView is job.LatenessStats: how many pacer grants, and the
+// percentiles of their lateness in nanoseconds.
+type LatenessView struct {
+	Count int64 `json:"count"`
+	P50Ns int64 `json:"p50_ns"`
+	P99Ns int64 `json:"p99_ns"`
+	MaxNs int64 `json:"max_ns"`
+}
+
+func latenessView(l job.LatenessStats) LatenessView {
+	return LatenessView{Count: l.Count, P50Ns: l.P50Ns, P99Ns: l.P99Ns, MaxNs: l.MaxNs}
+}
+
+// WorkerView is one worker of a snapshot.
+type WorkerView struct {
+	Worker int     `json:"worker"`
+	Frames uint64  `json:"frames"`
+	Bytes  uint64  `json:"bytes"`
+	PPS    float64 `json:"pps"`
+}
+
+// snapshotView shows s, with the lateness window since prev (the previous
+// snapshot of the stream; zero: since the start).
+func snapshotView(id int64, s, prev job.Snapshot) SnapshotView {
+	v := SnapshotView{Job: id, At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
+		Done: s.Done, Lateness: latenessView(s.Lateness), LatenessWindow: latenessView(s.LatenessSince(prev)),
+		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.P50JitterNs, P99JitterNs: s.P99JitterNs,
+		Workers: make([]WorkerView, len(s.Workers))}
+	for i, w := range s.Workers {
+		v.Workers[i] = WorkerView{w.Worker, w.Frames, w.Bytes, w.PPS}
+	}
+	if r := s.Receiver; r != nil {
+		v.Receiver = &ReceiverView{Receivers: r.Receivers, Frames: r.Frames, Bytes: r.Bytes, Lost: r.Lost, Duplicated: r.Duplicated,
+			Corrupted: r.Corrupted, Latency: latenessView(r.Latency), LatencyWindow: latenessView(s.ReceiverLatencySince(prev)), Final: r.Final}
+	}
+	return v
+}
+
+// view shows a job: a running entry live, else its record.
+func (s *Server) view(e *entry, rec *JobRecord) JobView {
+	if e != nil {
+		select {
+		case <-e.done:
+			rec = e.final
+		default:
+			spec, _ := json.Marshal(e.spec)
+			snap := e.run.Snapshot()
+			return JobView{ID: e.id, Name: e.name, StartedBy: e.startedBy, Client: e.client, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
+				Spec: spec, CreatedAt: e.created.UTC(), StartedAt: e.created.UTC(), Frames: snap.Frames, Bytes: snap.Bytes, PPS: snap.PPS, BPS: snap.BPS,
+				Elapsed: snap.Elapsed.Seconds()}
+		}
+	}
+	v := JobView{ID: rec.ID, Name: rec.Name, StartedBy: rec.StartedBy, Client: rec.Client, Status: rec.Status, Cores: rec.Cores, Spec: json.RawMessage(rec.Spec),
+		CreatedAt: time.Unix(0, rec.CreatedAt).UTC(), StartedAt: time.Unix(0, rec.StartedAt).UTC(), Error: rec.Error,
+		Frames: rec.Frames, Bytes: rec.Bytes, HasReport: rec.Report != nil}
+	var spec job.Spec
+	if json.Unmarshal([]byte(rec.Spec), &spec) == nil {
+		v.Backend = spec.BackendName()
+	}
+	if rec.EndedAt != 0 {
+		t := time.Unix(0, rec.EndedAt).UTC()
+		v.EndedAt = &t
+		v.Elapsed = t.Sub(v.StartedAt).Seconds()
+	}
+	if rec.Report != nil {
+		var rep struct{ PPS, BPS, Seconds float64 }
+		if json.Unmarshal(rec.Report, &rep) == nil {
+			v.PPS, v.BPS, v.Elapsed = rep.PPS, rep.BPS, rep.Seconds
+		}
+	} else if v.Elapsed > 0 {
+		// No report (interrupted, or failed on the way): the mean rates
+		// of the totals its samples reached.
+		v.PPS, v.BPS = float64(v.Frames)/v.Elapsed, float64(v.Bytes)*8/v.Elapsed
+	}
+	return v
+}
