@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/testbed"
+	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/recv"
 )
 

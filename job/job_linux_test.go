@@ -16,9 +16,9 @@ import (
 	_ "github.com/wpg-dev/wpg/backend/null"
 	_ "github.com/wpg-dev/wpg/backend/pcapfile"
 	_ "github.com/wpg-dev/wpg/backend/shm"
-	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/template"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/internal/hist"
-	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 )

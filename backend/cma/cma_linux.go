@@ -16,8 +16,8 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/memread"
-	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/shmring"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
-	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/peer/peertest"
 )
 
 func TestMain(m *testing.M) { peertest.Main(m) }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/frame"
-	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/peer"
 )
 
 // errEmpty is returned by the receiver's read function when the pipe is

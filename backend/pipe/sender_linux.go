@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/peer"
 )
 
 // sender writes frames into a pipe or FIFO (see newSender).

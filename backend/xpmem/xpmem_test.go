@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/peer/peertest"
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/peer/peertest"
 )
 
 func TestMain(m *testing.M) { peertest.Main(m) }
