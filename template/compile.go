@@ -65,7 +65,7 @@ type Source struct {
 	tl        *timeline // the streams' own schedules (timed.go), nil when shared
 	fps       float64   // a timed source's frame rate (timed.go)
 	timetable Schedule  // a timed source's timetable, for the report (timed.go)
-	failed    bool      // a replay's capture could not be read: no more frames (replay.go)
+	failed    bool      // a replay's capture could not be read: no more frames (replay_render.go)
 }
 
 // maxSched bounds the precomputed interleaving (sum of shares).
@@ -129,7 +129,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	var shares float64
 	for i := range spec.Streams {
 		st := &spec.Streams[i]
-		if st.Replay != nil { // replay.go
+		if st.Replay != nil { // replay_render.go
 			why, err := s.compileReplay(st, i, o)
 			if err != nil {
 				s.closeReplays()

@@ -59,7 +59,7 @@ type cstream struct {
 
 	fr *fragger // the datagrams' fragments (fragment.go), nil for whole datagrams
 
-	rp *replay // a capture replayed (replay.go), nil for a layer stack
+	rp *replay // a capture replayed (replay_render.go), nil for a layer stack
 	tm *stime  // the stream's own schedule (timed.go), nil when shared
 }
 

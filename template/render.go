@@ -86,7 +86,7 @@ func sigSum(seq uint64, tsSum uint64, odd bool) uint64 {
 // renderOne writes the stream's next frame into b and returns its length.
 func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	if cs.rp != nil {
-		return cs.renderReplay(b, now) // replay.go
+		return cs.renderReplay(b, now) // replay_render.go
 	}
 	if cs.fr != nil && !cs.fr.inside {
 		return cs.renderFragment(b, now, nowSum) // fragment.go
