@@ -1,4 +1,5 @@
 // Package netns creates private, named network namespaces with a veth pair
+// (and, with NewRouter, a Linux router between two links to test against)
 // for wpg's own runs (wpg bench's network rows, and later wpg ndr), and
 // removes them: on Close, and for namespaces left behind by a wpg process
 // that died without closing them (kill -9) with CleanStale.
@@ -79,7 +80,7 @@ func New(ctx context.Context, o Options) (*NS, error) {
 		Inner: fmt.Sprintf("wpg%dx%db", pid, n),
 	}
 	if err := ip(ctx, "netns", "add", ns.Name); err != nil {
-		if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "Operation not permitted") {
+		if isPermission(err) {
 			return nil, fmt.Errorf("netns: creating a network namespace needs root (CAP_SYS_ADMIN): %w", err)
 		}
 		return nil, err
@@ -251,6 +252,12 @@ func parseStartTime(stat string) (uint64, error) {
 		return 0, fmt.Errorf("proc stat: starttime %q: %w", f[19], err)
 	}
 	return v, nil
+}
+
+// isPermission reports whether an ip command failed for want of
+// privileges.
+func isPermission(err error) bool {
+	return errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "Operation not permitted")
 }
 
 func ip(ctx context.Context, args ...string) error {
