@@ -80,50 +80,11 @@ func Compile(spec *Spec, o CompileOptions) (*Source, error) {
 // a large stream checks ctx every few thousand frames and returns
 // ctx.Err() (a SIGTERM during a long prerender ends it at once).
 func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source, error) {
-	if o.Workers <= 0 {
-		o.Workers = 1
+	if err := o.check(spec); err != nil {
+		return nil, err
 	}
-	if o.Worker < 0 || o.Worker >= o.Workers {
-		return nil, fmt.Errorf("template: worker %d out of range 0..%d", o.Worker, o.Workers-1)
-	}
-	switch o.Plan {
-	case "":
-		o.Plan = PlanAuto
-	case PlanAuto, PlanPrerender, PlanStream:
-	default:
-		return nil, fmt.Errorf("template: unknown plan %q: use auto, prerender or stream (--plan)", o.Plan)
-	}
-	if o.PrerenderMaxBytes <= 0 {
-		o.PrerenderMaxBytes = DefaultPrerenderMaxBytes
-	}
-	if o.PrerenderMaxPackets <= 0 {
-		o.PrerenderMaxPackets = DefaultPrerenderMaxPackets
-	}
-	if len(spec.Streams) == 0 {
-		return nil, fmt.Errorf("template %s: no streams", printable.Escape(spec.File))
-	}
-	W := uint64(o.Workers)
-	maxBytes, bytesLimit := o.PrerenderMaxBytes, "--prerender-max-bytes / tx.prerender_max_bytes"
-	if half := o.MemAvailable / 2; o.MemAvailable > 0 && half < maxBytes {
-		maxBytes = half
-		bytesLimit = fmt.Sprintf("half of the %s MemAvailable: prerendering stays within half the memory available, whatever --prerender-max-bytes (%s) allows; free memory or prerender less", sizeString(o.MemAvailable), sizeString(o.PrerenderMaxBytes))
-	}
-	budgetBytes := maxBytes / int64(o.Workers)
-	budgetPkts := o.PrerenderMaxPackets / int64(o.Workers)
-	// The run's --count bounds what this worker sends (the engine gives
-	// worker i the frames i, i+W, … of the count).
-	countShare, counted := uint64(0), o.Count > 0
-	if counted {
-		countShare = o.Count / W
-		if uint64(o.Worker) < o.Count%W {
-			countShare++
-		}
-	}
+	b := newBudget(o)
 	s := &Source{}
-	perWorker := ""
-	if o.Workers > 1 {
-		perWorker = fmt.Sprintf("; each of the %d workers gets 1/%d of it", o.Workers, o.Workers)
-	}
 	var details []streamDetail
 	npre, nstream := 0, 0
 	var shares float64
@@ -138,95 +99,13 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 			details = append(details, streamDetail{i, st.Name, why})
 			continue
 		}
-		L := newLayout(st, uint16(i))
-		cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
-		if st.Count == 0 {
-			cs.unlimited = true
-		} else if st.Count > uint64(o.Worker) {
-			cs.left = (st.Count - uint64(o.Worker) + W - 1) / W
-		}
-		// A fragmented stream counts datagrams; it sends count fragments
-		// of each (fragment.go), always streamed.
-		frag := newFragger(st)
-		if frag != nil {
-			cs.left *= uint64(frag.g.count)
-		}
-		maxN := int(st.Size.Max())
-		if frag != nil {
-			maxN = frag.g.frameLen(0) // the datagram is rendered into the fragger's buffer
-		}
-		s.maxFrame = max(s.maxFrame, maxN)
-		mean := meanOf(&st.Size)
-		if frag != nil {
-			mean = frag.g.mean()
-		}
-		s.mean += mean * float64(st.Share)
+		cs, frag := newStream(st, i, o)
+		s.addFrames(st, frag)
 		shares += float64(st.Share)
-
-		// How many distinct frames this worker sends before repeating.
-		period := streamPeriod(st)
-		need := uint64(0)
-		finite := true
-		switch {
-		case !cs.unlimited && period > 0:
-			need = min(cs.left, period/gcd(period, W))
-		case !cs.unlimited:
-			need = cs.left
-		case period > 0:
-			need = period / gcd(period, W)
-		default:
-			finite = false
-		}
-		byCount := false
-		if counted && (!finite || need > countShare) {
-			need, finite, byCount = countShare, true, true
-		}
-		var why string
-		pre := false
-		if o.Plan != PlanStream && finite && need > 0 && frag == nil {
-			// cost adds the per-frame index of varying sizes to the frames.
-			var bytes, cost int64
-			if need <= uint64(max(budgetPkts, 0)) {
-				// Exact only when it may fit (it walks the sizes of need frames).
-				bytes = int64(need) * int64(st.Size.Min())
-				if bytes <= budgetBytes {
-					var err error
-					if bytes, err = prerenderBytes(ctx, st, uint64(o.Worker), W, need); err != nil {
-						return nil, err
-					}
-				}
-				cost = bytes
-				if st.Size.Kind != Fixed {
-					cost += int64(need) * preFrameSize
-				}
-			}
-			switch {
-			case need > uint64(max(budgetPkts, 0)):
-				why = fmt.Sprintf("%d frames exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets%s)", need, budgetPkts, o.PrerenderMaxPackets, perWorker)
-			case cost > budgetBytes:
-				why = fmt.Sprintf("%s exceeds the %s left of the prerender limit of %s (%s%s)", sizeString(cost), sizeString(budgetBytes), sizeString(maxBytes), bytesLimit, perWorker)
-			default:
-				pre = true
-				budgetPkts -= int64(need)
-				budgetBytes -= cost
-				why = fmt.Sprintf("prerendered %d %s (%s)", need, plural(need, "frame", "frames"), sizeString(bytes))
-				switch {
-				case byCount:
-					why += ", what --count leaves this worker"
-				case !cs.unlimited && need == cs.left:
-					why += ", the whole count"
-				default:
-					why += ", one period of its fields, replayed"
-				}
-			}
-		} else if frag != nil {
-			why = "streamed: fragments are cut from each datagram as it is rendered"
-		} else if o.Plan == PlanStream {
-			why = "streamed (--plan stream)"
-		} else if !finite {
-			why = "streamed: random fields and no count, nothing finite to prerender"
-		} else {
-			why = "no frames for this worker"
+		need, finite, byCount := b.need(st, cs)
+		why, pre, err := b.choose(ctx, st, cs, frag, need, finite, byCount)
+		if err != nil {
+			return nil, err
 		}
 		if o.Plan == PlanPrerender && !pre && need > 0 {
 			return nil, fmt.Errorf("template %s: stream %d (%s) cannot be prerendered: %s; raise the limit, set a count, or use --plan auto", printable.Escape(spec.File), i, printable.Escape(st.Name), strings.TrimPrefix(why, "streamed: "))
@@ -234,31 +113,241 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 		if o.CheckOnly {
 			continue
 		}
+		if why, err = cs.build(ctx, pre, need, why, frag); err != nil {
+			return nil, err
+		}
 		if pre {
-			note, err := cs.prerender(ctx, need)
-			if err != nil {
-				return nil, err
-			}
-			why += note
 			npre++
 		} else {
-			if !strings.HasPrefix(why, "streamed") && why != "no frames for this worker" {
-				why = "streamed: " + why
-			}
-			cs.compileStream()
-			cs.fr = frag
 			nstream++
 		}
 		details = append(details, streamDetail{i, st.Name, why})
-		s.streams = append(s.streams, cs)
-		if cs.unlimited || cs.left > 0 {
-			s.active = append(s.active, i)
-			s.total += cs.share
-		}
+		s.add(cs, i)
 	}
 	if shares > 0 {
 		s.mean /= shares
 	}
+	s.interleave()
+	s.plan = planName(npre, nstream)
+	s.finish(spec) // timed.go
+	for _, cs := range s.streams {
+		cs.planRun() // fast.go
+	}
+	s.detail = joinDetails(details)
+	return s, nil
+}
+
+// check fills in o's defaults and checks o and spec before anything is
+// compiled.
+func (o *CompileOptions) check(spec *Spec) error {
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Worker < 0 || o.Worker >= o.Workers {
+		return fmt.Errorf("template: worker %d out of range 0..%d", o.Worker, o.Workers-1)
+	}
+	switch o.Plan {
+	case "":
+		o.Plan = PlanAuto
+	case PlanAuto, PlanPrerender, PlanStream:
+	default:
+		return fmt.Errorf("template: unknown plan %q: use auto, prerender or stream (--plan)", o.Plan)
+	}
+	if o.PrerenderMaxBytes <= 0 {
+		o.PrerenderMaxBytes = DefaultPrerenderMaxBytes
+	}
+	if o.PrerenderMaxPackets <= 0 {
+		o.PrerenderMaxPackets = DefaultPrerenderMaxPackets
+	}
+	if len(spec.Streams) == 0 {
+		return fmt.Errorf("template %s: no streams", printable.Escape(spec.File))
+	}
+	return nil
+}
+
+// budget is what prerendering may still take in one worker: its share of
+// the packet and byte limits, less what the streams before took, and its
+// share of the run's --count.
+type budget struct {
+	o          CompileOptions
+	maxBytes   int64  // the byte limit over all workers
+	bytesLimit string // where maxBytes comes from, for the plan detail
+	bytes      int64  // bytes left to this worker
+	pkts       int64  // frames left to this worker
+	countShare uint64 // the frames of --count this worker sends
+	counted    bool   // the run has a --count
+	perWorker  string // "; each of the W workers gets 1/W of it" (several workers), for the plan detail
+}
+
+// newBudget is the prerender budget of worker o.Worker.
+func newBudget(o CompileOptions) *budget {
+	W := uint64(o.Workers)
+	b := &budget{o: o, maxBytes: o.PrerenderMaxBytes, bytesLimit: "--prerender-max-bytes / tx.prerender_max_bytes"}
+	if half := o.MemAvailable / 2; o.MemAvailable > 0 && half < b.maxBytes {
+		b.maxBytes = half
+		b.bytesLimit = fmt.Sprintf("half of the %s MemAvailable: prerendering stays within half the memory available, whatever --prerender-max-bytes (%s) allows; free memory or prerender less", sizeString(o.MemAvailable), sizeString(o.PrerenderMaxBytes))
+	}
+	b.bytes = b.maxBytes / int64(o.Workers)
+	b.pkts = o.PrerenderMaxPackets / int64(o.Workers)
+	// The run's --count bounds what this worker sends (the engine gives
+	// worker i the frames i, i+W, … of the count).
+	if b.counted = o.Count > 0; b.counted {
+		b.countShare = o.Count / W
+		if uint64(o.Worker) < o.Count%W {
+			b.countShare++
+		}
+	}
+	if o.Workers > 1 {
+		b.perWorker = fmt.Sprintf("; each of the %d workers gets 1/%d of it", o.Workers, o.Workers)
+	}
+	return b
+}
+
+// newStream sets up stream i for worker o.Worker (its first packet, its
+// stride and the frames it sends), with the fragmenter of a fragmented
+// stream (nil for whole datagrams); nothing is rendered yet.
+func newStream(st *Stream, i int, o CompileOptions) (*cstream, *fragger) {
+	W := uint64(o.Workers)
+	L := newLayout(st, uint16(i))
+	cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
+	if st.Count == 0 {
+		cs.unlimited = true
+	} else if st.Count > uint64(o.Worker) {
+		cs.left = (st.Count - uint64(o.Worker) + W - 1) / W
+	}
+	// A fragmented stream counts datagrams; it sends count fragments
+	// of each (fragment.go), always streamed.
+	frag := newFragger(st)
+	if frag != nil {
+		cs.left *= uint64(frag.g.count)
+	}
+	return cs, frag
+}
+
+// addFrames counts the stream's largest frame into the source's and its
+// mean, weighted by its share, into the source's sum of means.
+func (s *Source) addFrames(st *Stream, frag *fragger) {
+	maxN := int(st.Size.Max())
+	if frag != nil {
+		maxN = frag.g.frameLen(0) // the datagram is rendered into the fragger's buffer
+	}
+	s.maxFrame = max(s.maxFrame, maxN)
+	mean := meanOf(&st.Size)
+	if frag != nil {
+		mean = frag.g.mean()
+	}
+	s.mean += mean * float64(st.Share)
+}
+
+// need is how many distinct frames the worker sends of the stream before
+// they repeat: finite is false when nothing repeats (random fields and no
+// count), byCount true when the run's --count stops the worker first.
+func (b *budget) need(st *Stream, cs *cstream) (need uint64, finite, byCount bool) {
+	W := uint64(b.o.Workers)
+	period := streamPeriod(st)
+	finite = true
+	switch {
+	case !cs.unlimited && period > 0:
+		need = min(cs.left, period/gcd(period, W))
+	case !cs.unlimited:
+		need = cs.left
+	case period > 0:
+		need = period / gcd(period, W)
+	default:
+		finite = false
+	}
+	if b.counted && (!finite || need > b.countShare) {
+		need, finite, byCount = b.countShare, true, true
+	}
+	return need, finite, byCount
+}
+
+// choose decides whether the stream is prerendered or streamed and says
+// why, for the plan detail.
+func (b *budget) choose(ctx context.Context, st *Stream, cs *cstream, frag *fragger, need uint64, finite, byCount bool) (why string, pre bool, err error) {
+	switch {
+	case b.o.Plan != PlanStream && finite && need > 0 && frag == nil:
+		return b.fit(ctx, st, cs, need, byCount)
+	case frag != nil:
+		return "streamed: fragments are cut from each datagram as it is rendered", false, nil
+	case b.o.Plan == PlanStream:
+		return "streamed (--plan stream)", false, nil
+	case !finite:
+		return "streamed: random fields and no count, nothing finite to prerender", false, nil
+	}
+	return "no frames for this worker", false, nil
+}
+
+// fit prerenders the stream's need frames when they fit what is left of
+// the budget, and takes them from it.
+func (b *budget) fit(ctx context.Context, st *Stream, cs *cstream, need uint64, byCount bool) (why string, pre bool, err error) {
+	o := b.o
+	// cost adds the per-frame index of varying sizes to the frames.
+	var bytes, cost int64
+	if need <= uint64(max(b.pkts, 0)) {
+		// Exact only when it may fit (it walks the sizes of need frames).
+		bytes = int64(need) * int64(st.Size.Min())
+		if bytes <= b.bytes {
+			if bytes, err = prerenderBytes(ctx, st, uint64(o.Worker), uint64(o.Workers), need); err != nil {
+				return "", false, err
+			}
+		}
+		cost = bytes
+		if st.Size.Kind != Fixed {
+			cost += int64(need) * preFrameSize
+		}
+	}
+	switch {
+	case need > uint64(max(b.pkts, 0)):
+		return fmt.Sprintf("%d frames exceed the %d left of the prerender limit of %d packets (--prerender-max-packets / tx.prerender_max_packets%s)", need, b.pkts, o.PrerenderMaxPackets, b.perWorker), false, nil
+	case cost > b.bytes:
+		return fmt.Sprintf("%s exceeds the %s left of the prerender limit of %s (%s%s)", sizeString(cost), sizeString(b.bytes), sizeString(b.maxBytes), b.bytesLimit, b.perWorker), false, nil
+	}
+	b.pkts -= int64(need)
+	b.bytes -= cost
+	why = fmt.Sprintf("prerendered %d %s (%s)", need, plural(need, "frame", "frames"), sizeString(bytes))
+	switch {
+	case byCount:
+		why += ", what --count leaves this worker"
+	case !cs.unlimited && need == cs.left:
+		why += ", the whole count"
+	default:
+		why += ", one period of its fields, replayed"
+	}
+	return why, true, nil
+}
+
+// build prerenders the stream's need frames (pre) or readies it to be
+// streamed, and returns the plan detail's why with what it adds.
+func (cs *cstream) build(ctx context.Context, pre bool, need uint64, why string, frag *fragger) (string, error) {
+	if pre {
+		note, err := cs.prerender(ctx, need)
+		if err != nil {
+			return "", err
+		}
+		return why + note, nil
+	}
+	if !strings.HasPrefix(why, "streamed") && why != "no frames for this worker" {
+		why = "streamed: " + why
+	}
+	cs.compileStream()
+	cs.fr = frag
+	return why, nil
+}
+
+// add adds compiled stream i; one with frames to send joins the
+// interleaving.
+func (s *Source) add(cs *cstream, i int) {
+	s.streams = append(s.streams, cs)
+	if cs.unlimited || cs.left > 0 {
+		s.active = append(s.active, i)
+		s.total += cs.share
+	}
+}
+
+// interleave sets up the smooth weighted round-robin over the active
+// streams.
+func (s *Source) interleave() {
 	s.rr = newSWRR(s.active, func(i int) int64 { return s.streams[i].share })
 	// Smooth weighted round-robin repeats after sum(shares) picks (every
 	// stream picked share times, the state back at zero): precompute one
@@ -269,20 +358,18 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 			s.sched = append(s.sched, uint16(s.rr.next()))
 		}
 	}
+}
+
+// planName is the plan of a source with npre streams prerendered and
+// nstream streamed.
+func planName(npre, nstream int) string {
 	switch {
 	case nstream == 0:
-		s.plan = PlanPrerender
+		return PlanPrerender
 	case npre == 0:
-		s.plan = PlanStream
-	default:
-		s.plan = fmt.Sprintf("prerender %d/stream %d", npre, nstream)
+		return PlanStream
 	}
-	s.finish(spec) // timed.go
-	for _, cs := range s.streams {
-		cs.planRun() // fast.go
-	}
-	s.detail = joinDetails(details)
-	return s, nil
+	return fmt.Sprintf("prerender %d/stream %d", npre, nstream)
 }
 
 // streamDetail is what the plan did with one stream, for the detail.
