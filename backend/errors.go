@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // UnsupportedError says that a backend cannot do what was asked, on this
@@ -40,39 +42,6 @@ func (e *UnsupportedError) Error() string {
 // Unwrap returns errors.ErrUnsupported.
 func (e *UnsupportedError) Unwrap() error { return errors.ErrUnsupported }
 
-// Fixer is implemented by errors that carry their own fix in their text
-// (the capability to grant, the limit to raise). A caller that adds general
-// advice to an error (the CLI, for os.ErrPermission) leaves those alone:
-// it asks errors.As for a Fixer instead of reading the text.
-type Fixer interface {
-	error
-	// Fix is the remedy the error's text already names.
-	Fix() string
-}
-
-// FixedError is an error whose message already says how to fix it; Fix
-// repeats the remedy for callers that show it apart. Its text is Err's.
-type FixedError struct {
-	Err    error
-	Remedy string
-}
-
-// WithFix marks err as naming its own remedy fix (see Fixer); nil stays nil.
-func WithFix(err error, fix string) error {
-	if err == nil {
-		return nil
-	}
-	return &FixedError{Err: err, Remedy: fix}
-}
-
-func (e *FixedError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the error it marks.
-func (e *FixedError) Unwrap() error { return e.Err }
-
-// Fix returns the remedy.
-func (e *FixedError) Fix() string { return e.Remedy }
-
 // Named is implemented by errors whose text begins with the name of the
 // backend they come from ("afpacket: interface …"): a caller that puts
 // the backend's name in front of an error (the engine, for a failed Open)
@@ -88,13 +57,13 @@ func (e *UnsupportedError) BackendName() string { return e.Backend }
 
 // NamesBackend reports whether the text of err begins with the name of
 // backend name: err is Named for that backend, or marks one with a fix
-// (WithFix keeps the text of the error it marks).
+// (inputerr.WithFix keeps the text of the error it marks).
 func NamesBackend(err error, name string) bool {
 	for {
 		switch e := err.(type) {
 		case Named:
 			return e.BackendName() == name
-		case *FixedError:
+		case *inputerr.Fixed:
 			err = e.Err
 		default:
 			return false

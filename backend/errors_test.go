@@ -3,7 +3,6 @@ package backend_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -20,17 +19,5 @@ func TestUnsupportedErrorUnwraps(t *testing.T) {
 	}
 	if got, want := ue.Error(), "afxdp: zero-copy is not supported: the driver lacks it; use --xdp-mode generic"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
-	}
-}
-
-func TestWithFixKeepsTextAndChain(t *testing.T) {
-	base := fmt.Errorf("needs CAP_NET_RAW: %w", os.ErrPermission)
-	err := backend.WithFix(base, "grant CAP_NET_RAW")
-	var fx backend.Fixer
-	if err.Error() != base.Error() || !errors.Is(err, os.ErrPermission) || !errors.As(err, &fx) || fx.Fix() != "grant CAP_NET_RAW" {
-		t.Fatalf("WithFix: %q, fixer %v", err, fx)
-	}
-	if backend.WithFix(nil, "x") != nil {
-		t.Error("WithFix(nil) is not nil")
 	}
 }

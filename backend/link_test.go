@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -77,7 +78,7 @@ func TestInterfaceError(t *testing.T) {
 		}
 	}
 	ie := &backend.InterfaceError{Backend: "afxdp", Interface: "x"}
-	if !backend.NamesBackend(backend.WithFix(ie, "fix"), "afxdp") {
+	if !backend.NamesBackend(inputerr.WithFix(ie, "fix"), "afxdp") {
 		t.Error("an InterfaceError marked WithFix: NamesBackend false")
 	}
 	if backend.NamesBackend(fmt.Errorf("worker 0: %w", ie), "afxdp") {

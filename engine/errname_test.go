@@ -8,6 +8,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // senderFailing opens, and fails every sender with err.
@@ -33,7 +34,7 @@ func TestBackendErrorsNameTheBackendOnce(t *testing.T) {
 	}{
 		{"plain Open error", plain, nil, "net: queues 0-1: lo has 1 TX queue"},
 		{"Open error naming the backend", named, nil, "net: the EAL found no port"},
-		{"with a fix", backend.WithFix(named, "give a vdev"), nil, "net: the EAL found no port"},
+		{"with a fix", inputerr.WithFix(named, "give a vdev"), nil, "net: the EAL found no port"},
 		{"interface error", &backend.InterfaceError{Backend: "net", Interface: "x0", Down: true}, nil, "net: interface x0 is down"},
 		{"unsupported", &backend.UnsupportedError{Backend: "net", What: "TX rings"}, nil, "net: TX rings is not supported"},
 		{"plain sender error", nil, errors.New("-o x.pcap: cannot create"), "worker 0: net: -o x.pcap: cannot create"},

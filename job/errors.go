@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/wpg-dev/wpg/internal/inputerr"
-	"github.com/wpg-dev/wpg/template"
 )
 
 // OptionError is one problem with one field of a Spec or RecvSpec, found
@@ -35,7 +34,7 @@ type OptionError struct {
 	Err error
 
 	// fixInErr: Reason is empty and Err's text already names Fix (a
-	// template's error, a backend.Fixer), so Format does not repeat it.
+	// template's error, a inputerr.Fixer), so Format does not repeat it.
 	fixInErr bool
 }
 
@@ -146,7 +145,7 @@ func (p *problems) add(field, value, reason, fix string) {
 
 // wrap adds err, a parser's or a loader's error about field: its reason
 // and fix apart when it says them apart (inputerr), the remedy its text
-// names when it names one (a template's error, a backend.Fixer), else fix,
+// names when it names one (a template's error, a inputerr.Fixer), else fix,
 // the caller's remedy.
 func (p *problems) wrap(field, value string, err error, fix string) {
 	p.list = append(p.list, wrapped(field, value, err, fix))
@@ -154,13 +153,10 @@ func (p *problems) wrap(field, value string, err error, fix string) {
 
 func wrapped(field, value string, err error, fix string) *OptionError {
 	oe := &OptionError{Field: field, Value: value, Err: err, Fix: fix}
-	var te *template.Error
-	var fixer interface{ Fix() string }
+	var fixer inputerr.Fixer
 	switch s := inputerr.As(err); {
 	case s != nil && s.Reason() != "" && s.Fix() != "":
 		oe.Reason, oe.Fix = s.Reason(), s.Fix()
-	case errors.As(err, &te) && te.Fix != "":
-		oe.Fix, oe.fixInErr = te.Fix, true
 	case errors.As(err, &fixer) && fixer.Fix() != "":
 		oe.Fix, oe.fixInErr = fixer.Fix(), true
 	}

@@ -320,7 +320,7 @@ func (p *Pacer) setupBoost() error {
 	}
 	if err := p.setRealtime(true); err != nil {
 		if p.boost == BoostOn {
-			return &fixedError{fmt.Errorf("pacer: --wake-boost on: %w: SCHED_FIFO needs CAP_SYS_NICE (run as root or setcap cap_sys_nice+ep on wpg) or RLIMIT_RTPRIO ≥ 1 (ulimit -r, LimitRTPRIO=); or use --wake-boost auto", err), "grant CAP_SYS_NICE or RLIMIT_RTPRIO"}
+			return inputerr.WithFix(fmt.Errorf("pacer: --wake-boost on: %w: SCHED_FIFO needs CAP_SYS_NICE (run as root or setcap cap_sys_nice+ep on wpg) or RLIMIT_RTPRIO ≥ 1 (ulimit -r, LimitRTPRIO=); or use --wake-boost auto", err), "grant CAP_SYS_NICE or RLIMIT_RTPRIO")
 		}
 		p.boostWhy = "off: SCHED_FIFO not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO ≥ 1)"
 		return nil
@@ -661,15 +661,3 @@ func max64(a, b int64) int64 {
 	}
 	return b
 }
-
-// fixedError is an error whose text names its own fix (backend.Fixer).
-type fixedError struct {
-	err error
-	fix string
-}
-
-func (e *fixedError) Error() string { return e.err.Error() }
-func (e *fixedError) Unwrap() error { return e.err }
-
-// Fix is the remedy the text names.
-func (e *fixedError) Fix() string { return e.fix }

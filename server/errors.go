@@ -138,7 +138,7 @@ func withTemplate(fe *FieldError, te *template.Error, own bool) {
 		case te.Err != nil:
 			fe.Reason = te.Err.Error()
 		}
-		fe.Fix = te.Fix
+		fe.Fix = te.Fix()
 	}
 	if fe.Fix == "" {
 		fe.Fix = templateFix(te)

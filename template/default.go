@@ -41,8 +41,8 @@ func DefaultWithSize(n int64) (*Spec, error) {
 	lo, _ := DefaultSizeRange()
 	if n < lo || n > MaxFrameSize {
 		return nil, &Error{
-			Msg: fmt.Sprintf("frame size %d is outside the %d..%d bytes of the embedded default template (UDP/IPv4 frames: %d of headers + 20 of signature, up to jumbo)", n, lo, MaxFrameSize, st.HeaderLen()),
-			Fix: fmt.Sprintf("use a --size in %d..%d; payload frames up to 1 GiB are for the local paths: add --backend shm (or pipe, unix, cma, memcpy)", lo, MaxFrameSize)}
+			Msg:    fmt.Sprintf("frame size %d is outside the %d..%d bytes of the embedded default template (UDP/IPv4 frames: %d of headers + 20 of signature, up to jumbo)", n, lo, MaxFrameSize, st.HeaderLen()),
+			Remedy: fmt.Sprintf("use a --size in %d..%d; payload frames up to 1 GiB are for the local paths: add --backend shm (or pipe, unix, cma, memcpy)", lo, MaxFrameSize)}
 	}
 	yml := strings.Replace(string(defaultYAML), "    size: 64\n", fmt.Sprintf("    size: %d\n", n), 1)
 	return Parse(DefaultName, []byte(yml))

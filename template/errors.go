@@ -16,7 +16,7 @@ type Error struct {
 	Line, Col int    // 1-based; 0 when unknown
 	Path      string // e.g. streams[1].ipv4.src
 	Msg       string // what is wrong
-	Fix       string // how to fix it (may be empty)
+	Remedy    string // how to fix it (may be empty; see Fix)
 	Err       error  // underlying error (YAML syntax), if any
 }
 
@@ -37,14 +37,18 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	if e.Fix != "" {
+	if e.Remedy != "" {
 		b.WriteString("; ")
-		b.WriteString(e.Fix)
+		b.WriteString(e.Remedy)
 	}
 	// File names, keys and values come from the user: no control
 	// character reaches the terminal.
 	return printable.Escape(b.String())
 }
+
+// Fix is how to fix it (Remedy): with one, the error is an
+// inputerr.Fixer, its text naming the remedy.
+func (e *Error) Fix() string { return e.Remedy }
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }

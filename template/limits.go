@@ -50,7 +50,7 @@ func Load(path string) (*Spec, error) {
 		if errors.As(err, &pe) {
 			why = pe.Err.Error()
 		}
-		return nil, &Error{File: path, Msg: "cannot open the template: " + why, Fix: "give the path of a *.wpg.yaml file (docs/templates.md)", Err: err}
+		return nil, &Error{File: path, Msg: "cannot open the template: " + why, Remedy: "give the path of a *.wpg.yaml file (docs/templates.md)", Err: err}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -76,11 +76,11 @@ func Load(path string) (*Spec, error) {
 
 func tooBig(path string, n int64) *Error {
 	return &Error{File: path, Msg: fmt.Sprintf("template of %s exceeds the limit of %s on template files", sizeString(n), sizeString(MaxTemplateBytes)),
-		Fix: "the limit is fixed: the largest template wpg sends (65535 streams) fits in it; use fewer streams, or vary fields with ranges and lists instead of writing one stream per value"}
+		Remedy: "the limit is fixed: the largest template wpg sends (65535 streams) fits in it; use fewer streams, or vary fields with ranges and lists instead of writing one stream per value"}
 }
 
 func notRegular(path string, m os.FileMode) *Error {
-	return &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s)", printable.FileKind(m)), Fix: "give the path of a *.wpg.yaml file; to use a template from a pipe, save it to a file first"}
+	return &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s)", printable.FileKind(m)), Remedy: "give the path of a *.wpg.yaml file; to use a template from a pipe, save it to a file first"}
 }
 
 // prescan reads data once, byte by byte and building nothing, and
@@ -157,13 +157,13 @@ func (p *parser0) prescan(data []byte) *Error {
 		}
 		if n > MaxTemplateTokens {
 			return &Error{File: p.file, Line: line, Col: col,
-				Msg: fmt.Sprintf("more than %d YAML items (values, keys, brackets; the limit on a template's size in items)", MaxTemplateTokens),
-				Fix: "the limit is fixed and holds 65535 streams; use fewer streams, or ranges and lists instead of one stream per value"}
+				Msg:    fmt.Sprintf("more than %d YAML items (values, keys, brackets; the limit on a template's size in items)", MaxTemplateTokens),
+				Remedy: "the limit is fixed and holds 65535 streams; use fewer streams, or ranges and lists instead of one stream per value"}
 		}
 		if d := flow + len(cols); d > MaxTemplateDepth {
 			return &Error{File: p.file, Line: line, Col: col,
-				Msg: fmt.Sprintf("lists and mappings nested more than %d deep (the limit on a template's nesting)", MaxTemplateDepth),
-				Fix: "a template needs about 6 levels (streams, a stream, a layer, a field, a range): check the brackets and the indentation"}
+				Msg:    fmt.Sprintf("lists and mappings nested more than %d deep (the limit on a template's nesting)", MaxTemplateDepth),
+				Remedy: "a template needs about 6 levels (streams, a stream, a layer, a field, a range): check the brackets and the indentation"}
 		}
 	}
 	return nil
@@ -227,7 +227,7 @@ func (p *parser0) checkExpansion(root ast.Node) *Error {
 		return nil
 	}
 	e := &Error{File: p.file, Msg: fmt.Sprintf("more than %d values once its aliases (*name) are expanded (the limit on a template's values)", MaxTemplateValues),
-		Fix: "use fewer aliases of large anchors (&name), or shorter lists"}
+		Remedy: "use fewer aliases of large anchors (&name), or shorter lists"}
 	if tk := at.GetToken(); tk != nil {
 		e.Line, e.Col = tk.Position.Line, tk.Position.Column
 	}

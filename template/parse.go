@@ -241,9 +241,9 @@ func Parse(file string, data []byte) (*Spec, error) {
 	}
 	if len(astFile.Docs) != 1 || astFile.Docs[0].Body == nil {
 		if len(astFile.Docs) > 1 {
-			return nil, &Error{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("%d YAML documents in one template", len(astFile.Docs)), Fix: "put all streams under one `streams:` list in a single document (remove the extra ---)"}
+			return nil, &Error{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("%d YAML documents in one template", len(astFile.Docs)), Remedy: "put all streams under one `streams:` list in a single document (remove the extra ---)"}
 		}
-		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "empty template", Fix: "add a `streams:` list, e.g. streams: [{udp: {dst: 9}, ipv4: {}}] (see docs/templates.md)"}
+		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "empty template", Remedy: "add a `streams:` list, e.g. streams: [{udp: {dst: 9}, ipv4: {}}] (see docs/templates.md)"}
 	}
 	p.root = astFile.Docs[0].Body
 	if e := p.checkStreamCount(p.root); e != nil {

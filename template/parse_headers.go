@@ -446,5 +446,5 @@ func (p *parser0) checkTags(root ast.Node) *Error {
 	}
 	tk := f.tag.GetToken()
 	return &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Path: pathAt(p.root, "", tk.Position.Line, tk.Position.Column),
-		Msg: fmt.Sprintf("YAML tag %q: templates take plain values", tk.Value), Fix: "remove the tag (quote the value if it should be text)"}
+		Msg: fmt.Sprintf("YAML tag %q: templates take plain values", tk.Value), Remedy: "remove the tag (quote the value if it should be text)"}
 }

@@ -424,7 +424,7 @@ func (p *parser0) size(n ast.Node, path string) (Value, error) {
 	if err != nil {
 		var te *Error
 		if errors.As(err, &te) && strings.Contains(te.Msg, "is not a frame size") {
-			te.Fix = "use a number of bytes such as 64, a range {from: 64, to: 1514}, a list [64, 128], imix, or {imix: {64: 7, 594: 4, 1514: 1}}"
+			te.Remedy = "use a number of bytes such as 64, a range {from: 64, to: 1514}, a list [64, 128], imix, or {imix: {64: 7, 594: 4, 1514: 1}}"
 		}
 	}
 	return v, err

@@ -240,8 +240,8 @@ func TestTimingErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want a template error", c.yaml, err)
 			continue
 		}
-		if e.Path != c.path || !strings.Contains(e.Msg, c.msg) || e.Fix == "" {
-			t.Errorf("%s:\n got %s: %s (fix %q)\nwant %s: …%s…", c.yaml, e.Path, e.Msg, e.Fix, c.path, c.msg)
+		if e.Path != c.path || !strings.Contains(e.Msg, c.msg) || e.Fix() == "" {
+			t.Errorf("%s:\n got %s: %s (fix %q)\nwant %s: …%s…", c.yaml, e.Path, e.Msg, e.Fix(), c.path, c.msg)
 		}
 	}
 }

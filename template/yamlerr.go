@@ -19,7 +19,7 @@ import (
 func (p *parser0) yamlErr(err error) error {
 	var ye yaml.Error
 	if !errors.As(err, &ye) || ye.GetToken() == nil {
-		return &Error{File: p.file, Msg: firstLine(err.Error()), Fix: "check the YAML syntax", Err: err}
+		return &Error{File: p.file, Msg: firstLine(err.Error()), Remedy: "check the YAML syntax", Err: err}
 	}
 	tk := ye.GetToken()
 	e := &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Msg: ye.GetMessage(), Err: err}
@@ -41,27 +41,27 @@ func (p *parser0) yamlErr(err error) error {
 		}
 		e.Msg = fmt.Sprintf("unknown key %q in %s", key, where)
 		if len(valid) > 0 {
-			e.Fix = "valid keys are " + strings.Join(valid, ", ")
+			e.Remedy = "valid keys are " + strings.Join(valid, ", ")
 			if s := closest(key, valid); s != "" {
-				e.Fix = fmt.Sprintf("did you mean %q? ", s) + e.Fix
+				e.Remedy = fmt.Sprintf("did you mean %q? ", s) + e.Remedy
 			}
 		}
 		if parent != "" && strings.Count(parent, ".") == 0 && strings.HasPrefix(parent, "streams[") {
 			e.Msg = fmt.Sprintf("unknown key or layer %q in %s", key, parent)
 		}
 	case errors.As(err, &dup), strings.Contains(e.Msg, "already defined"):
-		e.Fix = "remove one of the two entries"
+		e.Remedy = "remove one of the two entries"
 	case errors.As(err, &te), errors.As(err, &ute):
-		e.Fix = "see docs/templates.md for the shape of " + orTop(e.Path)
+		e.Remedy = "see docs/templates.md for the shape of " + orTop(e.Path)
 		if strings.Contains(e.Msg, "where mapping is expected") || strings.Contains(e.Msg, "into Go struct field") {
 			e.Msg = "expected a mapping (key: value pairs) here: " + e.Msg
 		}
 	default:
-		e.Fix = "fix the YAML syntax at this position"
+		e.Remedy = "fix the YAML syntax at this position"
 	}
 	if tabIndent(p.data, tk.Position.Line) {
 		e.Msg = "a tab in the indentation: " + e.Msg
-		e.Fix = "indent with spaces, not tabs (YAML does not allow tabs in indentation)"
+		e.Remedy = "indent with spaces, not tabs (YAML does not allow tabs in indentation)"
 	}
 	return e
 }
@@ -118,7 +118,7 @@ func (p *parser0) checkNulls(n ast.Node, path string) *Error {
 		if _, null := n.Value.(*ast.NullNode); null || n.Value == nil {
 			tk := n.Key.GetToken()
 			return &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Path: sub,
-				Msg: "key without a value", Fix: fmt.Sprintf("give %s a value, or `%s: {}` for a layer with its defaults", k, k)}
+				Msg: "key without a value", Remedy: fmt.Sprintf("give %s a value, or `%s: {}` for a layer with its defaults", k, k)}
 		}
 		return p.checkNulls(n.Value, sub)
 	case *ast.SequenceNode:
@@ -320,7 +320,7 @@ func (p *parser0) errAt(n ast.Node, path, msg, fix string) *Error {
 			}
 		}
 	}
-	e := &Error{File: p.file, Path: path, Msg: msg, Fix: fix}
+	e := &Error{File: p.file, Path: path, Msg: msg, Remedy: fix}
 	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
 		n = m.Values[0].Key // a block mapping: point at its first key
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/units"
 )
@@ -45,9 +46,9 @@ func lookupInterface(name string) (iface, error) {
 func openError(ifname string, err error) error {
 	switch {
 	case errors.Is(err, sys.ErrMemlock):
-		return backend.WithFix(fmt.Errorf("afpacket on %s: %w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth", ifname, err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
+		return inputerr.WithFix(fmt.Errorf("afpacket on %s: %w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth", ifname, err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
 	case sys.IsPermission(err):
-		return backend.WithFix(fmt.Errorf("afpacket on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", ifname, err), "grant CAP_NET_RAW")
+		return inputerr.WithFix(fmt.Errorf("afpacket on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", ifname, err), "grant CAP_NET_RAW")
 	}
 	return fmt.Errorf("afpacket on %s: %w", ifname, err)
 }

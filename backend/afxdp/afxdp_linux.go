@@ -12,6 +12,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afxdp/internal/xsk"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -78,18 +79,18 @@ func openError(ifc iface, queue int, mode string, umem int64, err error) error {
 	stage := xsk.StageOf(err)
 	switch {
 	case xsk.IsNoFamily(err):
-		return backend.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "AF_XDP sockets", Reason: "this kernel has none (" + err.Error() + ")",
+		return inputerr.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "AF_XDP sockets", Reason: "this kernel has none (" + err.Error() + ")",
 			Fix: "use a kernel built with CONFIG_XDP_SOCKETS=y (Linux 4.18+), or --backend afpacket"}, "a kernel with CONFIG_XDP_SOCKETS")
 	case sys.IsPermission(err) && stage == "socket":
-		return backend.WithFix(fmt.Errorf("afxdp on %s: needs CAP_NET_RAW for an AF_XDP socket: run as root or `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", ifc.name, err), "grant CAP_NET_RAW")
+		return inputerr.WithFix(fmt.Errorf("afxdp on %s: needs CAP_NET_RAW for an AF_XDP socket: run as root or `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", ifc.name, err), "grant CAP_NET_RAW")
 	case stage == "umem" && (xsk.IsNoBufs(err) || sys.IsPermission(err)):
 		lim, _ := sys.MemlockLimit()
-		return backend.WithFix(fmt.Errorf("afxdp on %s queue %d: the kernel could not pin the %d-byte UMEM: %w (RLIMIT_MEMLOCK %s): raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth: %w",
+		return inputerr.WithFix(fmt.Errorf("afxdp on %s queue %d: the kernel could not pin the %d-byte UMEM: %w (RLIMIT_MEMLOCK %s): raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth: %w",
 			ifc.name, queue, umem, sys.ErrMemlock, limitString(lim), err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
 	case stage == "bind" && xsk.IsBusy(err):
 		return fmt.Errorf("afxdp on %s: queue %d is in use (EBUSY): another AF_XDP socket is bound to it, or the driver's queue is taken by a zero-copy user; `ss --xdp -p` lists XDP sockets and their processes where the kernel has CONFIG_XDP_SOCKETS_DIAG, and `ip link show %s` the XDP program of a receiver; pick another with --queue: %w", ifc.name, queue, ifc.name, err)
 	case stage == "bind" && xsk.IsNotSupported(err) && mode == XDPNative:
-		return backend.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "zero-copy (--xdp-mode native) on " + ifc.name,
+		return inputerr.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "zero-copy (--xdp-mode native) on " + ifc.name,
 			Reason: ifc.driverName() + " has no AF_XDP zero-copy support (" + err.Error() + ")",
 			Fix:    "use --xdp-mode auto (falls back to copy mode) or --xdp-mode generic"}, "--xdp-mode auto or generic")
 	case stage == "bind" && xsk.IsInvalid(err):
@@ -97,7 +98,7 @@ func openError(ifc iface, queue int, mode string, umem int64, err error) error {
 	case xsk.IsDown(err):
 		return fmt.Errorf("afxdp on %s: the interface is down or gone: bring it up with `ip link set %s up`: %w", ifc.name, ifc.name, err)
 	case sys.IsPermission(err):
-		return backend.WithFix(fmt.Errorf("afxdp on %s: %w: needs CAP_NET_RAW (and CAP_NET_ADMIN for busy polling): run as root or grant them with setcap", ifc.name, err), "grant CAP_NET_RAW and CAP_NET_ADMIN")
+		return inputerr.WithFix(fmt.Errorf("afxdp on %s: %w: needs CAP_NET_RAW (and CAP_NET_ADMIN for busy polling): run as root or grant them with setcap", ifc.name, err), "grant CAP_NET_RAW and CAP_NET_ADMIN")
 	}
 	return fmt.Errorf("afxdp on %s queue %d: %w", ifc.name, queue, err)
 }

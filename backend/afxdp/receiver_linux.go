@@ -14,6 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afxdp/internal/xsk"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -162,11 +163,11 @@ func queueRange(a, b int) string {
 func steerError(ifc iface, err error) error {
 	switch {
 	case sys.IsPermission(err):
-		return backend.WithFix(fmt.Errorf("afxdp receiver on %s: loading and attaching the XDP program needs CAP_BPF and CAP_NET_ADMIN (or root): `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", ifc.name, err), "grant CAP_BPF and CAP_NET_ADMIN")
+		return inputerr.WithFix(fmt.Errorf("afxdp receiver on %s: loading and attaching the XDP program needs CAP_BPF and CAP_NET_ADMIN (or root): `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", ifc.name, err), "grant CAP_BPF and CAP_NET_ADMIN")
 	case xsk.IsBusy(err) || errors.Is(err, os.ErrExist):
 		return fmt.Errorf("afxdp receiver on %s: another XDP program is attached (`ip link show %s` shows it; a program attached with `ip link set %s xdp …` must be removed with `ip link set %s xdp off` first): %w", ifc.name, ifc.name, ifc.name, ifc.name, err)
 	case xsk.IsNotSupported(err):
-		return backend.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "driver-mode XDP (--xdp-mode native) on " + ifc.name,
+		return inputerr.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "driver-mode XDP (--xdp-mode native) on " + ifc.name,
 			Reason: ifc.driverName() + " refused it (" + err.Error() + ")", Fix: "use --xdp-mode auto or generic"}, "--xdp-mode auto or generic")
 	}
 	return fmt.Errorf("afxdp receiver on %s: %w", ifc.name, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 // checkEALArgs refuses the EAL arguments that would end the process
@@ -17,7 +18,7 @@ func checkEALArgs(args []string) error {
 		switch a {
 		case "-h", "--help":
 			// Its fix is in its text: the Check's caller adds no other.
-			return backend.WithFix(backend.Errorf("dpdk", "EAL argument %s prints the EAL's usage and exits the process: drop it from --dpdk-args (dpdk-testpmd --help lists the EAL options)", a), "drop "+a+" from --dpdk-args")
+			return inputerr.WithFix(backend.Errorf("dpdk", "EAL argument %s prints the EAL's usage and exits the process: drop it from --dpdk-args (dpdk-testpmd --help lists the EAL options)", a), "drop "+a+" from --dpdk-args")
 		}
 	}
 	return nil

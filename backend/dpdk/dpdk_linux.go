@@ -14,6 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/dpdk/internal/rte"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 func init() {
@@ -101,7 +102,7 @@ func open(_ context.Context, o backend.Options) (backend.Instance, error) {
 		if errors.Is(err, rte.ErrAlreadyInitialised) {
 			return nil, backend.Errorf("dpdk", "%w", err)
 		}
-		return nil, backend.WithFix(backend.Errorf("dpdk", "EAL initialisation with arguments %q failed: %w: check --dpdk-args (dpdk.eal_args; dpdk-testpmd --help lists the EAL options); another DPDK process with the same --file-prefix runs? give --in-memory or --file-prefix NAME; a NIC must be bound to vfio-pci (dpdk-devbind.py), a virtual device given with --vdev", strings.Join(args, " "), err), "check the EAL arguments")
+		return nil, inputerr.WithFix(backend.Errorf("dpdk", "EAL initialisation with arguments %q failed: %w: check --dpdk-args (dpdk.eal_args; dpdk-testpmd --help lists the EAL options); another DPDK process with the same --file-prefix runs? give --in-memory or --file-prefix NAME; a NIC must be bound to vfio-pci (dpdk-devbind.py), a virtual device given with --vdev", strings.Join(args, " "), err), "check the EAL arguments")
 	}
 	port, err := findPort(o.Net.Interface)
 	if err != nil {

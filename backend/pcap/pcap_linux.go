@@ -12,6 +12,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/pcap/internal/libpcap"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
 
@@ -84,7 +85,7 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 func openError(name string, err error) error {
 	switch {
 	case errors.Is(err, os.ErrPermission):
-		return backend.WithFix(fmt.Errorf("pcap on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw+ep $(which wpg)`: %w", name, err), "grant CAP_NET_RAW")
+		return inputerr.WithFix(fmt.Errorf("pcap on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw+ep $(which wpg)`: %w", name, err), "grant CAP_NET_RAW")
 	case errors.Is(err, libpcap.ErrNoSuchDevice):
 		return fmt.Errorf("pcap on %s: %w; existing interfaces: %s (-i IFACE)", name, err, strings.Join(backend.InterfaceNames(), ", "))
 	case errors.Is(err, libpcap.ErrNotUp):

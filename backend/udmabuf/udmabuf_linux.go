@@ -18,6 +18,7 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/dmabuf"
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/peer"
 	"github.com/wpg-dev/wpg/shmring"
 )
@@ -96,7 +97,7 @@ func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			// The text names the udev rule (or root): no capability helps.
-			return nil, backend.WithFix(err, "run as root, or add the udev rule of docs/dmabuf.md")
+			return nil, inputerr.WithFix(err, "run as root, or add the udev rule of docs/dmabuf.md")
 		}
 		return nil, err
 	}

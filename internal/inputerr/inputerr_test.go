@@ -3,6 +3,7 @@ package inputerr
 import (
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -24,5 +25,17 @@ func TestWordedKeepsTextAndSplits(t *testing.T) {
 	}
 	if As(errors.New("plain")) != nil {
 		t.Error("a plain error splits")
+	}
+}
+
+func TestWithFixKeepsTextAndChain(t *testing.T) {
+	base := fmt.Errorf("needs CAP_NET_RAW: %w", os.ErrPermission)
+	err := WithFix(base, "grant CAP_NET_RAW")
+	var fx Fixer
+	if err.Error() != base.Error() || !errors.Is(err, os.ErrPermission) || !errors.As(err, &fx) || fx.Fix() != "grant CAP_NET_RAW" {
+		t.Fatalf("WithFix: %q, fixer %v", err, fx)
+	}
+	if WithFix(nil, "x") != nil {
+		t.Error("WithFix(nil) is not nil")
 	}
 }

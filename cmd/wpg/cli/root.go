@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
+	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
 var builders []func() *cobra.Command
@@ -261,10 +261,10 @@ func intExample(fl *pflag.Flag) string {
 
 // Explain turns an error into a one-line message, adding the fix for a
 // refused permission when the error does not carry its own (an error that
-// does implements backend.Fixer).
+// does implements inputerr.Fixer).
 func Explain(err error) string {
 	msg := err.Error()
-	var fixed backend.Fixer
+	var fixed inputerr.Fixer
 	if errors.Is(err, os.ErrPermission) && !errors.As(err, &fixed) {
 		msg += " (run as root or grant the capability, e.g. sudo setcap cap_net_raw,cap_net_admin,cap_ipc_lock+ep $(which wpg))"
 	}
