@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -180,6 +182,15 @@ func (r *Router) build(ctx context.Context, mtu int) error {
 			return err
 		}
 	}
+	// The kernel takes a link's carrier into account (operstate, and IPv6
+	// on the router's ends, which ignores solicitations before) up to a
+	// second after both ends came up: wait for it, so that the router
+	// answers from the start.
+	for _, w := range []struct{ ns, dev string }{{r.Name, r.A.RouterEnd}, {r.Name, r.B.RouterEnd}, {r.Ports, r.A.Port}, {r.Ports, r.B.Port}} {
+		if err := waitUp(ctx, w.ns, w.dev); err != nil {
+			return err
+		}
+	}
 	if sh := r.Shaped; sh != nil {
 		for _, l := range []Link{r.A, r.B} {
 			cmd := exec.CommandContext(ctx, "ip", "netns", "exec", r.Name, "tc", "qdisc", "add", "dev", l.RouterEnd, "root", "tbf",
@@ -190,6 +201,26 @@ func (r *Router) build(ctx context.Context, mtu int) error {
 		}
 	}
 	return nil
+}
+
+// waitUp waits (up to 5 s) until dev in namespace ns is operationally up.
+func waitUp(ctx context.Context, ns, dev string) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, err := exec.CommandContext(ctx, "ip", "netns", "exec", ns, "cat", "/sys/class/net/"+dev+"/operstate").Output()
+		state := strings.TrimSpace(string(out))
+		if err == nil && state == "up" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("netns: %s in %s is not up after 5 s (operstate %q, %v)", dev, ns, state, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // withDefaults checks a shaper and fills its zero fields; nil stays nil.

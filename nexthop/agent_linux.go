@@ -1,0 +1,117 @@
+//go:build linux
+
+package nexthop
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/mdlayher/packet"
+	"golang.org/x/net/bpf"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/inputerr"
+)
+
+// EtherTypes the agent's socket is bound to.
+const (
+	ethARP  = 0x0806
+	ethIPv6 = 0x86dd
+)
+
+// ndFilter passes Neighbor Solicitations and Advertisements only (an
+// IPv6 socket on a port also sees the run's own IPv6 frames): next
+// header ICMPv6 at byte 20 of the frame, ICMPv6 type 135 or 136 at 54.
+var ndFilter = []bpf.Instruction{
+	bpf.LoadAbsolute{Off: 20, Size: 1},
+	bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 58, SkipTrue: 4},
+	bpf.LoadAbsolute{Off: 54, Size: 1},
+	bpf.JumpIf{Cond: bpf.JumpEqual, Val: 135, SkipTrue: 1},
+	bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 136, SkipTrue: 1},
+	bpf.RetConstant{Val: 0xffff},
+	bpf.RetConstant{Val: 0},
+}
+
+// Open opens the agent of port on the interface named iface, in the
+// network namespace of the calling thread, and starts answering for the
+// port's address (unless the kernel holds it there). It needs CAP_NET_RAW.
+func Open(iface string, port Port, o Options) (*Agent, error) {
+	if !port.Addr.IsValid() {
+		return nil, errors.New("nexthop: the port has no address")
+	}
+	ifi, err := backend.UpInterface("port", iface)
+	if err != nil {
+		return nil, err
+	}
+	if len(ifi.HardwareAddr) != 6 {
+		return nil, fmt.Errorf("port %s: not an Ethernet interface (hardware address %q): ARP and Neighbor Discovery need one", iface, ifi.HardwareAddr)
+	}
+	a := &Agent{iface: iface, mac: ifi.HardwareAddr, port: port, timeout: o.Timeout, done: make(chan struct{})}
+	if a.timeout <= 0 {
+		a.timeout = DefaultTimeout
+	}
+	a.kernel = kernelHolds(ifi, port.Addr.Addr())
+	proto, cfg := ethARP, (*packet.Config)(nil)
+	if !port.Is4() {
+		f, err := bpf.Assemble(ndFilter)
+		if err != nil {
+			return nil, err
+		}
+		proto, cfg = ethIPv6, &packet.Config{Filter: f}
+	}
+	c, err := packet.Listen(ifi, packet.Raw, proto, cfg)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return nil, inputerr.WithFix(fmt.Errorf("port %s: %s needs CAP_NET_RAW: %w", iface, port.Proto(), err), "run as root, or grant wpg cap_net_raw")
+		}
+		return nil, fmt.Errorf("port %s: opening a packet socket for %s: %w", iface, port.Proto(), err)
+	}
+	if !port.Is4() && !a.kernel {
+		// Solicitations for the port's address go to its solicited-node
+		// group, which a NIC filters out unless the kernel joined it
+		// (it did not: the address is not the kernel's). Promiscuous
+		// mode lasts as long as the socket.
+		if err := c.SetPromiscuous(true); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("port %s: promiscuous mode for Neighbor Discovery: %w", iface, err)
+		}
+	}
+	a.conn = packetConn{c}
+	go a.serve()
+	return a, nil
+}
+
+// kernelHolds reports whether the kernel holds addr on ifi.
+func kernelHolds(ifi *net.Interface, addr interface{ String() string }) bool {
+	addrs, err := ifi.Addrs()
+	if err != nil {
+		return false
+	}
+	for _, x := range addrs {
+		if ipn, ok := x.(*net.IPNet); ok && ipn.IP.String() == addr.String() {
+			return true
+		}
+	}
+	return false
+}
+
+// packetConn is an AF_PACKET socket as the agent's link.
+type packetConn struct{ c *packet.Conn }
+
+func (p packetConn) read(b []byte) (int, error) {
+	n, _, err := p.c.ReadFrom(b)
+	return n, err
+}
+
+func (p packetConn) write(b []byte) error {
+	if err := p.c.SetWriteDeadline(time.Now().Add(time.Second)); err != nil {
+		return err
+	}
+	_, err := p.c.WriteTo(b, &packet.Addr{HardwareAddr: net.HardwareAddr(b[0:6])})
+	return err
+}
+
+func (p packetConn) Close() error { return p.c.Close() }

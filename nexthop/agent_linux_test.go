@@ -1,0 +1,141 @@
+package nexthop
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wpg-dev/wpg/internal/netns"
+	"github.com/wpg-dev/wpg/internal/testbed"
+)
+
+func newRouter(t *testing.T) *netns.Router {
+	t.Helper()
+	testbed.RequireRoot(t)
+	testbed.RequireTool(t, "ip", "iproute2")
+	r, err := netns.NewRouter(context.Background(), netns.RouterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// routerMAC is the MAC of the router's end of a link.
+func routerMAC(t *testing.T, r *netns.Router, end string) string {
+	t.Helper()
+	out, err := r.RouterCommand(context.Background(), "cat", "/sys/class/net/"+end+"/address").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// The agent of a port resolves the router's MAC on its link, over ARP and
+// over Neighbor Discovery, and answers the router's requests for the
+// port's address (the router's neighbour table learns the port's MAC),
+// though the port's kernel holds no address.
+func TestAgentResolvesAndAnswers(t *testing.T) {
+	r := newRouter(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		port Port
+	}{
+		{"ipv4", Port{Addr: r.A.Addr4, Gateway: r.A.Gateway4}},
+		{"ipv6", Port{Addr: r.A.Addr6, Gateway: r.A.Gateway6}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a *Agent
+			if err := r.Do(func() (err error) { a, err = Open(r.A.Port, c.port, Options{}); return err }); err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if !a.Answering() {
+				t.Fatal("the agent leaves answering to the kernel, which holds no address here")
+			}
+			mac, err := a.Resolve(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := routerMAC(t, r, r.A.RouterEnd); mac.String() != want {
+				t.Fatalf("resolved %s, the router's end is %s", mac, want)
+			}
+			// The router learned the port's MAC from the request; forgotten,
+			// it asks for the port's address to send a datagram there
+			// (bash's /dev/udp; only the neighbour entry counts).
+			if out, err := r.RouterCommand(ctx, "ip", "neigh", "flush", "dev", r.A.RouterEnd).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			_ = r.RouterCommand(ctx, "bash", "-c", "echo x > /dev/udp/"+c.port.Addr.Addr().String()+"/9").Run()
+			var out []byte
+			for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				if out, err = r.RouterCommand(ctx, "ip", "neigh", "show", c.port.Addr.Addr().String()).Output(); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(out), "lladdr") {
+					break
+				}
+			}
+			if !strings.Contains(string(out), a.MAC().String()) || strings.Contains(string(out), "FAILED") {
+				t.Fatalf("router's neighbour entry for %s: %q, want %s", c.port.Addr.Addr(), out, a.MAC())
+			}
+			if a.Answered() == 0 {
+				t.Fatal("the agent counts no answer")
+			}
+		})
+	}
+}
+
+// A gateway that never answers is a *NoAnswerError after the timeout,
+// naming the port, the address and what to check.
+func TestAgentNoAnswer(t *testing.T) {
+	r := newRouter(t)
+	p, err := ParsePort(r.A.Addr4.String(), "198.18.0.99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a *Agent
+	if err := r.Do(func() (err error) { a, err = Open(r.A.Port, p, Options{Timeout: 500 * time.Millisecond}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	start := time.Now()
+	_, err = a.Resolve(context.Background())
+	var na *NoAnswerError
+	if !errors.As(err, &na) || !strings.Contains(err.Error(), r.A.Port) || !strings.Contains(err.Error(), "198.18.0.99") || !strings.Contains(err.Error(), "check") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d < 400*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("gave up after %s, want about the 500ms timeout", d)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// An address the kernel holds on the interface is the kernel's to answer.
+func TestAgentLeavesTheKernelsAddress(t *testing.T) {
+	testbed.RequireRoot(t)
+	v := testbed.NewVeth(t)
+	if out, err := v.Command(context.Background(), "ip", "addr", "add", "198.18.9.1/24", "dev", v.Inner).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	p, _ := ParsePort("198.18.9.1/24", "")
+	var a *Agent
+	if err := v.Do(func() (err error) { a, err = Open(v.Inner, p, Options{}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.Answering() {
+		t.Fatal("the agent answers for an address the kernel holds")
+	}
+	if _, err := a.Resolve(context.Background()); err == nil {
+		t.Fatal("resolved a gateway the port does not have")
+	}
+}
