@@ -33,7 +33,10 @@
 // need "Authorization: Bearer TOKEN" (compared in constant time) or the
 // session cookie the login form sets (CookieName: HttpOnly,
 // SameSite=Strict); without one, ListenAndServe refuses any address that
-// is not a loopback one.
+// is not a loopback one, and every request whose Host is not a loopback
+// name or address is refused (403: DNS rebinding). A job's files lie in
+// Options.JobFiles when it is set, and a job never writes into the
+// server's own files (its database, their neighbours, its open files).
 // State-changing requests go through http.CrossOriginProtection, and
 // request bodies are capped (Options.MaxBody, 1 MiB by default: 413).
 //

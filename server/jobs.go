@@ -226,7 +226,7 @@ func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry
 	name := who.Name
 	spec.Limits = s.opt.Limits
 	env := s.env()
-	var ps job.Problems
+	ps := s.checkFiles(&spec)
 	if spec.BackendName() == "pipe" && spec.FIFO == "" && spec.Connect == "" && !spec.StartReceiver {
 		ps = append(ps, &job.OptionError{Field: "fifo", Reason: "is needed: a job of wpg serve has no standard input or output to carry the frames",
 			Fix: "give {fifo} (a FIFO another process reads) or {start_receiver}"})

@@ -133,17 +133,9 @@ func (s *Server) previewData(text string, n int) previewData {
 	if n > s.opt.PreviewMax {
 		n, d.Capped = s.opt.PreviewMax, true
 	}
-	spec := wpgtemplate.Default()
-	if strings.TrimSpace(text) != "" {
-		var err error
-		if spec, err = wpgtemplate.Parse("template", []byte(text)); err != nil {
-			d.Errors = templateErrors(err).Errors
-			return d
-		}
-	}
-	frames, err := wpgtemplate.Preview(spec, n)
-	if err != nil {
-		d.Errors = templateErrors(err).Errors
+	_, frames, code, eb := s.preview(text, n)
+	if code != http.StatusOK {
+		d.Errors = eb.Errors
 		return d
 	}
 	for _, f := range frames {

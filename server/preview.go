@@ -53,23 +53,36 @@ func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 	if n > s.opt.PreviewMax {
 		n, resp.Capped = s.opt.PreviewMax, true
 	}
-	spec := template.Default()
-	if strings.TrimSpace(req.Template) != "" {
-		var err error
-		if spec, err = template.Parse("template", []byte(req.Template)); err != nil {
-			writeJSON(w, http.StatusBadRequest, templateErrors(err))
-			return
-		}
-	}
-	resp.Template = spec.File
-	frames, err := template.Preview(spec, n)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, templateErrors(err))
+	spec, frames, code, eb := s.preview(req.Template, n)
+	if code != http.StatusOK {
+		writeJSON(w, code, eb)
 		return
 	}
+	resp.Template = spec.File
 	for _, f := range frames {
 		resp.Frames = append(resp.Frames, PreviewFrame{PreviewFrame: f, Hex: hex.EncodeToString(f.Bytes)})
 	}
 	resp.Ended = len(frames) < n
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// preview parses text (blank: the embedded default) and makes its first n
+// frames, for the API's preview and the new-job page's; a status other
+// than 200 comes with the problems: 400 for the template's.
+func (s *Server) preview(text string, n int) (*template.Spec, []template.PreviewFrame, int, ErrorBody) {
+	spec := template.Default()
+	if strings.TrimSpace(text) != "" {
+		var err error
+		if spec, err = template.Parse("template", []byte(text)); err != nil {
+			return nil, nil, http.StatusBadRequest, templateErrors(err)
+		}
+	}
+	if ps := s.checkReplays(spec); ps != nil {
+		return nil, nil, http.StatusBadRequest, problemsBody(ps)
+	}
+	frames, err := template.Preview(spec, n)
+	if err != nil {
+		return nil, nil, http.StatusBadRequest, templateErrors(err)
+	}
+	return spec, frames, http.StatusOK, ErrorBody{}
 }

@@ -56,6 +56,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusForbidden, apiError("cross-origin request refused", "send state-changing calls from the same origin, or from a client that sends no Origin or Sec-Fetch-Site header (curl, scripts)", 0))
 	}))
 	h = cop.Handler(h)
+	h = s.checkHost(h) // first: a request for another host name is no one's
 	return h
 }
 

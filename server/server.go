@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +43,11 @@ type Options struct {
 	Token string
 	// DB is the path of the job database (created when missing).
 	DB string
+	// JobFiles, when not empty, is the directory every file a job names
+	// must lie in (server.job_files): output, fifo, template, pcap,
+	// payload_file, connect and the captures a template replays. A
+	// relative path is taken from it.
+	JobFiles string
 	// PreviewMax caps the frames of one preview (server.preview_max).
 	PreviewMax int
 	// JobHistory is how many finished jobs of this process /metrics
@@ -93,6 +100,11 @@ type Server struct {
 	sysJSON []byte
 
 	fails *failLimiter // wrong tokens per client address (limit.go)
+
+	hosts []string // the listen addresses' hosts, which checkHost allows (under mu)
+
+	dbReal       string // Options.DB, absolute, its symlinks resolved
+	jobFilesReal string // Options.JobFiles, likewise
 }
 
 // New opens the job database (marking jobs left running as interrupted)
@@ -126,6 +138,24 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if opt.DB == "" {
 		return nil, errors.New("server: no job database path: give Options.DB (wpg serve --db)")
 	}
+	var jobFilesReal string
+	if opt.JobFiles != "" {
+		abs, err := filepath.Abs(opt.JobFiles)
+		if err == nil {
+			jobFilesReal, err = filepath.EvalSymlinks(abs)
+		}
+		if fi, serr := os.Stat(jobFilesReal); err == nil && (serr != nil || !fi.IsDir()) {
+			err = errors.New("not a directory")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("job files directory %s (server.job_files): %v: create it (mkdir -p %s) or give another", opt.JobFiles, err, opt.JobFiles)
+		}
+		opt.JobFiles = abs
+	}
+	dbAbs, err := filepath.Abs(opt.DB)
+	if err != nil {
+		return nil, fmt.Errorf("job database %s: %w", opt.DB, err)
+	}
 	store, n, err := OpenStore(ctx, opt.DB)
 	if err != nil {
 		return nil, err
@@ -138,7 +168,8 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("server: web UI: %w", err)
 	}
-	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter()}
+	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter(),
+		hosts: []string{listenHost(opt.Listen)}, dbReal: realPath(dbAbs), jobFilesReal: jobFilesReal}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.reg = s.newRegistry()
 	s.h = s.routes()
@@ -237,6 +268,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	s.mu.Lock()
+	s.hosts = append(s.hosts, listenHost(ln.Addr().String()))
+	s.mu.Unlock()
 	s.log.Info("serving", "addr", ln.Addr().String(), "db", s.opt.DB, "token", s.opt.Token != "")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

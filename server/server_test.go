@@ -28,6 +28,9 @@ import (
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
+// testToken is a token of the strength wpg serve asks for.
+const testToken = "s3cret-test-token-0123"
+
 type testServer struct {
 	t   *testing.T
 	s   *Server
@@ -77,6 +80,10 @@ func (ts *testServer) do(method, path string, body any, hdr ...string) (int, []b
 		req.Header.Set("Authorization", "Bearer "+ts.tok)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" { // the client sends req.Host, not the header
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := ts.hs.Client().Do(req)
