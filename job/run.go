@@ -85,7 +85,7 @@ func receiverFinal(rep *report.Report) *ReceiverSnapshot {
 		return nil
 	}
 	rs := &ReceiverSnapshot{Receivers: max(v.Receivers, 1), Frames: v.Frames, Bytes: v.Bytes, Lost: v.Lost,
-		Duplicated: v.Duplicated, Corrupted: v.Corrupted, Final: true}
+		Duplicated: v.Duplicated, Corrupted: v.Corrupted, JitterNs: v.JitterNs, Final: true}
 	if l := v.Latency; l != nil {
 		rs.Latency = LatenessStats{Count: int64(l.Samples), P50Ns: l.P50Ns, P99Ns: l.P99Ns, MaxNs: l.MaxNs}
 	}
@@ -184,6 +184,10 @@ type ReceiverSnapshot struct {
 	// up to the receivers' latest message, within the histogram's 3
 	// significant digits.
 	Latency LatenessStats
+	// JitterNs is the receivers' RFC 3550 interarrival jitter J (ns), where
+	// they say it: a port pair's receiver as the run goes, every receiver
+	// in its final answer (recv.Result.JitterNs).
+	JitterNs int64
 	// Final is true when the counts are the receivers' answers at the
 	// end, not progress.
 	Final bool
@@ -207,6 +211,9 @@ func (s Snapshot) Sample(prev Snapshot) report.Sample {
 		}
 		x.Lost, x.Corrupted = &lost, &corrupted
 		x.LatencyP99Ns = s.ReceiverLatencySince(prev).P99Ns
+		if r != nil {
+			x.JitterNs = r.JitterNs
+		}
 	}
 	return x
 }

@@ -2,6 +2,7 @@ package recv
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 
 	"github.com/wpg-dev/wpg/internal/hist"
@@ -14,8 +15,9 @@ import (
 // latency percentiles taken from the merged histograms (exact across
 // receivers, where every result carries its histogram: one from Tracker
 // or UnmarshalPeer; otherwise the worst of each), NegativeLatencyMaxNs
-// the worst, Backend and Stop those of the first result, and Receivers
-// the number of receivers. One result comes back unchanged.
+// the worst, the jitter (run-wide and per stream) the receivers' weighted
+// by their frames, Backend and Stop those of the first result, and
+// Receivers the number of receivers. One result comes back unchanged.
 func Merge(rs ...Result) Result {
 	switch len(rs) {
 	case 0:
@@ -26,6 +28,8 @@ func Merge(rs ...Result) Result {
 	m := Result{Schema: Schema, Backend: rs[0].Backend, Stop: rs[0].Stop, Streams: []StreamResult{}}
 	streams := map[uint16]*StreamResult{}
 	latN := map[uint16]float64{} // per stream: frames weighting the mean
+	jitN := map[uint16]float64{} // per stream: frames weighting the jitter
+	var jitter, jitterN float64
 	var hs []*hist.Hist
 	exact := true
 	for _, r := range rs {
@@ -52,6 +56,10 @@ func Merge(rs ...Result) Result {
 		m.BPS += r.BPS
 		m.NegativeLatency += r.NegativeLatency
 		m.NegativeLatencyMaxNs = max(m.NegativeLatencyMaxNs, r.NegativeLatencyMaxNs)
+		if r.JitterNs > 0 {
+			jitter += float64(r.JitterNs) * float64(r.Frames)
+			jitterN += float64(r.Frames)
+		}
 		if r.Latency != nil {
 			if r.lat == nil {
 				exact = false
@@ -76,6 +84,13 @@ func Merge(rs ...Result) Result {
 				}
 				latN[s.Stream] += w
 			}
+			if s.JitterNs > 0 {
+				w := float64(s.Frames)
+				if tot := jitN[s.Stream] + w; tot > 0 {
+					ms.JitterNs = int64(math.Round((float64(ms.JitterNs)*jitN[s.Stream] + float64(s.JitterNs)*w) / tot))
+				}
+				jitN[s.Stream] += w
+			}
 			ms.Frames += s.Frames
 			ms.Bytes += s.Bytes
 			ms.Lost += s.Lost
@@ -84,6 +99,9 @@ func Merge(rs ...Result) Result {
 			ms.OutOfWindow += s.OutOfWindow
 			ms.NextSeq = max(ms.NextSeq, s.NextSeq)
 		}
+	}
+	if jitterN > 0 {
+		m.JitterNs = int64(math.Round(jitter / jitterN))
 	}
 	for _, s := range streams {
 		m.Streams = append(m.Streams, *s)

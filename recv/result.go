@@ -62,6 +62,13 @@ type Result struct {
 	// Latency is the one-way latency over all streams; nil when no frame
 	// carried a usable transmit timestamp.
 	Latency *Latency `json:"latency,omitempty"`
+	// JitterNs is RFC 3550's interarrival jitter J (ns) over every
+	// stream's frames in the order they arrived (each stream's own is in
+	// Streams): the smoothed mean deviation of the differences between
+	// consecutive frames' transit times, J += (|D| - J) / 16. Unlike the
+	// latency it needs no shared clock. 0 before two timed frames; a
+	// merged result's is the receivers' weighted by their frames.
+	JitterNs int64 `json:"jitter_ns,omitempty"`
 	// NegativeLatency counts frames received "before" they were sent:
 	// sender and receiver do not share a clock.
 	NegativeLatency uint64 `json:"negative_latency,omitempty"`
@@ -114,6 +121,9 @@ type StreamResult struct {
 	LatencyMinNs  int64   `json:"latency_min_ns,omitempty"`
 	LatencyMeanNs float64 `json:"latency_mean_ns,omitempty"`
 	LatencyMaxNs  int64   `json:"latency_max_ns,omitempty"`
+	// JitterNs is the stream's RFC 3550 interarrival jitter J (ns), as
+	// Result's; 0 before two timed frames.
+	JitterNs int64 `json:"jitter_ns,omitempty"`
 }
 
 // Result returns the statistics so far. It allocates; call it at the end
@@ -129,6 +139,7 @@ func (t *Tracker) Result() Result {
 		UnsignedFragments:    t.unsignedFragments,
 		NegativeLatency:      t.negLatency,
 		NegativeLatencyMaxNs: t.negLatencyMax,
+		JitterNs:             t.jitter.ns(),
 		Streams:              make([]StreamResult, 0, len(t.order)),
 	}
 	for _, s := range t.order {
@@ -137,6 +148,7 @@ func (t *Tracker) Result() Result {
 			Duplicated: s.duplicated, Reordered: s.reordered, OutOfWindow: s.outOfWin,
 			NextSeq: s.next,
 		}
+		sr.JitterNs = s.jitter.ns()
 		if s.latN > 0 {
 			sr.LatencyMinNs = s.latMin
 			sr.LatencyMaxNs = s.latMax
@@ -246,6 +258,9 @@ func (r Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "latency\tp50 %s\tp99 %s  p99.9 %s  max %s  (%d samples, one-way, same-host clock)\n",
 			time.Duration(l.P50Ns), time.Duration(l.P99Ns), time.Duration(l.P999Ns), time.Duration(l.MaxNs), l.Samples)
 	}
+	if r.JitterNs > 0 {
+		fmt.Fprintf(tw, "jitter\t%s\t(RFC 3550 interarrival jitter: the smoothed deviation of consecutive frames' transit times)\n", time.Duration(r.JitterNs))
+	}
 	if r.NegativeLatency > 0 {
 		fmt.Fprintf(tw, "negative latency\t%d\t(by up to %s: the sender's and receiver's clocks disagree by that much)\n", r.NegativeLatency, time.Duration(r.NegativeLatencyMaxNs))
 	}
@@ -260,13 +275,16 @@ func (r Result) WriteTable(w io.Writer) {
 		if r.Datagrams > 0 && r.Datagrams == r.Frames {
 			unit = "datagrams" // as the line above says
 		}
-		fmt.Fprintf(tw, "stream\t%s\tbytes\tlost\tdup\treord\tnext seq\tlat mean\t\n", unit)
+		fmt.Fprintf(tw, "stream\t%s\tbytes\tlost\tdup\treord\tnext seq\tlat mean\tjitter\t\n", unit)
 		for _, s := range r.Streams {
-			lat := "-"
+			lat, jit := "-", "-"
 			if s.LatencyMeanNs > 0 {
 				lat = time.Duration(s.LatencyMeanNs).Round(time.Microsecond / 10).String()
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", s.Stream, s.Frames, s.Bytes, s.Lost, s.Duplicated, s.Reordered, s.NextSeq, lat)
+			if s.JitterNs > 0 {
+				jit = time.Duration(s.JitterNs).String()
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", s.Stream, s.Frames, s.Bytes, s.Lost, s.Duplicated, s.Reordered, s.NextSeq, lat, jit)
 		}
 		_ = tw.Flush()
 	}

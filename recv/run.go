@@ -69,6 +69,9 @@ type Progress struct {
 	// call (the window; Samples 0 when no frame carried a usable
 	// transmit timestamp), its percentiles exact to 3 significant digits.
 	Latency WindowLatency
+	// JitterNs is the interarrival jitter J so far (Result.JitterNs): a
+	// smoothed value, so the current one stands for the recent frames.
+	JitterNs int64
 
 	win *hist.Hist // the window behind Latency (nil: none)
 }
@@ -98,7 +101,7 @@ func (p Progress) MarshalLatency() ([]byte, error) {
 // times a second at most, never per frame, and the frame path records
 // into one histogram only.
 func progressOf(t *Tracker, elapsed time.Duration, prev *hist.Hist) Progress {
-	p := Progress{Frames: t.received, Corrupted: t.corrupted, Unsigned: t.unsigned, Elapsed: elapsed}
+	p := Progress{Frames: t.received, Corrupted: t.corrupted, Unsigned: t.unsigned, Elapsed: elapsed, JitterNs: t.jitter.ns()}
 	for _, s := range t.order {
 		p.Bytes += s.bytes
 		p.Lost += s.lost

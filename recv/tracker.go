@@ -46,6 +46,7 @@ type stream struct {
 	latSum   float64
 	latMin   int64
 	latMax   int64
+	jitter   jitter
 	// seen is a circular bitmap: bit (seq % WindowSize) is set when seq,
 	// within [next-WindowSize, next), has been received.
 	seen [windowWords]uint64
@@ -71,6 +72,7 @@ type Tracker struct {
 	received        uint64 // sum of the streams' received
 	firstRx, lastRx int64
 	latency         *hist.Hist
+	jitter          jitter // over every stream's frames, in arrival order
 	negLatency      uint64
 	negLatencyMax   int64 // largest |rx - tx| of the negative ones
 }
@@ -170,6 +172,10 @@ func (t *Tracker) observe(id uint16, seq uint64, workers int, txNs, rxNs int64, 
 	s.bytes += uint64(bytes)
 	if txNs != 0 && rxNs != 0 {
 		d := rxNs - txNs
+		// Interarrival jitter takes differences of transit times, so it
+		// holds whatever the clocks' offset: a negative transit counts.
+		s.jitter.add(d)
+		t.jitter.add(d)
 		if d < 0 {
 			t.negLatency++
 			t.negLatencyMax = max(t.negLatencyMax, -d)
@@ -181,6 +187,38 @@ func (t *Tracker) observe(id uint16, seq uint64, workers int, txNs, rxNs int64, 
 		s.latMin = min(s.latMin, d)
 		s.latMax = max(s.latMax, d)
 	}
+}
+
+// jitter is RFC 3550's interarrival jitter (section 6.4.1, A.8): J, the
+// smoothed mean deviation of the difference D between the transit times
+// (receive time less the signature's transmit time) of two frames in the
+// order they arrived, J += (|D| - J) / 16. Duplicates do not count (they
+// are not received anew), late arrivals do, in their place in time.
+type jitter struct {
+	j    float64 // ns
+	last int64   // the previous frame's transit, ns
+	n    uint64  // transits seen
+}
+
+// add takes the transit time of the next frame to arrive.
+func (j *jitter) add(transit int64) {
+	if j.n > 0 {
+		d := transit - j.last
+		if d < 0 {
+			d = -d
+		}
+		j.j += (float64(d) - j.j) / 16
+	}
+	j.last = transit
+	j.n++
+}
+
+// ns is J in nanoseconds, 0 before two transits.
+func (j *jitter) ns() int64 {
+	if j.n < 2 {
+		return 0
+	}
+	return int64(math.Round(j.j))
 }
 
 // mark records seq, within the window below next, as seen.

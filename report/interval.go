@@ -52,6 +52,10 @@ type Interval struct {
 	// LatencyP99Ns is the 99th percentile of the one-way latency the
 	// receiver measured in the interval (recv; 0 when not measured).
 	LatencyP99Ns int64 `json:"latency_p99_ns,omitempty"`
+	// JitterNs is the receiver's RFC 3550 interarrival jitter J at the
+	// interval's end (a smoothed value: the recent frames'; 0 when not
+	// measured).
+	JitterNs int64 `json:"jitter_ns,omitempty"`
 }
 
 // Intervals builds a run's intervals from successive cumulative counts.
@@ -81,6 +85,9 @@ type Sample struct {
 	// LatencyP99Ns is the receiver's one-way latency p99 of the window
 	// since the previous sample (recv.Progress.Latency).
 	LatencyP99Ns int64
+	// JitterNs is the receiver's interarrival jitter at the sample
+	// (recv.Progress.JitterNs).
+	JitterNs int64
 }
 
 // Add closes the interval that ends at s and returns it. A sample that
@@ -90,7 +97,7 @@ func (iv *Intervals) Add(s Sample) (Interval, bool) {
 		return Interval{}, false
 	}
 	iv.started = true
-	in := Interval{Start: iv.at.Seconds(), End: s.Elapsed.Seconds(), LatenessP99Ns: s.LatenessP99Ns, LatencyP99Ns: s.LatencyP99Ns}
+	in := Interval{Start: iv.at.Seconds(), End: s.Elapsed.Seconds(), LatenessP99Ns: s.LatenessP99Ns, LatencyP99Ns: s.LatencyP99Ns, JitterNs: s.JitterNs}
 	if s.Frames < iv.frames || s.Bytes < iv.bytes {
 		return Interval{}, false // counts never go down: not a later sample
 	}
@@ -131,6 +138,9 @@ func (iv *Intervals) Finish(total Sample) []Interval {
 		return iv.add0(total)
 	}
 	last := &iv.list[n-1]
+	if total.JitterNs > 0 {
+		last.JitterNs = total.JitterNs
+	}
 	last.Frames = last.Frames + total.Frames - iv.frames
 	last.Bytes = last.Bytes + total.Bytes - iv.bytes
 	iv.frames, iv.bytes = total.Frames, total.Bytes
@@ -151,7 +161,7 @@ func (iv *Intervals) Finish(total Sample) []Interval {
 
 // add0 is Finish of a run that took no time: one empty-span interval.
 func (iv *Intervals) add0(total Sample) []Interval {
-	in := Interval{Frames: total.Frames, Bytes: total.Bytes, Lost: total.Lost, Corrupted: total.Corrupted}
+	in := Interval{Frames: total.Frames, Bytes: total.Bytes, Lost: total.Lost, Corrupted: total.Corrupted, JitterNs: total.JitterNs}
 	iv.list = append(iv.list, in)
 	iv.frames, iv.bytes, iv.started = total.Frames, total.Bytes, true
 	return iv.list
@@ -172,6 +182,9 @@ func WriteIntervalLine(w io.Writer, in Interval) {
 	}
 	if in.LatencyP99Ns > 0 {
 		s += "  latency p99 " + Dur(in.LatencyP99Ns)
+	}
+	if in.JitterNs > 0 {
+		s += "  jitter " + Dur(in.JitterNs)
 	}
 	if in.Corrupted != nil && *in.Corrupted > 0 {
 		s += fmt.Sprintf("  corrupted %d", *in.Corrupted)

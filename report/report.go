@@ -337,6 +337,7 @@ func verificationLine(b []byte) string {
 	var v struct {
 		Frames, Lost, Duplicated, Reordered, Corrupted, Unsigned uint64
 		Receivers                                                int
+		Jitter                                                   int64 `json:"jitter_ns"`
 		Latency                                                  *struct {
 			P50 int64 `json:"p50_ns"`
 			P99 int64 `json:"p99_ns"`
@@ -363,6 +364,9 @@ func verificationLine(b []byte) string {
 			s += "; latency"
 		}
 		s += fmt.Sprintf(" max %s", Dur(v.Latency.Max))
+	}
+	if v.Jitter > 0 {
+		s += fmt.Sprintf("; jitter %s", Dur(v.Jitter))
 	}
 	if v.Backend != nil {
 		s += "; " + v.Backend.Mode

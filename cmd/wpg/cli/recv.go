@@ -173,7 +173,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		progress = func(p recv.Progress) {
 			lost, corrupted := int64(p.Lost), p.Corrupted
 			in, ok := iv.Add(report.Sample{Elapsed: p.Elapsed, Frames: p.Frames, Bytes: p.Bytes, Lost: &lost, Corrupted: &corrupted,
-				LatencyP99Ns: p.Latency.P99Ns})
+				LatencyP99Ns: p.Latency.P99Ns, JitterNs: p.JitterNs})
 			if ok && !f.json {
 				report.WriteIntervalLine(out, in)
 			}
@@ -188,7 +188,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if f.interval > 0 {
 		n := len(iv.List())
 		lost, corrupted := int64(res.Lost), res.Corrupted
-		intervals = iv.Finish(report.Sample{Elapsed: time.Since(waitStart), Frames: res.Frames, Bytes: res.Bytes, Lost: &lost, Corrupted: &corrupted})
+		intervals = iv.Finish(report.Sample{Elapsed: time.Since(waitStart), Frames: res.Frames, Bytes: res.Bytes, Lost: &lost, Corrupted: &corrupted, JitterNs: res.JitterNs})
 		if !f.json {
 			for _, in := range intervals[min(n, len(intervals)):] {
 				report.WriteIntervalLine(out, in)
