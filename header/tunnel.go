@@ -103,13 +103,3 @@ func (g GRE) Key() uint32 {
 // VNI returns the 24-bit network identifier of a VXLAN or Geneve header
 // (both keep it in bytes 4 to 6).
 func VNI(b []byte) uint32 { return binary.BigEndian.Uint32(b[4:]) >> 8 }
-
-// TCP option kinds (RFC 9293, RFC 7323, RFC 2018).
-const (
-	TCPOptEnd           uint8 = 0
-	TCPOptNOP           uint8 = 1
-	TCPOptMSS           uint8 = 2
-	TCPOptWScale        uint8 = 3
-	TCPOptSACKPermitted uint8 = 4
-	TCPOptTimestamps    uint8 = 8
-)
