@@ -8,6 +8,20 @@ const ARPLen = 28
 // EtherTypeARP is the EtherType of ARP.
 const EtherTypeARP uint16 = 0x0806
 
+// Offsets in an ARP packet for Ethernet and IPv4.
+const (
+	arpHType         = 0
+	arpPType         = 2
+	arpHLen          = 4
+	arpPLen          = 5
+	arpOp            = 6
+	arpSHA           = 8
+	arpSPA           = 14
+	arpTHA           = 18
+	arpTPA           = 24
+	arpHTypeEthernet = 1
+)
+
 // ARP operations.
 const (
 	ARPRequest uint16 = 1
@@ -20,37 +34,37 @@ type ARP []byte
 // Init writes hardware type Ethernet (1), protocol type IPv4 and the
 // address lengths 6 and 4.
 func (a ARP) Init() {
-	binary.BigEndian.PutUint16(a[0:], 1)
-	binary.BigEndian.PutUint16(a[2:], EtherTypeIPv4)
-	a[4], a[5] = 6, 4
+	binary.BigEndian.PutUint16(a[arpHType:], arpHTypeEthernet)
+	binary.BigEndian.PutUint16(a[arpPType:], EtherTypeIPv4)
+	a[arpHLen], a[arpPLen] = macLen, ipv4AddrLen
 }
 
 // Op returns the operation (ARPRequest, ARPReply).
-func (a ARP) Op() uint16 { return binary.BigEndian.Uint16(a[6:]) }
+func (a ARP) Op() uint16 { return binary.BigEndian.Uint16(a[arpOp:]) }
 
 // SHA returns the sender hardware address.
-func (a ARP) SHA() []byte { return a[8:14] }
+func (a ARP) SHA() []byte { return a[arpSHA : arpSHA+macLen] }
 
 // SPA returns the sender protocol address.
-func (a ARP) SPA() []byte { return a[14:18] }
+func (a ARP) SPA() []byte { return a[arpSPA : arpSPA+ipv4AddrLen] }
 
 // THA returns the target hardware address.
-func (a ARP) THA() []byte { return a[18:24] }
+func (a ARP) THA() []byte { return a[arpTHA : arpTHA+macLen] }
 
 // TPA returns the target protocol address.
-func (a ARP) TPA() []byte { return a[24:28] }
+func (a ARP) TPA() []byte { return a[arpTPA : arpTPA+ipv4AddrLen] }
 
 // SetOp sets the operation.
-func (a ARP) SetOp(op uint16) { binary.BigEndian.PutUint16(a[6:], op) }
+func (a ARP) SetOp(op uint16) { binary.BigEndian.PutUint16(a[arpOp:], op) }
 
 // SetSHA sets the sender hardware address.
-func (a ARP) SetSHA(mac []byte) { copy(a[8:14], mac) }
+func (a ARP) SetSHA(mac []byte) { copy(a[arpSHA:arpSHA+macLen], mac) }
 
 // SetSPA sets the sender protocol address.
-func (a ARP) SetSPA(ip []byte) { copy(a[14:18], ip) }
+func (a ARP) SetSPA(ip []byte) { copy(a[arpSPA:arpSPA+ipv4AddrLen], ip) }
 
 // SetTHA sets the target hardware address.
-func (a ARP) SetTHA(mac []byte) { copy(a[18:24], mac) }
+func (a ARP) SetTHA(mac []byte) { copy(a[arpTHA:arpTHA+macLen], mac) }
 
 // SetTPA sets the target protocol address.
-func (a ARP) SetTPA(ip []byte) { copy(a[24:28], ip) }
+func (a ARP) SetTPA(ip []byte) { copy(a[arpTPA:arpTPA+ipv4AddrLen], ip) }

@@ -64,6 +64,11 @@ func Checksum(b []byte, initial uint64) uint16 {
 	return ^Fold(Sum(b, initial))
 }
 
+// ChecksumValid reports whether data b, with initial as the running sum
+// of data before it (a pseudo-header sum), checksums to zero: a received
+// header or datagram whose checksum field is right.
+func ChecksumValid(b []byte, initial uint64) bool { return Fold(Sum(b, initial)) == 0xffff }
+
 // Word64Sum returns the one's-complement sum of the four big-endian 16-bit
 // words of v, unfolded. It is the contribution of 8 bytes holding v at an
 // even offset.

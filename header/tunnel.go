@@ -17,6 +17,19 @@ const (
 	ProtoGRE      uint8  = 47
 )
 
+// Offsets in an MPLS label stack entry, a GRE header and a VXLAN or
+// Geneve header.
+const (
+	mplsBottomByte = 2 // the bottom-of-stack bit is its lowest
+	mplsTTL        = 3
+	greFlags       = 0
+	greVersion     = 1
+	greProtocol    = 2
+	greOptional    = 4 // checksum (and reserved), key, sequence: as the flags say
+	greOptionLen   = 4
+	tunnelVNI      = 4 // VNI (24 bits) and a reserved byte
+)
+
 // VXLANFlagVNI is the I flag of the VXLAN header: the VNI is valid (RFC 7348).
 const VXLANFlagVNI uint8 = 0x08
 
@@ -31,10 +44,10 @@ func (m MPLS) Label() uint32 { return binary.BigEndian.Uint32(m) >> 12 }
 func (m MPLS) TC() uint8 { return uint8(binary.BigEndian.Uint32(m)>>9) & 7 }
 
 // Bottom reports whether the entry is the bottom of the stack.
-func (m MPLS) Bottom() bool { return m[2]&1 != 0 }
+func (m MPLS) Bottom() bool { return m[mplsBottomByte]&1 != 0 }
 
 // TTL returns the time to live.
-func (m MPLS) TTL() uint8 { return m[3] }
+func (m MPLS) TTL() uint8 { return m[mplsTTL] }
 
 // Set writes the whole entry.
 func (m MPLS) Set(label uint32, tc uint8, bottom bool, ttl uint8) {
@@ -68,38 +81,38 @@ func (g GRE) SetFlags(csum, key, seq bool) {
 	if seq {
 		f |= GRESeq
 	}
-	g[0], g[1] = f, 0
+	g[greFlags], g[greVersion] = f, 0
 }
 
 // Len returns the header length the flags give.
 func (g GRE) Len() int {
 	n := GREMinLen
 	for _, f := range []uint8{GREChecksum, GREKey, GRESeq} {
-		if g[0]&f != 0 {
-			n += 4
+		if g[greFlags]&f != 0 {
+			n += greOptionLen
 		}
 	}
 	return n
 }
 
 // Protocol returns the EtherType of the payload.
-func (g GRE) Protocol() uint16 { return binary.BigEndian.Uint16(g[2:]) }
+func (g GRE) Protocol() uint16 { return binary.BigEndian.Uint16(g[greProtocol:]) }
 
 // SetProtocol sets the EtherType of the payload.
-func (g GRE) SetProtocol(t uint16) { binary.BigEndian.PutUint16(g[2:], t) }
+func (g GRE) SetProtocol(t uint16) { binary.BigEndian.PutUint16(g[greProtocol:], t) }
 
 // Checksum returns the checksum field (present with GREChecksum).
-func (g GRE) Checksum() uint16 { return binary.BigEndian.Uint16(g[4:]) }
+func (g GRE) Checksum() uint16 { return binary.BigEndian.Uint16(g[greOptional:]) }
 
 // Key returns the key (present with GREKey).
 func (g GRE) Key() uint32 {
-	off := 4
-	if g[0]&GREChecksum != 0 {
-		off += 4
+	off := greOptional
+	if g[greFlags]&GREChecksum != 0 {
+		off += greOptionLen
 	}
 	return binary.BigEndian.Uint32(g[off:])
 }
 
 // VNI returns the 24-bit network identifier of a VXLAN or Geneve header
 // (both keep it in bytes 4 to 6).
-func VNI(b []byte) uint32 { return binary.BigEndian.Uint32(b[4:]) >> 8 }
+func VNI(b []byte) uint32 { return binary.BigEndian.Uint32(b[tunnelVNI:]) >> 8 }
