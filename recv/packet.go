@@ -1,9 +1,8 @@
 package recv
 
 import (
-	"encoding/binary"
-
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/header"
 )
 
 // Decoder extracts the wpg signature from one received frame. ok is true
@@ -11,24 +10,6 @@ import (
 // (or claims to be a wpg frame) but a header or checksum check failed. A
 // frame with ok == false and corrupt == false is counted as unsigned.
 type Decoder func(frame []byte) (sig frame.Signature, ok bool, corrupt bool)
-
-// EtherType values DecodePacket understands.
-const (
-	etherIPv4  = 0x0800
-	etherARP   = 0x0806
-	etherVLAN  = 0x8100
-	etherQinQ  = 0x88a8
-	etherQinQ1 = 0x9100
-	etherIPv6  = 0x86dd
-)
-
-// IP protocol numbers DecodePacket verifies.
-const (
-	protoICMP   = 1
-	protoTCP    = 6
-	protoUDP    = 17
-	protoICMPv6 = 58
-)
 
 // DecodePacket is the Decoder for Ethernet frames (network backends): the
 // signature is the last frame.SignatureLen bytes of the frame; the frame is
@@ -50,48 +31,29 @@ func DecodePacket(b []byte) (sig frame.Signature, ok bool, corrupt bool) {
 // whether it is a datagram's last fragment (more-fragments clear, at an
 // offset: where wpg's signature goes). It reads headers only.
 func ipFragment(b []byte) (fragment, last bool) {
-	if len(b) < 14 {
+	et, off, ok := header.SkipVLANs(b)
+	if !ok {
 		return false, false
 	}
-	off := 12
-	et := binary.BigEndian.Uint16(b[off:])
-	for tags := 0; et == etherVLAN || et == etherQinQ || et == etherQinQ1; tags++ {
-		if tags == 4 || len(b) < off+6 {
-			return false, false
-		}
-		off += 4
-		et = binary.BigEndian.Uint16(b[off:])
-	}
-	p := b[off+2:]
+	p := b[off:]
 	switch et {
-	case etherIPv4:
-		if len(p) < 20 {
+	case header.EtherTypeIPv4:
+		if len(p) < header.IPv4MinLen {
 			return false, false
 		}
-		f := binary.BigEndian.Uint16(p[6:])
-		return f&0x3fff != 0, f&0x2000 == 0 && f&0x1fff != 0
-	case etherIPv6:
-		if len(p) < 40 {
+		h := header.IPv4(p)
+		more, at := h.MoreFragments(), h.FragmentOffset()
+		return more || at != 0, !more && at != 0
+	case header.EtherTypeIPv6:
+		if len(p) < header.IPv6Len {
 			return false, false
 		}
-		next, rest := p[6], p[40:]
-		for {
-			switch next {
-			case 0, 43, 60:
-				if len(rest) < 8 || (int(rest[1])+1)*8 > len(rest) {
-					return false, false
-				}
-				next, rest = rest[0], rest[(int(rest[1])+1)*8:]
-				continue
-			case 44:
-				if len(rest) < 8 {
-					return false, false
-				}
-				f := binary.BigEndian.Uint16(rest[2:])
-				return true, f&1 == 0 && f>>3 != 0
-			}
+		next, rest, ok := header.SkipIPv6Extensions(header.IPv6(p).NextHeader(), p[header.IPv6Len:])
+		if !ok || next != header.ProtoIPv6Fragment || len(rest) < header.IPv6FragmentLen {
 			return false, false
 		}
+		f := header.IPv6Fragment(rest)
+		return true, !f.MoreFragments() && f.FragmentOffset() != 0
 	}
 	return false, false
 }
@@ -99,131 +61,80 @@ func ipFragment(b []byte) (fragment, last bool) {
 // packetValid parses the headers of an Ethernet frame and verifies its
 // checksums.
 func packetValid(b []byte) bool {
-	if len(b) < 14 {
+	et, off, ok := header.SkipVLANs(b)
+	if !ok {
 		return false
 	}
-	off := 12
-	et := binary.BigEndian.Uint16(b[off:])
-	for tags := 0; et == etherVLAN || et == etherQinQ || et == etherQinQ1; tags++ {
-		if tags == 4 || len(b) < off+6 {
-			return false
-		}
-		off += 4
-		et = binary.BigEndian.Uint16(b[off:])
-	}
-	off += 2
 	switch et {
-	case etherIPv4:
+	case header.EtherTypeIPv4:
 		return ipv4Valid(b[off:])
-	case etherIPv6:
+	case header.EtherTypeIPv6:
 		return ipv6Valid(b[off:])
 	}
 	return true
 }
 
 func ipv4Valid(p []byte) bool {
-	if len(p) < 20 || p[0]>>4 != 4 {
+	if len(p) < header.IPv4MinLen || header.IPVersion(p) != 4 {
 		return false
 	}
-	ihl := int(p[0]&0x0f) * 4
-	total := int(binary.BigEndian.Uint16(p[2:]))
-	if ihl < 20 || total < ihl || total > len(p) {
+	h := header.IPv4(p)
+	ihl, total := h.IHL(), int(h.TotalLength())
+	if ihl < header.IPv4MinLen || total < ihl || total > len(p) {
 		return false
 	}
-	if fold(sum(p[:ihl], 0)) != 0xffff {
+	if !header.ChecksumValid(p[:ihl], 0) {
 		return false
 	}
-	if binary.BigEndian.Uint16(p[6:])&0x3fff != 0 { // MF or fragment offset
+	if h.MoreFragments() || h.FragmentOffset() != 0 {
 		return true
 	}
 	l4 := p[ihl:total]
-	proto := p[9]
-	var pseudo uint64
-	if proto == protoUDP || proto == protoTCP {
-		pseudo = sum(p[12:20], 0) + uint64(proto) + uint64(len(l4))
-	}
-	switch proto {
-	case protoUDP:
-		if len(l4) < 8 || int(binary.BigEndian.Uint16(l4[4:])) != len(l4) {
+	switch h.Protocol() {
+	case header.ProtoUDP:
+		u := header.UDP(l4)
+		if len(l4) < header.UDPLen || int(u.Length()) != len(l4) {
 			return false
 		}
-		if binary.BigEndian.Uint16(l4[6:]) == 0 { // no checksum (IPv4 only)
+		if u.Checksum() == 0 { // no checksum (IPv4 only)
 			return true
 		}
-		return fold(sum(l4, pseudo)) == 0xffff
-	case protoTCP:
-		return len(l4) >= 20 && fold(sum(l4, pseudo)) == 0xffff
-	case protoICMP:
-		return len(l4) >= 8 && fold(sum(l4, 0)) == 0xffff
+		return header.ChecksumValid(l4, h.PseudoSum(len(l4)))
+	case header.ProtoTCP:
+		return len(l4) >= header.TCPMinLen && header.ChecksumValid(l4, h.PseudoSum(len(l4)))
+	case header.ProtoICMPv4:
+		return len(l4) >= header.ICMPEchoLen && header.ChecksumValid(l4, 0)
 	}
 	return true
 }
 
 func ipv6Valid(p []byte) bool {
-	if len(p) < 40 || p[0]>>4 != 6 {
+	if len(p) < header.IPv6Len || header.IPVersion(p) != 6 {
 		return false
 	}
-	plen := int(binary.BigEndian.Uint16(p[4:]))
-	if 40+plen > len(p) {
+	h := header.IPv6(p)
+	plen := int(h.PayloadLength())
+	if header.IPv6Len+plen > len(p) {
 		return false
 	}
-	next := p[6]
-	rest := p[40 : 40+plen]
-exthdrs:
-	for {
-		switch next {
-		case 0, 43, 60: // hop-by-hop, routing, destination options
-			if len(rest) < 8 {
-				return false
-			}
-			n := (int(rest[1]) + 1) * 8
-			if n > len(rest) {
-				return false
-			}
-			next, rest = rest[0], rest[n:]
-			continue
-		case 44: // fragment: the L4 checksum covers the reassembled packet
-			return len(rest) >= 8
-		}
-		break exthdrs
+	next, rest, ok := header.SkipIPv6Extensions(h.NextHeader(), p[header.IPv6Len:header.IPv6Len+plen])
+	if !ok {
+		return false
 	}
-	pseudo := sum(p[8:40], 0) + uint64(next) + uint64(len(rest))
+	if next == header.ProtoIPv6Fragment { // the L4 checksum covers the reassembled packet
+		return len(rest) >= header.IPv6FragmentLen
+	}
+	pseudo := h.PseudoSum(next, len(rest))
 	switch next {
-	case protoUDP:
-		if len(rest) < 8 || int(binary.BigEndian.Uint16(rest[4:])) != len(rest) {
+	case header.ProtoUDP:
+		if len(rest) < header.UDPLen || int(header.UDP(rest).Length()) != len(rest) {
 			return false
 		}
-		return fold(sum(rest, pseudo)) == 0xffff
-	case protoTCP:
-		return len(rest) >= 20 && fold(sum(rest, pseudo)) == 0xffff
-	case protoICMPv6:
-		return len(rest) >= 4 && fold(sum(rest, pseudo)) == 0xffff
+		return header.ChecksumValid(rest, pseudo)
+	case header.ProtoTCP:
+		return len(rest) >= header.TCPMinLen && header.ChecksumValid(rest, pseudo)
+	case header.ProtoICMPv6:
+		return len(rest) >= header.ICMPv6MinLen && header.ChecksumValid(rest, pseudo)
 	}
 	return true
-}
-
-// sum adds b as big-endian 16-bit words to acc (ones' complement sum,
-// unfolded); an odd last byte is padded with zero.
-func sum(b []byte, acc uint64) uint64 {
-	for len(b) >= 8 {
-		v := binary.BigEndian.Uint64(b)
-		acc += v>>48 + v>>32&0xffff + v>>16&0xffff + v&0xffff
-		b = b[8:]
-	}
-	for len(b) >= 2 {
-		acc += uint64(binary.BigEndian.Uint16(b))
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		acc += uint64(b[0]) << 8
-	}
-	return acc
-}
-
-// fold reduces a ones' complement sum to 16 bits.
-func fold(acc uint64) uint16 {
-	for acc > 0xffff {
-		acc = acc>>16 + acc&0xffff
-	}
-	return uint16(acc)
 }
