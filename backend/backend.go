@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
@@ -324,26 +325,19 @@ const (
 	TxCopyFrags = "frags"
 )
 
-// Ethernet framing the MTU does not count: the header before the payload
-// the MTU bounds, and one 802.1Q tag.
-const (
-	EthernetHeaderLen = 14
-	VLANTagLen        = 4
-)
-
 // CheckMTU refuses frames that the interface's MTU cannot carry: any frame
 // over MTU + header + one VLAN tag, and an untagged stream's frames over
 // MTU + header (o.MaxFrame, o.MaxUntagged, o.UntaggedStream). path names
 // the backend in the message.
 func CheckMTU(path, iface string, mtu int, o Options) error {
-	wire := mtu + EthernetHeaderLen
-	if o.MaxFrame > wire+VLANTagLen {
+	wire := mtu + header.EthernetLen
+	if o.MaxFrame > wire+header.VLANLen {
 		return fmt.Errorf("%s: frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
-			path, o.MaxFrame, iface, mtu, wire, wire+VLANTagLen, iface, o.MaxFrame-EthernetHeaderLen)
+			path, o.MaxFrame, iface, mtu, wire, wire+header.VLANLen, iface, o.MaxFrame-header.EthernetLen)
 	}
 	if o.MaxUntagged > wire {
 		return fmt.Errorf("%s: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (--size, or size: in the template; a replayed capture's records go as captured) or raise the MTU with `ip link set %s mtu %d`",
-			path, o.UntaggedStream, o.MaxUntagged, iface, mtu, wire, iface, o.MaxUntagged-EthernetHeaderLen)
+			path, o.UntaggedStream, o.MaxUntagged, iface, mtu, wire, iface, o.MaxUntagged-header.EthernetLen)
 	}
 	return nil
 }

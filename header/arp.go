@@ -36,20 +36,20 @@ type ARP []byte
 func (a ARP) Init() {
 	binary.BigEndian.PutUint16(a[arpHType:], arpHTypeEthernet)
 	binary.BigEndian.PutUint16(a[arpPType:], EtherTypeIPv4)
-	a[arpHLen], a[arpPLen] = macLen, ipv4AddrLen
+	a[arpHLen], a[arpPLen] = EthernetAddrLen, ipv4AddrLen
 }
 
 // Op returns the operation (ARPRequest, ARPReply).
 func (a ARP) Op() uint16 { return binary.BigEndian.Uint16(a[arpOp:]) }
 
 // SHA returns the sender hardware address.
-func (a ARP) SHA() []byte { return a[arpSHA : arpSHA+macLen] }
+func (a ARP) SHA() []byte { return a[arpSHA : arpSHA+EthernetAddrLen] }
 
 // SPA returns the sender protocol address.
 func (a ARP) SPA() []byte { return a[arpSPA : arpSPA+ipv4AddrLen] }
 
 // THA returns the target hardware address.
-func (a ARP) THA() []byte { return a[arpTHA : arpTHA+macLen] }
+func (a ARP) THA() []byte { return a[arpTHA : arpTHA+EthernetAddrLen] }
 
 // TPA returns the target protocol address.
 func (a ARP) TPA() []byte { return a[arpTPA : arpTPA+ipv4AddrLen] }
@@ -58,13 +58,13 @@ func (a ARP) TPA() []byte { return a[arpTPA : arpTPA+ipv4AddrLen] }
 func (a ARP) SetOp(op uint16) { binary.BigEndian.PutUint16(a[arpOp:], op) }
 
 // SetSHA sets the sender hardware address.
-func (a ARP) SetSHA(mac []byte) { copy(a[arpSHA:arpSHA+macLen], mac) }
+func (a ARP) SetSHA(mac []byte) { copy(a[arpSHA:arpSHA+EthernetAddrLen], mac) }
 
 // SetSPA sets the sender protocol address.
 func (a ARP) SetSPA(ip []byte) { copy(a[arpSPA:arpSPA+ipv4AddrLen], ip) }
 
 // SetTHA sets the target hardware address.
-func (a ARP) SetTHA(mac []byte) { copy(a[arpTHA:arpTHA+macLen], mac) }
+func (a ARP) SetTHA(mac []byte) { copy(a[arpTHA:arpTHA+EthernetAddrLen], mac) }
 
 // SetTPA sets the target protocol address.
 func (a ARP) SetTPA(ip []byte) { copy(a[arpTPA:arpTPA+ipv4AddrLen], ip) }

@@ -14,26 +14,28 @@ const (
 	ethDst  = 0
 	ethSrc  = 6
 	ethType = 12 // after the two addresses
-	macLen  = 6
 )
+
+// EthernetAddrLen is the length of a MAC address.
+const EthernetAddrLen = 6
 
 // Ethernet is a view of an Ethernet II header.
 type Ethernet []byte
 
 // Dst returns the destination MAC address.
-func (e Ethernet) Dst() []byte { return e[ethDst : ethDst+macLen] }
+func (e Ethernet) Dst() []byte { return e[ethDst : ethDst+EthernetAddrLen] }
 
 // Src returns the source MAC address.
-func (e Ethernet) Src() []byte { return e[ethSrc : ethSrc+macLen] }
+func (e Ethernet) Src() []byte { return e[ethSrc : ethSrc+EthernetAddrLen] }
 
 // Type returns the EtherType.
 func (e Ethernet) Type() uint16 { return binary.BigEndian.Uint16(e[ethType:]) }
 
 // SetDst sets the destination MAC address.
-func (e Ethernet) SetDst(mac []byte) { copy(e[ethDst:ethDst+macLen], mac) }
+func (e Ethernet) SetDst(mac []byte) { copy(e[ethDst:ethDst+EthernetAddrLen], mac) }
 
 // SetSrc sets the source MAC address.
-func (e Ethernet) SetSrc(mac []byte) { copy(e[ethSrc:ethSrc+macLen], mac) }
+func (e Ethernet) SetSrc(mac []byte) { copy(e[ethSrc:ethSrc+EthernetAddrLen], mac) }
 
 // SetType sets the EtherType.
 func (e Ethernet) SetType(t uint16) { binary.BigEndian.PutUint16(e[ethType:], t) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/units"
@@ -88,7 +89,7 @@ func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 	if err := backend.CheckMTU("afpacket", ifc.name, ifc.mtu, o); err != nil {
 		return nil, err
 	}
-	wire := ifc.mtu + backend.EthernetHeaderLen
+	wire := ifc.mtu + header.EthernetLen
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 64
@@ -215,8 +216,8 @@ func (s *Sender) Reserve(bufs [][]byte) (int, error) {
 func (s *Sender) Commit(lens []int) (int, error) {
 	if s.checkTag {
 		for i, l := range lens {
-			if l > s.wire && !vlanTagged(s.reserved[i]) {
-				return 0, fmt.Errorf("afpacket on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+backend.VLANTagLen)
+			if l > s.wire && !header.VLANTagged(s.reserved[i]) {
+				return 0, fmt.Errorf("afpacket on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+header.VLANLen)
 			}
 		}
 	}
@@ -312,14 +313,6 @@ func txCopyNote(ring *tpacket.TxRing, asked string, ifc iface, loFrags bool) str
 		return "zero-copy (--tx-copy frags: ring pages attached as fragments; the device copies them into new pages)"
 	}
 	return "zero-copy (ring pages attached as fragments)"
-}
-
-func vlanTagged(b []byte) bool {
-	if len(b) < 14 {
-		return false
-	}
-	et := uint16(b[12])<<8 | uint16(b[13])
-	return et == 0x8100 || et == 0x88a8
 }
 
 // MaxFrame is the largest frame a buffer holds (Options.MaxFrame).

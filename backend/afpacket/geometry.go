@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/header"
 )
 
 // Defaults of the TX ring flags (--ring-depth, --ring-bytes, --batch).
@@ -41,8 +41,8 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (Geometry, error
 	if ringBytes == 0 {
 		ringBytes = DefaultRingBytes
 	}
-	if maxFrame < backend.EthernetHeaderLen || depth < 1 || ringBytes < 1 {
-		return Geometry{}, fmt.Errorf("ring for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, backend.EthernetHeaderLen)
+	if maxFrame < header.EthernetLen || depth < 1 || ringBytes < 1 {
+		return Geometry{}, fmt.Errorf("ring for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, header.EthernetLen)
 	}
 	slot := 1 << bits.Len(uint(HeaderLen+maxFrame-1))
 	slot = max(slot, 64)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -72,7 +73,7 @@ func newReceiverOn(ifc iface, o backend.Options) (*Receiver, error) {
 	if blocks < 2 {
 		return nil, fmt.Errorf("afpacket receiver: --ring-bytes %d: need at least %d bytes (two %d-byte blocks)", ringBytes, 2*rxBlock, rxBlock)
 	}
-	snap := min(ifc.mtu+backend.EthernetHeaderLen+backend.VLANTagLen, rxBlock-256)
+	snap := min(ifc.mtu+header.EthernetLen+header.VLANLen, rxBlock-256)
 	r := &Receiver{info: backend.Info{
 		Backend: "afpacket", Interface: ifc.name, NUMANode: ifc.numa,
 		Details: map[string]string{"snap_bytes": strconv.Itoa(snap), "mtu": strconv.Itoa(ifc.mtu)},

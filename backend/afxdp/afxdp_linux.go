@@ -12,6 +12,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/afxdp/internal/xsk"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -160,7 +161,7 @@ func newSender(ifc iface, queue int, o backend.Options) (*Sender, error) {
 	if err := backend.CheckMTU("afxdp", ifc.name, ifc.mtu, o); err != nil {
 		return nil, err
 	}
-	wire := ifc.mtu + backend.EthernetHeaderLen
+	wire := ifc.mtu + header.EthernetLen
 	batch := o.Batch
 	if batch <= 0 {
 		batch = 64
@@ -279,8 +280,8 @@ func (s *Sender) Commit(lens []int) (int, error) {
 	}
 	if s.checkTag {
 		for i, l := range lens {
-			if l > s.wire && !vlanTagged(s.bufs[i]) {
-				return 0, fmt.Errorf("afxdp on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+backend.VLANTagLen)
+			if l > s.wire && !header.VLANTagged(s.bufs[i]) {
+				return 0, fmt.Errorf("afxdp on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+header.VLANLen)
 			}
 		}
 	}
@@ -305,14 +306,6 @@ func (s *Sender) ioError(err error) error {
 		return fmt.Errorf("afxdp on %s: %w (is the link up? `ip link set %s up`)", s.info.Interface, err, s.info.Interface)
 	}
 	return fmt.Errorf("afxdp on %s: %w", s.info.Interface, err)
-}
-
-func vlanTagged(b []byte) bool {
-	if len(b) < 14 {
-		return false
-	}
-	et := uint16(b[12])<<8 | uint16(b[13])
-	return et == 0x8100 || et == 0x88a8
 }
 
 // MaxFrame is the largest frame a buffer holds (Options.MaxFrame).

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/header"
 )
 
 // Defaults and limits of a sender's rings and UMEM.
@@ -58,8 +58,8 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (g Geometry, adj
 	if ringBytes == 0 {
 		ringBytes = DefaultRingBytes
 	}
-	if maxFrame < backend.EthernetHeaderLen || depth < 1 || ringBytes < 1 {
-		return g, "", fmt.Errorf("UMEM for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, backend.EthernetHeaderLen)
+	if maxFrame < header.EthernetLen || depth < 1 || ringBytes < 1 {
+		return g, "", fmt.Errorf("UMEM for %d-byte frames, --ring-depth %d, --ring-bytes %d: each must be positive (frames at least %d bytes)", maxFrame, depth, ringBytes, header.EthernetLen)
 	}
 	g.Chunk = chunkFor(maxFrame, page)
 	if g.Chunk == 0 {
@@ -86,7 +86,7 @@ func TxGeometry(maxFrame, depth int, ringBytes int64, page int) (g Geometry, adj
 // maxRxMTU is the largest MTU whose frames (VLAN-tagged twice) and the
 // kernel's headroom fit one page, the largest UMEM chunk.
 func maxRxMTU(page int) int {
-	return page - rxHeadroom - backend.EthernetHeaderLen - 2*backend.VLANTagLen
+	return page - rxHeadroom - header.EthernetLen - 2*header.VLANLen
 }
 
 // RxGeometry computes one receive socket's UMEM on an interface with the
@@ -98,7 +98,7 @@ func RxGeometry(mtu int, ringBytes int64, page int) (chunk, chunks int, err erro
 	if ringBytes == 0 {
 		ringBytes = DefaultRingBytes
 	}
-	room := rxHeadroom + mtu + backend.EthernetHeaderLen + 2*backend.VLANTagLen
+	room := rxHeadroom + mtu + header.EthernetLen + 2*header.VLANLen
 	chunk = chunkFor(room, page)
 	if chunk == 0 {
 		return 0, 0, fmt.Errorf("an MTU of %d does not fit a UMEM chunk (at most %d bytes with the kernel's %d-byte headroom): lower it to %d with `ip link set IFACE mtu %d`, or receive with --backend afpacket", mtu, page, rxHeadroom, maxRxMTU(page), maxRxMTU(page))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/backend/dpdk/internal/rte"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/inputerr"
 )
 
@@ -174,7 +175,7 @@ func (in *instance) setupTx() error {
 
 // checkFrames refuses frames the port's MTU does not carry.
 func (in *instance) checkFrames(maxFrame int) error {
-	const hdr, vlan = 14, 4
+	const hdr, vlan = header.EthernetLen, header.VLANLen
 	mtu := in.port.MTU
 	if mtu <= 0 {
 		return nil
@@ -320,7 +321,7 @@ func (in *instance) NewReceiver() (backend.Receiver, error) {
 func (in *instance) setupRx() error {
 	room := 2048
 	if in.port.MTU > 0 {
-		room = max(room, in.port.MTU+14+8)
+		room = max(room, in.port.MTU+header.EthernetLen+2*header.VLANLen)
 	}
 	pool, err := rte.NewPool(fmt.Sprintf("wpg%d_rx", poolSeq.Add(1)), 8191, poolCache, room+rte.Headroom, in.socket())
 	if err != nil {

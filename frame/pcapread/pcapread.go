@@ -21,6 +21,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/printable"
 )
 
@@ -30,7 +31,7 @@ import (
 const MaxRecord = 9216
 
 // MinRecord is the smallest record replayed: an Ethernet header.
-const MinRecord = 14
+const MinRecord = header.EthernetLen
 
 // Format is pcap or pcapng.
 type Format string
@@ -309,7 +310,7 @@ func Scan(path string) (Summary, error) {
 		s.Records++
 		s.Bytes += uint64(len(data))
 		s.MaxLen = max(s.MaxLen, len(data))
-		if t := binary.BigEndian.Uint16(data[12:]); t != 0x8100 && t != 0x88a8 {
+		if !header.VLANTagged(data) {
 			s.MaxUntagged = max(s.MaxUntagged, len(data))
 		}
 		if r.short {

@@ -3,7 +3,6 @@
 package tpacket
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -40,27 +40,13 @@ const (
 // sllLen is the size of the struct sockaddr_ll after a ring header.
 const sllLen = 20
 
-// restoreVlan puts back the 802.1Q/802.1ad tag the kernel took out of a
-// received frame (it hands the tag over apart, as the packet's metadata)
-// into the 4 bytes before frame start at b[mac], which the caller has
-// checked are free: the 12 address bytes move 4 bytes down and the tag
-// follows them. It returns the new start of the frame. A receiver then
-// sees, and counts, the frame as it was on the wire.
-func restoreVlan(b []byte, mac int, tpid, tci uint16) int {
-	start := mac - 4
-	copy(b[start:start+12], b[mac:mac+12])
-	binary.BigEndian.PutUint16(b[start+12:], tpid)
-	binary.BigEndian.PutUint16(b[start+14:], tci)
-	return start
-}
-
 // vlanTPID returns the tag's EtherType from the status word and the
 // kernel's tpid field (802.1Q when the kernel does not say).
 func vlanTPID(status uint32, tpid uint16) uint16 {
 	if status&unix.TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
 		return tpid
 	}
-	return 0x8100
+	return header.EtherTypeVLAN
 }
 
 // Offsets in struct tpacket_block_desc (version, offset_to_priv, then
@@ -652,9 +638,9 @@ func (r *RxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (int, e
 				r.outgoing++
 			} else {
 				start, end := int(mac), int(mac)+int(snap)
-				if st := *(*uint32)(unsafe.Pointer(&h[tp3Status])); st&unix.TP_STATUS_VLAN_VALID != 0 && snap >= 12 && start-4 >= sllAfterHdr3+sllLen {
+				if st := *(*uint32)(unsafe.Pointer(&h[tp3Status])); st&unix.TP_STATUS_VLAN_VALID != 0 && snap >= 2*header.EthernetAddrLen && start-header.VLANLen >= sllAfterHdr3+sllLen {
 					tci := uint16(*(*uint32)(unsafe.Pointer(&h[tp3VlanTCI])))
-					start = restoreVlan(h, start, vlanTPID(st, *(*uint16)(unsafe.Pointer(&h[tp3VlanTPID]))), tci)
+					start = header.InsertVLAN(h, start, vlanTPID(st, *(*uint16)(unsafe.Pointer(&h[tp3VlanTPID]))), tci)
 				}
 				views[n] = h[start:end:end]
 				if ts != nil {

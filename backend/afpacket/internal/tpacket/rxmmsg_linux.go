@@ -8,9 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/wpg-dev/wpg/header"
 	"golang.org/x/sys/unix"
-
-	"github.com/wpg-dev/wpg/backend"
 )
 
 // MmsgRx is the receiving side without a ring: an AF_PACKET socket
@@ -68,8 +67,8 @@ func (m *MmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 	if err := m.p.setInt(unix.PACKET_AUXDATA, 1, "PACKET_AUXDATA"); err != nil {
 		return err
 	}
-	// Each buffer keeps vlanLen bytes in front of the frame for the tag.
-	stride := snap + vlanLen
+	// Each buffer keeps header.VLANLen bytes in front of the frame for the tag.
+	stride := snap + header.VLANLen
 	m.slab = make([]byte, batch*stride)
 	m.bufs = make([][]byte, batch)
 	m.iov = make([]unix.Iovec, batch)
@@ -79,7 +78,7 @@ func (m *MmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 	m.ctl = make([]byte, batch*m.ctlLen)
 	for i := range batch {
 		m.bufs[i] = m.slab[i*stride : (i+1)*stride : (i+1)*stride]
-		m.iov[i] = unix.Iovec{Base: &m.bufs[i][vlanLen], Len: uint64(snap)}
+		m.iov[i] = unix.Iovec{Base: &m.bufs[i][header.VLANLen], Len: uint64(snap)}
 		h := &m.msgs[i].hdr
 		h.Iov, h.Iovlen = &m.iov[i], 1
 		h.Name = (*byte)(unsafe.Pointer(&m.names[i]))
@@ -128,11 +127,11 @@ func (m *MmsgRx) views(r int, views [][]byte, ts []int64) int {
 			m.outgoing++
 			continue
 		}
-		l := vlanLen + int(m.msgs[i].len)
+		l := header.VLANLen + int(m.msgs[i].len)
 		stamp, aux := m.control(i)
-		start := vlanLen
-		if aux != nil && aux.Status&unix.TP_STATUS_VLAN_VALID != 0 && l >= vlanLen+12 {
-			start = restoreVlan(m.bufs[i], vlanLen, vlanTPID(aux.Status, aux.Vlan_tpid), aux.Vlan_tci)
+		start := header.VLANLen
+		if aux != nil && aux.Status&unix.TP_STATUS_VLAN_VALID != 0 && l >= header.VLANLen+2*header.EthernetAddrLen {
+			start = header.InsertVLAN(m.bufs[i], header.VLANLen, vlanTPID(aux.Status, aux.Vlan_tpid), aux.Vlan_tci)
 		}
 		views[n] = m.bufs[i][start:l:l]
 		if ts != nil {
@@ -142,9 +141,6 @@ func (m *MmsgRx) views(r int, views [][]byte, ts []int64) int {
 	}
 	return n
 }
-
-// vlanLen is the size of an 802.1Q tag.
-const vlanLen = backend.VLANTagLen
 
 // sizeofAuxdata is the size of struct tpacket_auxdata.
 const sizeofAuxdata = int(unsafe.Sizeof(unix.TpacketAuxdata{}))

@@ -11,13 +11,15 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/header"
 )
 
 // Where the XDP program looks (package frame's signature: the last 20
 // bytes of a frame, starting with the magic "WP").
 const (
-	sigLen   = 20
-	minFrame = 14 + sigLen // an Ethernet header and a signature
+	sigLen   = frame.SignatureLen
+	minFrame = header.EthernetLen + sigLen // an Ethernet header and a signature
 	// magicLE is the signature's magic 0x5750 (big-endian on the wire)
 	// as a little-endian 16-bit load of its two bytes sees it.
 	magicLE = 0x5057
