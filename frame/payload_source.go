@@ -8,6 +8,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+
+	"github.com/wpg-dev/wpg/internal/memread"
 )
 
 // PayloadSource renders payload frames for one worker; it implements
@@ -90,19 +92,19 @@ func NewPayloadSource(cfg PayloadConfig, worker, workers int) (*PayloadSource, e
 		// stamps are StampStride apart, so walk them from the last one
 		// multiplying by x^(8*StampStride) instead of exponentiating each.
 		last := len(s.stamps) - 1 // the stamp at n-8: x^0
-		shift := xpowBytes(0)
+		shift := memread.CRC32CXPow(0)
 		if last > 0 {
-			step := xpowBytes(StampStride)
-			term := xpowBytes(uint64(cfg.Size - s.stamps[last-1] - 8))
+			step := memread.CRC32CXPow(8 * StampStride)
+			term := memread.CRC32CXPow(8 * uint64(cfg.Size-s.stamps[last-1]-8))
 			for k := last - 1; k >= 0; k-- {
 				shift ^= term
-				term = multModP(term, step)
+				term = memread.CRC32CMulMod(term, step)
 			}
 		}
 		s.stampTab = new([8][256]uint32)
 		for i := range 8 {
 			for v := range 256 {
-				s.stampTab[i][v] = multModP(shift, stampLinear(uint64(v)<<(8*i)))
+				s.stampTab[i][v] = memread.CRC32CMulMod(shift, stampLinear(uint64(v)<<(8*i)))
 			}
 		}
 	}

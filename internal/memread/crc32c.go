@@ -3,8 +3,12 @@ package memread
 import "hash/crc32"
 
 // castagnoli is hash/crc32's CRC-32C table (the portable path and short
-// buffers).
+// buffers), the module's one.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CRC32CTable returns hash/crc32's CRC-32C table, for code that updates a
+// CRC-32C byte by byte or with crc32.Update (the payload frames' stamps).
+func CRC32CTable() *crc32.Table { return castagnoli }
 
 // CRC32C returns the CRC-32C (Castagnoli) of b updated from crc, exactly
 // what crc32.Update(crc, crc32.MakeTable(crc32.Castagnoli), b) returns.
@@ -55,7 +59,7 @@ const (
 var crcFoldK = func() (k [crcKN][2]uint64) {
 	for i, bytes := range [crcKN]uint64{256, 64, 48, 32, 16} {
 		d := 8 * bytes
-		k[i] = [2]uint64{uint64(xpowBitsC(d + 31)), uint64(xpowBitsC(d - 33))}
+		k[i] = [2]uint64{uint64(CRC32CXPow(d + 31)), uint64(CRC32CXPow(d - 33))}
 	}
 	return
 }()
@@ -63,12 +67,18 @@ var crcFoldK = func() (k [crcKN][2]uint64) {
 // castagnoliReflected is the CRC-32C polynomial, reflected.
 const castagnoliReflected = 0x82f63b78
 
-// mulModC returns a·b modulo the Castagnoli polynomial (reflected).
-func mulModC(a, b uint32) uint32 {
+// CRC32CMulMod returns a·b modulo the Castagnoli polynomial, in
+// hash/crc32's reflected bit order (x^0 is 1<<31): the arithmetic that
+// moves a CRC-32C register past data without reading it (as zlib's
+// crc32_combine).
+func CRC32CMulMod(a, b uint32) uint32 {
 	var p uint32
 	for m := uint32(1) << 31; m != 0; m >>= 1 {
 		if a&m != 0 {
 			p ^= b
+			if a&(m-1) == 0 {
+				break
+			}
 		}
 		if b&1 != 0 {
 			b = b>>1 ^ castagnoliReflected
@@ -79,14 +89,16 @@ func mulModC(a, b uint32) uint32 {
 	return p
 }
 
-// xpowBitsC returns x^n modulo the Castagnoli polynomial (reflected).
-func xpowBitsC(n uint64) uint32 {
+// CRC32CXPow returns x^n modulo the Castagnoli polynomial (reflected):
+// appending n/8 zero bytes to a raw CRC-32C register multiplies it by
+// CRC32CXPow(n).
+func CRC32CXPow(n uint64) uint32 {
 	r, sq := uint32(1)<<31, uint32(1)<<30 // x^0, x^1
 	for ; n != 0; n >>= 1 {
 		if n&1 != 0 {
-			r = mulModC(r, sq)
+			r = CRC32CMulMod(r, sq)
 		}
-		sq = mulModC(sq, sq)
+		sq = CRC32CMulMod(sq, sq)
 	}
 	return r
 }
