@@ -31,6 +31,10 @@ type entry struct {
 	created   time.Time
 	run       *job.Run
 	stopAsked atomic.Bool
+	// unstored says why the job's end is not in the database yet (nil:
+	// running, or stored): the job reads running, as the database has it,
+	// until the retries store it.
+	unstored atomic.Pointer[string]
 
 	// Set once the run has ended (before done is closed).
 	final  *JobRecord
@@ -325,6 +329,23 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	e.publish(snapshotView(e.id, prev, job.Snapshot{}))
 	var last job.Snapshot // at the last sample
 	var t int64
+	// Samples the database refused (a full disk) wait here, in order, and
+	// go in before the next one.
+	var unsaved []Sample
+	save := func(x Sample) {
+		unsaved = append(unsaved, x)
+		if len(unsaved) > maxUnsaved {
+			unsaved = unsaved[len(unsaved)-maxUnsaved:]
+		}
+		n, err := s.storeSamples(e.id, unsaved)
+		if err != nil && n == 0 && len(unsaved) == 1 {
+			s.log.Error("job database: sample not stored: kept in memory and retried with the next", "job", e.id, "t", x.T, "err", err)
+		}
+		if err == nil && len(unsaved) > 1 {
+			s.log.Info("job database: the samples kept in memory are stored", "job", e.id, "samples", n)
+		}
+		unsaved = unsaved[n:]
+	}
 	for running := true; running; {
 		select {
 		case <-e.run.Done():
@@ -342,9 +363,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 			t = max(t+1, int64(snap.Elapsed/SampleInterval)) // a late timer skips the seconds it missed
 			x := sampleOf(t, snap, last)
 			last = snap
-			if err := s.store.AddSample(context.Background(), e.id, x); err != nil {
-				s.log.Error("job database: sample", "job", e.id, "err", err)
-			}
+			save(x)
 			sampleAt.Reset(max(sampleWait(snap.Elapsed, t), time.Millisecond))
 		}
 	}
@@ -352,9 +371,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	end := e.run.Snapshot()
 	e.publish(snapshotView(e.id, end, prev)) // done: the report's figures and the receivers' answers
 	if x, ok := finalSample(t+1, end, last, rep); ok {
-		if err := s.store.AddSample(context.Background(), e.id, x); err != nil {
-			s.log.Error("job database: sample", "job", e.id, "err", err)
-		}
+		unsaved = append(unsaved, x)
 	}
 	rec.EndedAt = time.Now().UnixNano()
 	switch {
@@ -383,13 +400,16 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 			}
 		}
 	}
-	if err := s.store.Finish(context.Background(), rec); err != nil {
-		s.log.Error("job database: finish", "job", e.id, "err", err)
-	}
-	if n, err := s.store.Prune(context.Background(), int64(s.opt.JobHistoryDB)); err != nil {
-		s.log.Error("job database: prune", "err", err)
-	} else if n > 0 {
-		s.log.Debug("job database: pruned the oldest finished jobs", "jobs", n)
+	if s.storeEnd(e, rec, unsaved) {
+		if n, err := s.store.Prune(context.Background(), int64(s.opt.JobHistoryDB)); err != nil {
+			s.log.Error("job database: prune", "err", err)
+		} else if n > 0 {
+			s.log.Debug("job database: pruned the oldest finished jobs", "jobs", n)
+		}
+	} else {
+		// What the database will say after a restart.
+		rec.Status, rec.Report = StatusInterrupted, nil
+		rec.Error = "the job ended, and the job database could not store its end before the server stopped: the server's log has its report"
 	}
 	s.mu.Lock()
 	e.final, e.report = rec, rep
@@ -401,6 +421,69 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	s.mu.Unlock()
 	close(e.done)
 	s.log.Info("job ended", "job", e.id, "status", rec.Status, "frames", rec.Frames)
+}
+
+// maxUnsaved bounds the samples a job keeps in memory while the database
+// refuses them: a day of seconds (about 10 MB).
+const maxUnsaved = 86400
+
+// maxStoreRetry is the longest wait between two tries to store a job's end.
+const maxStoreRetry = 30 * time.Second
+
+// storeSamples stores xs in order and returns how many it stored.
+func (s *Server) storeSamples(id int64, xs []Sample) (int, error) {
+	for i, x := range xs {
+		if err := s.store.AddSample(context.Background(), id, x); err != nil {
+			return i, err
+		}
+	}
+	return len(xs), nil
+}
+
+// storeEnd stores a job's last samples and its end (status, totals,
+// report). While the database refuses them (a full disk) the job keeps
+// them in memory, reads running with a note (the database still has it
+// running) and tries again, from Server.storeRetry up to maxStoreRetry
+// apart; when the server shuts down it tries once more. False when that
+// failed too: the report goes to the log, and the next start marks the
+// job interrupted.
+func (s *Server) storeEnd(e *entry, rec *JobRecord, unsaved []Sample) bool {
+	wait := s.storeRetry
+	try := func() error {
+		n, err := s.storeSamples(e.id, unsaved)
+		unsaved = unsaved[n:]
+		if err != nil {
+			return err
+		}
+		return s.store.Finish(context.Background(), rec)
+	}
+	for {
+		err := try()
+		if err == nil {
+			if e.unstored.Load() != nil {
+				s.log.Info("job database: the job's end is stored now", "job", e.id, "status", rec.Status)
+				e.unstored.Store(nil)
+			}
+			return true
+		}
+		if e.unstored.Load() == nil {
+			s.log.Error("job database: the job's end is not stored: kept in memory and tried again", "job", e.id, "status", rec.Status, "retry", wait, "err", err)
+		}
+		msg := fmt.Sprintf("the job has ended, and its end is not stored yet (job database: %v): the server keeps it and tries again; make room on the disk of wpg serve --db", err)
+		e.unstored.Store(&msg)
+		select {
+		case <-s.closed:
+			if err = try(); err == nil {
+				s.log.Info("job database: the job's end is stored now", "job", e.id, "status", rec.Status)
+				return true
+			}
+			s.log.Error("job database: the job's end could not be stored before the server stopped: after a restart it reads interrupted; its report follows",
+				"job", e.id, "status", rec.Status, "frames", rec.Frames, "err", err, "report", string(rec.Report))
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, maxStoreRetry)
+	}
 }
 
 // sampleOf is second t of a job: its totals at snap and its rates since

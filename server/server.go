@@ -105,6 +105,9 @@ type Server struct {
 
 	dbReal       string // Options.DB, absolute, its symlinks resolved
 	jobFilesReal string // Options.JobFiles, likewise
+
+	closed     chan struct{} // closed when the server starts shutting down
+	storeRetry time.Duration // the first wait before storing a job's end again
 }
 
 // New opens the job database (marking jobs left running as interrupted)
@@ -169,7 +172,8 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		return nil, fmt.Errorf("server: web UI: %w", err)
 	}
 	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter(),
-		hosts: []string{listenHost(opt.Listen)}, dbReal: realPath(dbAbs), jobFilesReal: jobFilesReal}
+		hosts: []string{listenHost(opt.Listen)}, dbReal: realPath(dbAbs), jobFilesReal: jobFilesReal,
+		closed: make(chan struct{}), storeRetry: time.Second}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.reg = s.newRegistry()
 	s.h = s.routes()
@@ -201,6 +205,7 @@ func (s *Server) stopJobs() bool {
 		return false
 	}
 	s.closing = true
+	close(s.closed)
 	for _, e := range s.running {
 		e.stopAsked.Store(true)
 		e.run.Stop()

@@ -206,7 +206,8 @@ func (s *Store) markInterrupted(ctx context.Context) (int, error) {
 		ended_at = MAX(started_at, started_at + 1000000000 * COALESCE((SELECT MAX(t) FROM samples WHERE job_id = jobs.id), 0)),
 		frames = COALESCE((SELECT frames FROM samples WHERE job_id = jobs.id ORDER BY t DESC LIMIT 1), frames),
 		bytes = COALESCE((SELECT bytes FROM samples WHERE job_id = jobs.id ORDER BY t DESC LIMIT 1), bytes),
-		error = 'the server stopped while the job ran; its samples up to then are kept'
+		error = 'the server stopped before the job''s end was stored (it was running, or its end could not be written: the server''s log says which); ' ||
+			CASE WHEN EXISTS (SELECT 1 FROM samples WHERE job_id = jobs.id) THEN 'its samples up to then are kept' ELSE 'no sample of it was stored' END
 		WHERE status = ?`, StatusInterrupted, StatusRunning)
 	if err != nil {
 		return 0, err

@@ -122,9 +122,13 @@ func (s *Server) view(e *entry, rec *JobRecord) JobView {
 		default:
 			spec, _ := json.Marshal(e.spec)
 			snap := e.run.Snapshot()
-			return JobView{ID: e.id, Name: e.name, StartedBy: e.startedBy, Client: e.client, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
+			v := JobView{ID: e.id, Name: e.name, StartedBy: e.startedBy, Client: e.client, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
 				Spec: spec, CreatedAt: e.created.UTC(), StartedAt: e.created.UTC(), Frames: snap.Frames, Bytes: snap.Bytes, PPS: snap.PPS, BPS: snap.BPS,
 				Elapsed: snap.Elapsed.Seconds()}
+			if msg := e.unstored.Load(); msg != nil {
+				v.Error = *msg
+			}
+			return v
 		}
 	}
 	v := JobView{ID: rec.ID, Name: rec.Name, StartedBy: rec.StartedBy, Client: rec.Client, Status: rec.Status, Cores: rec.Cores, Spec: json.RawMessage(rec.Spec),
