@@ -49,6 +49,11 @@ type Config struct {
 	Batch    int
 	Count    uint64        // total frames across workers, 0 = until the source ends
 	Duration time.Duration // 0 = no time limit
+	// Netns, when set, is the network namespace (its file, e.g.
+	// /run/netns/NAME) the backend is opened in: the instance on a
+	// thread that visits it, each worker's thread moves into it for good
+	// before it opens its sender (the runtime discards the thread after).
+	Netns string
 }
 
 // Stop says why a run ended.
@@ -399,7 +404,13 @@ func (j *Job) open(ctx context.Context) error {
 	if opts.Batch <= 0 {
 		opts.Batch = cfg.Batch
 	}
-	inst, err := cfg.Backend.Open(ctx, opts)
+	var inst backend.Instance
+	var err error
+	if cfg.Netns != "" {
+		err = sys.RunInNetns(cfg.Netns, func() (err error) { inst, err = cfg.Backend.Open(ctx, opts); return err })
+	} else {
+		inst, err = cfg.Backend.Open(ctx, opts)
+	}
 	if err != nil {
 		// "afxdp: queues 0-1 …" as "afxdp: interface …": the backend's
 		// name once, whether the backend's error gave it or not.
@@ -437,6 +448,12 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		res.Err = &WorkerError{Worker: i, Err: err, Frames: -1}
 		failed.Store(true)
 		markReady()
+	}
+	if cfg.Netns != "" {
+		if err := sys.JoinNetns(cfg.Netns); err != nil {
+			fail(err)
+			return
+		}
 	}
 	if cfg.Cores != nil {
 		if err := sys.PinThread(cfg.Cores[i]); err != nil {

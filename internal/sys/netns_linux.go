@@ -48,3 +48,21 @@ func RunInNetns(nsPath string, f func() error) error {
 	}()
 	return <-errc
 }
+
+// JoinNetns moves the calling thread into the network namespace at nsPath
+// for good: the caller has locked the goroutine to its thread
+// (runtime.LockOSThread) and keeps it locked until the goroutine exits,
+// so that the runtime discards the thread rather than hand it to another
+// goroutine in a foreign namespace (an engine worker does). Needs
+// CAP_SYS_ADMIN.
+func JoinNetns(nsPath string) error {
+	target, err := os.Open(nsPath)
+	if err != nil {
+		return fmt.Errorf("open network namespace %s: %w", nsPath, err)
+	}
+	defer target.Close()
+	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+		return fmt.Errorf("setns(%s): %w", nsPath, os.NewSyscallError("setns", err))
+	}
+	return nil
+}

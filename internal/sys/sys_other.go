@@ -63,6 +63,11 @@ func RunInNetns(nsPath string, f func() error) error {
 	return notOnThisOS("network namespace " + nsPath)
 }
 
+// JoinNetns is not supported here.
+func JoinNetns(nsPath string) error {
+	return notOnThisOS("network namespace " + nsPath)
+}
+
 // ThreadSchedPolicy is not available here.
 func ThreadSchedPolicy() (policy, prio int, err error) {
 	return 0, 0, notOnThisOS("sched_getscheduler")
