@@ -47,6 +47,8 @@ func Merge(rs ...Result) Result {
 		m.CorruptedBytes += r.CorruptedBytes
 		m.Unsigned += r.Unsigned
 		m.UnsignedBytes += r.UnsignedBytes
+		m.WrongStream += r.WrongStream
+		m.WrongStreamBytes += r.WrongStreamBytes
 		m.Datagrams += r.Datagrams
 		m.UnsignedFragments += r.UnsignedFragments
 		m.Expected += r.Expected

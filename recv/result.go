@@ -41,6 +41,12 @@ type Result struct {
 	// their total length.
 	Unsigned      uint64 `json:"unsigned"`
 	UnsignedBytes uint64 `json:"unsigned_bytes"`
+	// WrongStream counts signed frames of streams this receiver was not
+	// told to expect (a port pair's receiver: a device that delivered a
+	// frame to the wrong port, or back to its sender's); they count
+	// nowhere else. WrongStreamBytes is their total length.
+	WrongStream      uint64 `json:"wrong_stream,omitempty"`
+	WrongStreamBytes uint64 `json:"wrong_stream_bytes,omitempty"`
 	// Datagrams counts, of Frames, those that are a fragmented IP
 	// datagram's signed fragment (its last, where wpg's signature
 	// goes): each such datagram counts once, as its sender counts it
@@ -135,6 +141,8 @@ func (t *Tracker) Result() Result {
 		CorruptedBytes:       t.corruptedBytes,
 		Unsigned:             t.unsigned,
 		UnsignedBytes:        t.unsignedBytes,
+		WrongStream:          t.wrongStream,
+		WrongStreamBytes:     t.wrongStreamBytes,
 		Datagrams:            t.datagrams,
 		UnsignedFragments:    t.unsignedFragments,
 		NegativeLatency:      t.negLatency,
@@ -250,6 +258,9 @@ func (r Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "without signature\t%d\t(%s, not counted above; %d of them the datagrams' other IP fragments)\n", r.Unsigned, si(float64(r.UnsignedBytes), "B"), r.UnsignedFragments)
 	} else {
 		fmt.Fprintf(tw, "without signature\t%d\t(%s, not counted above)\n", r.Unsigned, si(float64(r.UnsignedBytes), "B"))
+	}
+	if r.WrongStream > 0 {
+		fmt.Fprintf(tw, "wrong stream\t%d\t(%s signed by streams not sent to this port: delivered to the wrong port, or back to their sender; not counted above)\n", r.WrongStream, si(float64(r.WrongStreamBytes), "B"))
 	}
 	if r.Seconds > 0 {
 		fmt.Fprintf(tw, "rate\t%s\t%s over %s\n", si(r.PPS, "pps"), si(r.BPS, "bit/s"), time.Duration(r.Seconds*1e9).Round(time.Millisecond))

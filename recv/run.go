@@ -40,6 +40,9 @@ type Options struct {
 	// that agrees to): Run hands such frames with their CRC to Summed
 	// instead of decode (frame.DecodePayloadSummed for --verify on).
 	Summed func(b []byte, c frame.PayloadCRC) (sig frame.Signature, ok, corrupt bool)
+	// Streams, when set, are the streams this receiver expects (Tracker.Expect):
+	// a signed frame of another is counted as WrongStream only.
+	Streams *StreamSet
 	// IPFragments says that the frames are Ethernet frames (a network
 	// receiver, DecodePacket): Run counts the IP fragments among them, so
 	// that a fragmented stream's report counts datagrams, as its sender's
@@ -165,6 +168,7 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	t := NewTracker()
+	t.Expect(opts.Streams)
 	var prevLat *hist.Hist // the latency reported in earlier progress windows
 	if opts.Progress != nil {
 		prevLat = hist.New(latencyMinNs, latencyMaxNs)

@@ -69,6 +69,13 @@ type Tracker struct {
 	datagrams         uint64
 	unsignedFragments uint64
 
+	// accept, when set, holds the streams expected here: a signed frame
+	// of another counts in wrongStream only (a device that sent a frame
+	// to the wrong port, or back where it came from).
+	accept           *StreamSet
+	wrongStream      uint64
+	wrongStreamBytes uint64
+
 	received        uint64 // sum of the streams' received
 	firstRx, lastRx int64
 	latency         *hist.Hist
@@ -111,6 +118,11 @@ func (t *Tracker) ObserveSignature(sig frame.Signature, rxNs int64, bytes int) {
 }
 
 func (t *Tracker) observe(id uint16, seq uint64, workers int, txNs, rxNs int64, bytes int) {
+	if t.accept != nil && !t.accept.Has(id) {
+		t.wrongStream++
+		t.wrongStreamBytes += uint64(bytes)
+		return
+	}
 	workers = max(1, min(workers, frame.MaxSignatureWorkers))
 	s := t.streams[id]
 	if s == nil {
@@ -247,6 +259,21 @@ func (s *stream) advance(seq uint64) {
 	s.seen[w] |= 1 << b
 	s.next = seq + 1
 }
+
+// StreamSet is a set of stream ids (8 KiB: a bit per id).
+type StreamSet [1 << 16 / 64]uint64
+
+// Add puts stream id into the set.
+func (s *StreamSet) Add(id uint16) { s[id/64] |= 1 << (id % 64) }
+
+// Has reports whether stream id is in the set.
+func (s *StreamSet) Has(id uint16) bool { return s[id/64]&(1<<(id%64)) != 0 }
+
+// Expect makes the tracker count only the frames of the streams in set:
+// a signed frame of any other stream is counted apart
+// (Result.WrongStream), as a device under test that delivered it to the
+// wrong port. nil counts every stream.
+func (t *Tracker) Expect(set *StreamSet) { t.accept = set }
 
 // Corrupt counts a frame that carried a wpg signature or header whose check
 // failed (a bad checksum, a header that does not parse).

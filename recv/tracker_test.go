@@ -176,3 +176,25 @@ func TestTrackerRandomized(t *testing.T) {
 		}
 	}
 }
+
+// A receiver told which streams to expect counts another stream's signed
+// frames apart, and nowhere else.
+func TestWrongStream(t *testing.T) {
+	var set StreamSet
+	set.Add(3)
+	tr := NewTracker()
+	tr.Expect(&set)
+	for seq := range uint64(10) {
+		tr.Observe(3, seq, 1, 2, 64)
+		if seq%2 == 0 {
+			tr.Observe(7, seq, 1, 2, 100)
+		}
+	}
+	r := tr.Result()
+	if r.Frames != 10 || r.WrongStream != 5 || r.WrongStreamBytes != 500 || len(r.Streams) != 1 || r.Lost != 0 {
+		t.Fatalf("frames %d, wrong stream %d (%d B), %d streams, lost %d; want 10, 5 (500 B), 1, 0", r.Frames, r.WrongStream, r.WrongStreamBytes, len(r.Streams), r.Lost)
+	}
+	if m := Merge(r, r); m.WrongStream != 10 {
+		t.Fatalf("merged wrong stream %d, want 10", m.WrongStream)
+	}
+}
