@@ -46,6 +46,11 @@ type CompileOptions struct {
 	// nothing: Compile then only reports whether the plan works (its
 	// error); the Source must not be used.
 	CheckOnly bool
+	// StreamBase is added to every stream's index for its signature's
+	// stream id: a port pair's mirror streams (--bidir) sign themselves
+	// apart from the forward ones. Index + base must stay within 16 bits
+	// (Compile checks).
+	StreamBase uint16
 }
 
 // Source renders the frames of one worker. It implements engine.Source.
@@ -162,6 +167,9 @@ func (o *CompileOptions) check(spec *Spec) error {
 	if len(spec.Streams) == 0 {
 		return fmt.Errorf("template %s: no streams", printable.Escape(spec.File))
 	}
+	if int(o.StreamBase)+len(spec.Streams) > 1<<16 {
+		return fmt.Errorf("template %s: %d streams from stream id %d pass the signature's 16-bit stream id", printable.Escape(spec.File), len(spec.Streams), o.StreamBase)
+	}
 	return nil
 }
 
@@ -208,8 +216,9 @@ func newBudget(o CompileOptions) *budget {
 // stream (nil for whole datagrams); nothing is rendered yet.
 func newStream(st *Stream, i int, o CompileOptions) (*cstream, *fragger) {
 	W := uint64(o.Workers)
-	L := newLayout(st, uint16(i))
-	cs := &cstream{L: L, id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
+	id := o.StreamBase + uint16(i)
+	L := newLayout(st, id)
+	cs := &cstream{L: L, id: id, share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
 	if st.Count == 0 {
 		cs.unlimited = true
 	} else if st.Count > uint64(o.Worker) {

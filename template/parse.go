@@ -35,6 +35,19 @@ func (x node) set() bool { return x.n != nil }
 type rawFile struct {
 	Seed    node        `yaml:"seed"`
 	Streams []rawStream `yaml:"streams"`
+	// Reverse and Ports are for port pairs (mirror.go).
+	Reverse []rawStream `yaml:"reverse"`
+	Ports   *rawPorts   `yaml:"ports"`
+}
+
+type rawPorts struct {
+	TX *rawPort `yaml:"tx"`
+	RX *rawPort `yaml:"rx"`
+}
+
+type rawPort struct {
+	SrcIP   node `yaml:"src_ip"`
+	Gateway node `yaml:"gateway"`
 }
 
 type rawStream struct {

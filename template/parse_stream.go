@@ -39,6 +39,9 @@ func (p *parser0) spec(raw *rawFile) (*Spec, error) {
 	if err := p.checkTimed(raw, s); err != nil { // timing.go
 		return nil, err
 	}
+	if err := p.portPair(raw, s); err != nil { // mirror_parse.go
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -65,7 +65,7 @@ func (s *Source) compileReplay(st *Stream, i int, o CompileOptions) (string, err
 	}
 	sum := *rp.summary
 	W := uint64(o.Workers)
-	cs := &cstream{id: uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
+	cs := &cstream{id: o.StreamBase + uint16(i), share: int64(st.Share), sig: st.Signature, k: uint64(o.Worker), w: W, seqTag: frame.SeqWord(0, o.Workers)}
 	count := st.Count
 	if count == 0 {
 		count = sum.Records // one pass of the capture

@@ -11,6 +11,13 @@ type Spec struct {
 	Seed uint64
 	// Streams are sent interleaved in proportion to their Share.
 	Streams []Stream
+	// Reverse are the streams a port pair sends the other way (B→A,
+	// --bidir) when the template gives them (reverse:); Mirror makes them
+	// from Streams otherwise.
+	Reverse []Stream `json:",omitempty"`
+	// Ports are the template's port addresses and gateways (ports:), nil
+	// without.
+	Ports *Ports `json:",omitempty"`
 }
 
 // MaxUntagged returns the largest frame of the streams without a VLAN tag,
