@@ -221,11 +221,14 @@ func (cs *cstream) renderReplay(b []byte, now uint64) int {
 	n := len(src)
 	f := b[:n]
 	changed := false
-	if rp.insert && n >= header.EthernetLen && !isVLAN(binary.BigEndian.Uint16(src[12:])) {
-		copy(b[:12], src[:12])
-		binary.BigEndian.PutUint16(b[12:], header.EtherTypeVLAN)
-		binary.BigEndian.PutUint16(b[14:], 0)
-		copy(b[16:], src[12:])
+	if rp.insert && n >= header.EthernetLen && !header.VLANTagged(src) {
+		// A tag of VLAN 0 after the addresses; the capture's EtherType
+		// and the rest follow it.
+		const addrs = 2 * header.EthernetAddrLen
+		copy(b[:addrs], src[:addrs])
+		header.Ethernet(b).SetType(header.EtherTypeVLAN)
+		header.VLAN(b[header.EthernetLen:]).SetTCI(0, false, 0)
+		copy(b[addrs+header.VLANLen:], src[addrs:])
 		n += header.VLANLen
 		f = b[:n]
 		changed = true
@@ -245,19 +248,17 @@ func (cs *cstream) renderReplay(b []byte, now uint64) int {
 	return n
 }
 
-func isVLAN(t uint16) bool { return t == header.EtherTypeVLAN || t == header.EtherTypeQinQ }
-
 // rewrite writes the rewrite fields (advancing their cursors) and the
 // signature into frame f and fixes the checksums of the layers it changed.
 func (rp *replay) rewrite(f []byte, seq, now uint64, sig bool, id uint16) bool {
 	// Walk the headers.
-	l3, et := header.EthernetLen, binary.BigEndian.Uint16(f[12:])
+	l3, et := header.EthernetLen, header.Ethernet(f).Type()
 	vlan := -1
-	for t := 0; t < 2 && isVLAN(et) && len(f) >= l3+header.VLANLen; t++ {
+	for t := 0; t < 2 && header.IsVLAN(et) && len(f) >= l3+header.VLANLen; t++ {
 		if vlan < 0 {
 			vlan = l3
 		}
-		et = binary.BigEndian.Uint16(f[l3+2:])
+		et = header.VLAN(f[l3:]).Type()
 		l3 += header.VLANLen
 	}
 	ip4, ip6 := -1, -1
@@ -270,14 +271,15 @@ func (rp *replay) rewrite(f []byte, seq, now uint64, sig bool, id uint16) bool {
 			ip4 = l3
 			proto = h.Protocol()
 			end = min(len(f), l3+int(h.TotalLength()))
-			if binary.BigEndian.Uint16(f[l3+6:])&0x1fff == 0 { // the first fragment (or none) holds the L4 header
+			if h.FragmentOffset() == 0 { // the first fragment (or none) holds the L4 header
 				l4 = l3 + ihl
 			}
 		}
 	case et == header.EtherTypeIPv6 && len(f) >= l3+header.IPv6Len:
 		ip6 = l3
-		proto = f[l3+6]
-		end = min(len(f), l3+header.IPv6Len+int(binary.BigEndian.Uint16(f[l3+4:])))
+		h := header.IPv6(f[l3:])
+		proto = h.NextHeader()
+		end = min(len(f), l3+header.IPv6Len+int(h.PayloadLength()))
 		l4 = l3 + header.IPv6Len
 	}
 	if proto != header.ProtoUDP && proto != header.ProtoTCP {
