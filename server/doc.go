@@ -39,6 +39,8 @@
 // server's own files (its database, their neighbours, its open files).
 // State-changing requests go through http.CrossOriginProtection, and
 // request bodies are capped (Options.MaxBody, 1 MiB by default: 413).
+// At most Options.MaxJobs jobs run and Options.MaxParses templates are
+// parsed at once; beyond that a request gets 429 with Retry-After.
 //
 // A running job's monitor takes one snapshot per SnapshotInterval, shared
 // by all its event streams, and stores one Sample per SampleInterval.

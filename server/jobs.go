@@ -225,9 +225,22 @@ func (s *Server) resolveCoresLocked(spec *job.Spec) ([]int, error) {
 }
 
 // create validates and starts a job: job.Problems (400), *ConflictError
-// (409), errClosing (503) or another error (500).
+// (409), *busyError (429: Options.MaxJobs, Options.MaxParses), errClosing
+// (503) or another error (500). Its checks and its start (which parse its
+// template) take a parse turn.
 func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry, error) {
 	name := who.Name
+	s.mu.Lock()
+	n := s.unfinishedLocked()
+	s.mu.Unlock()
+	if n >= s.opt.MaxJobs {
+		return nil, s.jobsBusy(n)
+	}
+	release, ok := s.parseSlot(ctx)
+	if !ok {
+		return nil, s.parsesBusy()
+	}
+	defer release()
 	spec.Limits = s.opt.Limits
 	env := s.env()
 	ps := s.checkFiles(&spec)
@@ -248,6 +261,10 @@ func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry
 	if s.closing {
 		s.mu.Unlock()
 		return nil, errClosing
+	}
+	if n := s.unfinishedLocked(); n >= s.opt.MaxJobs {
+		s.mu.Unlock()
+		return nil, s.jobsBusy(n)
 	}
 	cores, err := s.resolveCoresLocked(&spec)
 	if err != nil {

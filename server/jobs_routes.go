@@ -43,6 +43,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := s.create(r.Context(), Creator{Name: req.Name, StartedBy: req.StartedBy, Client: clientAddr(r)}, req.Spec)
 	var conflict *ConflictError
+	var busy *busyError
 	switch {
 	case err == nil:
 		w.Header().Set("Location", fmt.Sprintf("/api/v1/jobs/%d", e.id))
@@ -51,6 +52,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, problemsBody(job.AsProblems(err)))
 	case errors.As(err, &conflict):
 		writeJSON(w, http.StatusConflict, conflict.body())
+	case errors.As(err, &busy):
+		busy.retryAfter(w)
+		writeJSON(w, http.StatusTooManyRequests, busy.body())
 	case errors.Is(err, errClosing):
 		writeJSON(w, http.StatusServiceUnavailable, apiError(err.Error(), "start the job again once the server is back", 0))
 	default:

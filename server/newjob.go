@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -45,7 +46,7 @@ func (d newData) Opt(b, name string) string { return d.Form.Get("opt." + b + "."
 // OptChecked reports whether backend b's checkbox option name is ticked.
 func (d newData) OptChecked(b, name string) bool { return formBool(d.Opt(b, name)) }
 
-func (s *Server) newData(form url.Values) newData {
+func (s *Server) newData(ctx context.Context, form url.Values) newData {
 	if form == nil {
 		form = url.Values{"workers": {"1"}, "rate": {"10kpps"}, "duration": {"10s"}, "backend": {"null"}}
 	}
@@ -53,7 +54,7 @@ func (s *Server) newData(form url.Values) newData {
 	if _, ok := form["template_text"]; !ok {
 		d.Template = string(wpgtemplate.DefaultYAML())
 	}
-	d.Preview = s.previewData(d.Template, 4)
+	d.Preview = s.previewData(ctx, d.Template, 4)
 	return d
 }
 
@@ -72,7 +73,7 @@ func (s *Server) handleNewPage(w http.ResponseWriter, r *http.Request) {
 			notice = fmt.Sprintf("there is no job %d to run again (deleted, pruned, or never started): the form has the defaults", id)
 		}
 	}
-	d := s.newData(form)
+	d := s.newData(r.Context(), form)
 	d.Notice = notice
 	s.render(w, http.StatusOK, "new", "New job", d)
 }
@@ -88,16 +89,17 @@ func (s *Server) handleNewJob(w http.ResponseWriter, r *http.Request) {
 		fes = checkLabels(req.Name, req.StartedBy)
 	}
 	if fes != nil {
-		d := s.newData(form)
+		d := s.newData(r.Context(), form)
 		d.Errors = fes
 		s.render(w, http.StatusBadRequest, "new", "New job", d)
 		return
 	}
 	e, err := s.create(r.Context(), Creator{Name: req.Name, StartedBy: req.StartedBy, Client: clientAddr(r)}, req.Spec)
 	if err != nil {
-		d := s.newData(form)
+		d := s.newData(r.Context(), form)
 		code := http.StatusBadRequest
 		var conflict *ConflictError
+		var busy *busyError
 		switch {
 		case job.AsProblems(err) != nil:
 			d.Errors = problemsBody(job.AsProblems(err)).Errors
@@ -107,6 +109,10 @@ func (s *Server) handleNewJob(w http.ResponseWriter, r *http.Request) {
 			if conflict.AutoPin {
 				d.Errors[0].Field, d.Errors[0].Value = "auto_pin", fmt.Sprintf("%d workers", conflict.Workers)
 			}
+		case errors.As(err, &busy):
+			code = http.StatusTooManyRequests
+			busy.retryAfter(w)
+			d.Errors = busy.body().Errors
 		case errors.Is(err, errClosing):
 			code = http.StatusServiceUnavailable
 			d.Errors = []FieldError{{Reason: err.Error(), Fix: "start the job again once the server is back"}}
@@ -128,12 +134,12 @@ type previewData struct {
 	Limit  int
 }
 
-func (s *Server) previewData(text string, n int) previewData {
+func (s *Server) previewData(ctx context.Context, text string, n int) previewData {
 	d := previewData{Limit: s.opt.PreviewMax}
 	if n > s.opt.PreviewMax {
 		n, d.Capped = s.opt.PreviewMax, true
 	}
-	_, frames, code, eb := s.preview(text, n)
+	_, frames, code, eb := s.preview(ctx, text, n)
 	if code != http.StatusOK {
 		d.Errors = eb.Errors
 		return d
@@ -167,5 +173,5 @@ func (s *Server) handlePreviewFragment(w http.ResponseWriter, r *http.Request) {
 	if v, err := strconv.Atoi(r.PostForm.Get("preview_frames")); err == nil && v > 0 {
 		n = v
 	}
-	s.fragment(w, http.StatusOK, "new", "preview", s.previewData(r.PostForm.Get("template_text"), n))
+	s.fragment(w, http.StatusOK, "new", "preview", s.previewData(r.Context(), r.PostForm.Get("template_text"), n))
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/hex"
 	"net/http"
 	"strconv"
@@ -53,8 +54,11 @@ func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 	if n > s.opt.PreviewMax {
 		n, resp.Capped = s.opt.PreviewMax, true
 	}
-	spec, frames, code, eb := s.preview(req.Template, n)
+	spec, frames, code, eb := s.preview(r.Context(), req.Template, n)
 	if code != http.StatusOK {
+		if code == http.StatusTooManyRequests {
+			s.parsesBusy().retryAfter(w)
+		}
 		writeJSON(w, code, eb)
 		return
 	}
@@ -67,9 +71,15 @@ func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 }
 
 // preview parses text (blank: the embedded default) and makes its first n
-// frames, for the API's preview and the new-job page's; a status other
-// than 200 comes with the problems: 400 for the template's.
-func (s *Server) preview(text string, n int) (*template.Spec, []template.PreviewFrame, int, ErrorBody) {
+// frames, for the API's preview and the new-job page's, in a parse turn;
+// a status other than 200 comes with the problems: 400 for the
+// template's, 429 when no turn came free.
+func (s *Server) preview(ctx context.Context, text string, n int) (*template.Spec, []template.PreviewFrame, int, ErrorBody) {
+	release, ok := s.parseSlot(ctx)
+	if !ok {
+		return nil, nil, http.StatusTooManyRequests, s.parsesBusy().body()
+	}
+	defer release()
 	spec := template.Default()
 	if strings.TrimSpace(text) != "" {
 		var err error

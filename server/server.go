@@ -59,6 +59,13 @@ type Options struct {
 	JobHistoryDB int
 	// MaxBody caps a request body in bytes (DefaultMaxBody when 0): 413.
 	MaxBody int64
+	// MaxJobs caps the jobs running (or starting) at once
+	// (server.max_jobs; DefaultMaxJobs when 0): 429.
+	MaxJobs int
+	// MaxParses caps the templates parsed at once: previews, a job's
+	// checks and its start (server.max_parses; DefaultMaxParses when 0).
+	// A request waits up to a second for a turn, then gets 429.
+	MaxParses int
 	// Limits are the site defaults (wpg.toml [tx]) given to every job.
 	Limits job.Limits
 	// Logger receives what the server has to say; nil discards.
@@ -108,6 +115,9 @@ type Server struct {
 
 	closed     chan struct{} // closed when the server starts shutting down
 	storeRetry time.Duration // the first wait before storing a job's end again
+
+	parses    chan struct{} // one per template parse under way (admit.go)
+	parseWait time.Duration // how long a parse waits for a turn
 }
 
 // New opens the job database (marking jobs left running as interrupted)
@@ -127,6 +137,12 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
+	}
+	if opt.MaxJobs <= 0 {
+		opt.MaxJobs = DefaultMaxJobs
+	}
+	if opt.MaxParses <= 0 {
+		opt.MaxParses = DefaultMaxParses
 	}
 	if opt.Caps == nil {
 		opt.Caps = hasCap
@@ -173,7 +189,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter(),
 		hosts: []string{listenHost(opt.Listen)}, dbReal: realPath(dbAbs), jobFilesReal: jobFilesReal,
-		closed: make(chan struct{}), storeRetry: time.Second}
+		closed: make(chan struct{}), storeRetry: time.Second, parses: make(chan struct{}, opt.MaxParses), parseWait: time.Second}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.reg = s.newRegistry()
 	s.h = s.routes()

@@ -44,11 +44,24 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 			if err != nil {
 				return err
 			}
-			for flag, key := range map[string]string{"listen": "server.listen", "db": "server.db", "token-file": "server.token_file"} {
+			for flag, key := range map[string]string{"listen": "server.listen", "db": "server.db", "token-file": "server.token_file", "job-files": "server.job_files"} {
 				if fl := cmd.Flags().Lookup(flag); fl.Changed {
 					if err := cfg.SetText(key, fl.Value.String(), "--"+flag); err != nil {
 						return usageError(err)
 					}
+				}
+			}
+			for flag, key := range map[string]string{"max-jobs": "server.max_jobs", "max-parses": "server.max_parses"} {
+				if fl := cmd.Flags().Lookup(flag); fl.Changed {
+					n, _ := cmd.Flags().GetInt(flag)
+					if err := cfg.Set(key, int64(n), "--"+flag); err != nil {
+						return usageError(err)
+					}
+				}
+			}
+			if dir := cfg.Server.JobFiles; dir != "" {
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+					return usageError(fmt.Errorf("job files directory %s (server.job_files, from %s) is not a directory: create it (mkdir -p %s) or give another --job-files", dir, cfg.Sources["server.job_files"], dir))
 				}
 			}
 			if token != "" && cmd.Flags().Changed("token-file") {
@@ -113,6 +126,9 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 				PreviewMax:   int(cfg.Server.PreviewMax),
 				JobHistory:   history,
 				JobHistoryDB: int(cfg.Server.JobHistoryDB),
+				JobFiles:     cfg.Server.JobFiles,
+				MaxJobs:      int(cfg.Server.MaxJobs),
+				MaxParses:    int(cfg.Server.MaxParses),
 				Limits: job.Limits{
 					RingBytes:           cfg.TX.RingBytes,
 					PrerenderMaxBytes:   cfg.TX.PrerenderMaxBytes,
@@ -128,6 +144,9 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 	cmd.Flags().StringVar(&token, "token", "", "API token required as Authorization: Bearer (visible in ps: prefer --token-file)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the API token (server.token_file)")
 	cmd.Flags().StringVar(&db, "db", "", "job database, SQLite (server.db; default $XDG_STATE_HOME/wpg/jobs.db)")
+	cmd.Flags().String("job-files", "", "directory every file a job names must lie in (server.job_files; default: anywhere)")
+	cmd.Flags().Int("max-jobs", server.DefaultMaxJobs, "most jobs running at once; more get 429 (server.max_jobs)")
+	cmd.Flags().Int("max-parses", server.DefaultMaxParses, "most templates parsed at once: previews, job checks and starts; more get 429 (server.max_parses)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log at debug level")
 	return cmd
 }

@@ -25,6 +25,9 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"serve", "--token-file", filepath.Join(dir, "missing"), "--db", db}, "token file"},
 		{[]string{"serve", "--listen", "127.0.0.1:80800", "--db", db}, `port "80800" is not a port number`},
 		{[]string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "nodir", "jobs.db")}, "mkdir -p " + filepath.Join(dir, "nodir")},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--db", db, "--job-files", filepath.Join(dir, "nofiles")}, "mkdir -p " + filepath.Join(dir, "nofiles")},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--db", db, "--max-jobs", "0"}, "--max-jobs: 0 is below the minimum 1"},
+		{[]string{"serve", "--listen", "127.0.0.1:0", "--db", db, "--max-parses", "0"}, "--max-parses: 0 is below the minimum 1"},
 	} {
 		_, errs, code := runCLI(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

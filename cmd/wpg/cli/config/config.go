@@ -64,6 +64,14 @@ type Server struct {
 	// TokenFile is the path of a file holding the API token ("" = none).
 	// A relative path in a file is relative to the file's directory.
 	TokenFile string
+	// JobFiles is the directory the files of `wpg serve`'s jobs must lie
+	// in ("" = anywhere). A relative path in a file is relative to the
+	// file's directory.
+	JobFiles string
+	// MaxJobs and MaxParses cap the jobs `wpg serve` runs and the
+	// templates it parses at once.
+	MaxJobs   int64
+	MaxParses int64
 }
 
 // Key describes one configuration key.
@@ -103,6 +111,12 @@ var Keys = []Key{
 		Help: "job database of wpg serve (\"\": $XDG_STATE_HOME/wpg/jobs.db)", text: func(c *Config) *string { return &c.Server.DB }},
 	{Name: "server.token_file", Flag: "--token-file", Text: true, Path: true,
 		Help: "file holding the API token of wpg serve (\"\": none)", text: func(c *Config) *string { return &c.Server.TokenFile }},
+	{Name: "server.job_files", Flag: "--job-files", Text: true, Path: true,
+		Help: "directory every file of a wpg serve job must lie in (\"\": anywhere)", text: func(c *Config) *string { return &c.Server.JobFiles }},
+	{Name: "server.max_jobs", Flag: "--max-jobs", Min: 1, Default: 32,
+		Help: "most jobs wpg serve runs at once (more: 429)", field: func(c *Config) *int64 { return &c.Server.MaxJobs }},
+	{Name: "server.max_parses", Flag: "--max-parses", Min: 1, Default: 2,
+		Help: "most templates wpg serve parses at once: previews, job checks and starts (more: 429)", field: func(c *Config) *int64 { return &c.Server.MaxParses }},
 	{Name: "dpdk.eal_args", Flag: "--dpdk-args", Text: true,
 		Help: "EAL arguments of the dpdk backend, e.g. \"--no-huge -m 512 --no-pci --vdev net_null0\" (builds with -tags dpdk)", text: func(c *Config) *string { return &c.DPDK.EALArgs }},
 }
@@ -240,6 +254,9 @@ type rawConfig struct {
 		Listen       any `toml:"listen"`
 		DB           any `toml:"db"`
 		TokenFile    any `toml:"token_file"`
+		JobFiles     any `toml:"job_files"`
+		MaxJobs      any `toml:"max_jobs"`
+		MaxParses    any `toml:"max_parses"`
 	} `toml:"server"`
 	DPDK struct {
 		EALArgs any `toml:"eal_args"`
@@ -287,6 +304,9 @@ func (c *Config) Parse(path string, data []byte) error {
 		"server.listen":            raw.Server.Listen,
 		"server.db":                raw.Server.DB,
 		"server.token_file":        raw.Server.TokenFile,
+		"server.job_files":         raw.Server.JobFiles,
+		"server.max_jobs":          raw.Server.MaxJobs,
+		"server.max_parses":        raw.Server.MaxParses,
 		"dpdk.eal_args":            raw.DPDK.EALArgs,
 	}
 	c.File = path

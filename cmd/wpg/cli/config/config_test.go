@@ -125,6 +125,9 @@ func ExampleDefault() {
 	// server.listen "127.0.0.1:8080" default
 	// server.db "" default
 	// server.token_file "" default
+	// server.job_files "" default
+	// server.max_jobs "32" default
+	// server.max_parses "2" default
 	// dpdk.eal_args "" default
 }
 
