@@ -32,7 +32,8 @@
 // With a token (Options.Token), every page, /api/v1 call and /metrics
 // need "Authorization: Bearer TOKEN" (compared in constant time) or the
 // session cookie the login form sets (CookieName: HttpOnly,
-// SameSite=Strict); without one, ListenAndServe refuses any address that
+// SameSite=Strict; a random session per login, kept in memory, ended by
+// logging out or after Options.SessionTTL); without one, ListenAndServe refuses any address that
 // is not a loopback one, and every request whose Host is not a loopback
 // name or address is refused (403: DNS rebinding). A job's files lie in
 // Options.JobFiles when it is set, and a job never writes into the

@@ -14,7 +14,7 @@ func TestLoginPageNoLogOutWithoutSession(t *testing.T) {
 	if resp, html := ts.page("GET", "/login", nil, nil); resp.StatusCode != http.StatusOK || strings.Contains(html, `action="/logout"`) {
 		t.Errorf("login page without a session: %d, Log out shown: %v", resp.StatusCode, strings.Contains(html, `action="/logout"`))
 	}
-	cookie := &http.Cookie{Name: CookieName, Value: sessionValue("s3cret")}
+	cookie := ts.login()
 	if resp, html := ts.page("GET", "/login", nil, cookie); resp.StatusCode != http.StatusOK || !strings.Contains(html, `action="/logout"`) {
 		t.Errorf("login page with a session: %d, no Log out", resp.StatusCode)
 	}

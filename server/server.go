@@ -59,6 +59,9 @@ type Options struct {
 	JobHistoryDB int
 	// MaxBody caps a request body in bytes (DefaultMaxBody when 0): 413.
 	MaxBody int64
+	// SessionTTL is how long a login of the web UI lasts
+	// (DefaultSessionTTL when 0).
+	SessionTTL time.Duration
 	// MaxJobs caps the jobs running (or starting) at once
 	// (server.max_jobs; DefaultMaxJobs when 0): 429.
 	MaxJobs int
@@ -106,7 +109,8 @@ type Server struct {
 	sysOnce sync.Once
 	sysJSON []byte
 
-	fails *failLimiter // wrong tokens per client address (limit.go)
+	fails    *failLimiter // wrong tokens per client address (limit.go)
+	sessions *sessions    // the web UI's logins (session.go)
 
 	hosts []string // the listen addresses' hosts, which checkHost allows (under mu)
 
@@ -137,6 +141,9 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
+	}
+	if opt.SessionTTL <= 0 {
+		opt.SessionTTL = DefaultSessionTTL
 	}
 	if opt.MaxJobs <= 0 {
 		opt.MaxJobs = DefaultMaxJobs
@@ -187,7 +194,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("server: web UI: %w", err)
 	}
-	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter(),
+	s := &Server{opt: opt, log: log, store: store, ui: u, running: map[int64]*entry{}, pending: map[int64]*entry{}, fails: newFailLimiter(), sessions: newSessions(opt.SessionTTL),
 		hosts: []string{listenHost(opt.Listen)}, dbReal: realPath(dbAbs), jobFilesReal: jobFilesReal,
 		closed: make(chan struct{}), storeRetry: time.Second, parses: make(chan struct{}, opt.MaxParses), parseWait: time.Second}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -1,13 +1,15 @@
 package server
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -15,22 +17,81 @@ import (
 // accepted wherever "Authorization: Bearer" is.
 const CookieName = "wpg_session"
 
-// sessionValue is the cookie value for token: a hash of it, so the cookie
-// never carries the token itself, and a new token ends every session.
-func sessionValue(token string) string {
-	h := sha256.Sum256([]byte("wpg serve session\x00" + token))
-	return hex.EncodeToString(h[:])
+// DefaultSessionTTL is how long a login lasts (Options.SessionTTL).
+const DefaultSessionTTL = 12 * time.Hour
+
+// maxSessions bounds the sessions a server keeps: a new login past it
+// ends the oldest.
+const maxSessions = 4096
+
+// sessions are the web UI's logins: each a random cookie value of its
+// own, kept (as its SHA-256) in memory only, so a restart ends them all,
+// until it expires or its owner logs out.
+type sessions struct {
+	mu  sync.Mutex
+	m   map[[sha256.Size]byte]time.Time // the value's hash -> expiry
+	ttl time.Duration
+	now func() time.Time
 }
 
-// cookieAuthorized reports whether r carries the session cookie of the
-// server's token.
-func (s *Server) cookieAuthorized(r *http.Request) bool {
-	c, err := r.Cookie(CookieName)
-	if err != nil {
+func newSessions(ttl time.Duration) *sessions {
+	return &sessions{m: map[[sha256.Size]byte]time.Time{}, ttl: ttl, now: time.Now}
+}
+
+// create starts a session and returns its cookie value.
+func (ss *sessions) create() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	v := base64.RawURLEncoding.EncodeToString(b[:])
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	now := ss.now()
+	if len(ss.m) >= maxSessions {
+		var oldest [sha256.Size]byte
+		var at time.Time
+		for k, exp := range ss.m {
+			if !exp.After(now) {
+				delete(ss.m, k)
+			} else if at.IsZero() || exp.Before(at) {
+				oldest, at = k, exp
+			}
+		}
+		if len(ss.m) >= maxSessions {
+			delete(ss.m, oldest)
+		}
+	}
+	ss.m[sha256.Sum256([]byte(v))] = now.Add(ss.ttl)
+	return v, nil
+}
+
+// valid reports whether v is a session that has not ended.
+func (ss *sessions) valid(v string) bool {
+	k := sha256.Sum256([]byte(v))
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	exp, ok := ss.m[k]
+	if ok && !exp.After(ss.now()) {
+		delete(ss.m, k)
 		return false
 	}
-	want := sessionValue(s.opt.Token)
-	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(want)) == 1
+	return ok
+}
+
+// revoke ends session v.
+func (ss *sessions) revoke(v string) {
+	k := sha256.Sum256([]byte(v))
+	ss.mu.Lock()
+	delete(ss.m, k)
+	ss.mu.Unlock()
+}
+
+// cookieAuthorized reports whether r carries the cookie of a session
+// that has not ended.
+func (s *Server) cookieAuthorized(r *http.Request) bool {
+	c, err := r.Cookie(CookieName)
+	return err == nil && s.sessions.valid(c.Value)
 }
 
 type loginData struct {
@@ -80,12 +141,22 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.fails.ok(client)
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: sessionValue(s.opt.Token), Path: "/", HttpOnly: true,
+	v, err := s.sessions.create()
+	if err != nil {
+		s.render(w, http.StatusInternalServerError, "login", "Log in", loginData{Next: next, Error: "no session: " + err.Error()})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: v, Path: "/", HttpOnly: true, MaxAge: int(s.sessions.ttl / time.Second),
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// handleLogout ends the request's session on the server and deletes its
+// cookie.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(CookieName); err == nil {
+		s.sessions.revoke(c.Value)
+	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

@@ -150,7 +150,7 @@ func TestUILoginCookie(t *testing.T) {
 		t.Errorf("same-origin POST with the cookie: %d", resp.StatusCode)
 	}
 	// A forged or stale cookie is not.
-	if resp, _ := ts.page("GET", "/api/v1/jobs", nil, &http.Cookie{Name: CookieName, Value: sessionValue("other")}); resp.StatusCode != http.StatusUnauthorized {
+	if resp, _ := ts.page("GET", "/api/v1/jobs", nil, &http.Cookie{Name: CookieName, Value: "forged-session-value-forged-session"}); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("API with another token's cookie: %d", resp.StatusCode)
 	}
 	// A job started from the form records who started it.
@@ -175,7 +175,7 @@ func TestUILoginCookie(t *testing.T) {
 // cross-origin protection refuses it.
 func TestUICrossOriginWithCookie(t *testing.T) {
 	ts := newTest(t, Options{Token: "s3cret"})
-	cookie := &http.Cookie{Name: CookieName, Value: sessionValue("s3cret")}
+	cookie := ts.login()
 	form := url.Values{"backend": {"null"}, "rate": {"1kpps"}, "count": {"10"}}
 	for _, path := range []string{"/jobs", "/api/v1/jobs", "/login", "/logout", "/jobs/1/stop", "/ui/preview"} {
 		for _, hdr := range [][]string{{"Sec-Fetch-Site", "cross-site"}, {"Origin", "http://evil.example"}} {
