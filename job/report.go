@@ -276,6 +276,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		rep.LatenessMaxNs, rep.LatenessMeanNs = st.LatenessMaxNs, st.LatenessMeanNs
 		rep.P50JitterNs, rep.P99JitterNs = st.P50JitterNs, st.P99JitterNs
 		rep.ScheduleLagMaxNs = st.LagMaxNs
+		rep.LatenessHistogram, _ = st.MarshalHistogram()
 		rep.Notes = append(rep.Notes, st.Notes()...)
 		if pr.frames.timed {
 			if n := captureTimingNote(rep, pr.frames.spec, s); n != "" {

@@ -1,6 +1,7 @@
 package pace
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -67,6 +68,16 @@ func finish(s Stats) Stats {
 // Quantile returns the lateness (ns) at quantile q in [0, 100].
 func (s Stats) Quantile(q float64) int64 {
 	return s.hist.Quantile(q)
+}
+
+// MarshalHistogram returns the lateness histogram behind the percentiles
+// in the JSON form of wpg's histograms (bounds and non-zero buckets), as a
+// report carries it (lateness_histogram) for an exact merge.
+func (s Stats) MarshalHistogram() ([]byte, error) {
+	if s.hist == nil {
+		return nil, nil
+	}
+	return json.Marshal(s.hist)
 }
 
 // MergeStats merges per-worker statistics: counts and target rates add,

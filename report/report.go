@@ -68,6 +68,11 @@ type Report struct {
 	LatenessMeanNs int64 `json:"lateness_mean_ns"`
 	P50JitterNs    int64 `json:"p50_jitter"`
 	P99JitterNs    int64 `json:"p99_jitter"`
+	// LatenessHistogram is the histogram behind the lateness figures
+	// (internal/hist's JSON: bounds and the non-zero buckets, 3
+	// significant digits), so that reports merge exactly (wpg report
+	// merge); absent flat out.
+	LatenessHistogram json.RawMessage `json:"lateness_histogram,omitempty"`
 	// ScheduleLagMaxNs is the furthest the senders fell behind their
 	// schedule (ns): the oldest unsent frame's overdue time at its worst.
 	ScheduleLagMaxNs int64 `json:"schedule_lag_max_ns,omitempty"`

@@ -190,3 +190,24 @@ func (h *Hist) UnmarshalJSON(b []byte) error {
 	*h = Hist{lo: w.Lo, hi: w.Hi, h: hdrhistogram.Import(s)}
 	return nil
 }
+
+// Cumulative returns, for each bound of bounds (ns, ascending), how many
+// values are at or below it, as a Prometheus histogram's buckets count
+// them. A value counts by the lowest value of its histogram bucket, so a
+// count is exact to the histogram's resolution (3 significant digits);
+// values above the last bound are in Count only.
+func (h *Hist) Cumulative(bounds []int64) []uint64 {
+	out := make([]uint64, len(bounds))
+	if h.Count() == 0 {
+		return out
+	}
+	for _, b := range h.h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		for i := len(bounds) - 1; i >= 0 && b.From <= bounds[i]; i-- {
+			out[i] += uint64(b.Count)
+		}
+	}
+	return out
+}

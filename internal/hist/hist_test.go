@@ -1,6 +1,9 @@
 package hist
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestMergeKeepsCounts(t *testing.T) {
 	a, b := New(1, 1e9), New(1, 1e9)
@@ -83,5 +86,20 @@ func TestFrozen(t *testing.T) {
 	b := f.Of(h)
 	if b == a || b.Count() != 2 || a.Count() != 1 {
 		t.Fatalf("after a value: copy %p (was %p), counts %d and %d", b, a, b.Count(), a.Count())
+	}
+}
+
+func TestCumulative(t *testing.T) {
+	h := New(1, 100_000_000_000)
+	for _, v := range []int64{500, 1000, 1000, 1500, 2_000_000, 3_000_000_000} {
+		h.Record(v)
+	}
+	got := h.Cumulative([]int64{999, 1000, 1_990_000, 2_002_000, 1_000_000_000})
+	want := []uint64{1, 3, 4, 5, 5}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Cumulative = %v, want %v", got, want)
+	}
+	if got := (*Hist)(nil).Cumulative([]int64{1, 2}); !slices.Equal(got, []uint64{0, 0}) {
+		t.Fatalf("nil: %v", got)
 	}
 }
