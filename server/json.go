@@ -53,6 +53,9 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		case errors.As(err, &tooBig):
 			writeJSON(w, http.StatusRequestEntityTooLarge, s.tooLargeBody())
 			return false
+		case bodyTimedOut(err):
+			writeJSON(w, http.StatusRequestTimeout, s.slowBody())
+			return false
 		case errors.Is(err, io.EOF):
 			reason = "the body is empty"
 		case errors.Is(err, io.ErrUnexpectedEOF):

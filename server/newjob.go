@@ -19,6 +19,10 @@ func (s *Server) formTooLarge(w http.ResponseWriter, err error) {
 		http.Error(w, s.tooLarge(), http.StatusRequestEntityTooLarge)
 		return
 	}
+	if bodyTimedOut(err) {
+		http.Error(w, s.slowBody().line(), http.StatusRequestTimeout)
+		return
+	}
 	http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
 }
 

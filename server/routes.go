@@ -1,9 +1,13 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -82,7 +86,45 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			writeJSON(w, http.StatusRequestEntityTooLarge, s.tooLargeBody())
 			return
 		}
+		if r.Body != nil && r.Body != http.NoBody {
+			// The whole body must arrive within BodyTimeout (a client
+			// sending a byte every few seconds held its connection for
+			// ever); the deadline ends with the body, so an event stream
+			// or a long handler after it is not cut off.
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(s.opt.BodyTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBody)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody clears the connection's read deadline once the body has
+// been read to its end.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// bodyTimedOut reports whether err is a body that did not arrive within
+// Options.BodyTimeout.
+func bodyTimedOut(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// slowBody is the answer to such a body (408).
+func (s *Server) slowBody() ErrorBody {
+	return apiError(fmt.Sprintf("the request body did not arrive within %v", s.opt.BodyTimeout), "send the whole body at once, on a connection that can carry it", 0)
 }

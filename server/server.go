@@ -25,6 +25,7 @@ import (
 const (
 	DefaultListen       = "127.0.0.1:8080"
 	DefaultMaxBody      = 1 << 20
+	DefaultBodyTimeout  = 30 * time.Second
 	DefaultPreviewMax   = 256
 	DefaultJobHistory   = 100
 	DefaultJobHistoryDB = 1000
@@ -59,6 +60,9 @@ type Options struct {
 	JobHistoryDB int
 	// MaxBody caps a request body in bytes (DefaultMaxBody when 0): 413.
 	MaxBody int64
+	// BodyTimeout bounds the time a request body may take to arrive, from
+	// the end of its headers (DefaultBodyTimeout when 0): 408.
+	BodyTimeout time.Duration
 	// SessionTTL is how long a login of the web UI lasts
 	// (DefaultSessionTTL when 0).
 	SessionTTL time.Duration
@@ -141,6 +145,9 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}
 	if opt.MaxBody <= 0 {
 		opt.MaxBody = DefaultMaxBody
+	}
+	if opt.BodyTimeout <= 0 {
+		opt.BodyTimeout = DefaultBodyTimeout
 	}
 	if opt.SessionTTL <= 0 {
 		opt.SessionTTL = DefaultSessionTTL
@@ -294,7 +301,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.h,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// Bodies have their own deadline (guard); a connection left idle
+		// between requests is closed after this.
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	s.mu.Lock()
 	s.hosts = append(s.hosts, listenHost(ln.Addr().String()))
