@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"strconv"
 	"time"
 
@@ -43,8 +41,6 @@ func init() {
 const (
 	stagingBudget = 4 << 20
 	maxSlots      = 1024
-	helloWait     = 10 * time.Second
-	waitSlice     = 20 * time.Millisecond
 	copyBudget    = 1 << 20 // receiver buffers per call: cache-sized
 )
 
@@ -93,17 +89,12 @@ func slotsFor(maxFrame, want int) int {
 }
 
 type sender struct {
-	peer.Session
-	ctx      context.Context // cancelled when the run stops
-	ring     *shmring.Ring
-	prod     *shmring.Producer
+	peer.RingSender
 	staging  *sys.Mapping
 	stride   int
 	maxFrame int
 	staged   int // staging slots (the ring's entries, or 1: --slots 1)
 	slots    peer.Slots
-	frames   uint64
-	closed   bool
 	// writev mode: the sender pushes each frame into the receiver's slot.
 	writev     bool
 	remoteBase uintptr
@@ -125,8 +116,8 @@ func modeOf(m string) (writev bool, err error) {
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("cma: MaxFrame not set")
+	if err := o.NeedMaxFrame("cma"); err != nil {
+		return nil, err
 	}
 	writev, err := modeOf(o.Mem.RecvMode)
 	if err != nil {
@@ -139,7 +130,8 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	s := &sender{ctx: ctx, ring: ring, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev, staged: ring.Slots()}
+	s := &sender{maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev, staged: ring.Slots()}
+	s.Ring = ring
 	if o.Mem.Slots == 1 && !writev {
 		// One staging slot (the ring has two entries at least): a frame
 		// is rendered only once the receiver has copied the one before.
@@ -150,23 +142,20 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		ring.Close()
 		return nil, fmt.Errorf("cma sender: %w", err)
 	}
-	if err := s.Reach(ctx, "cma", o, helloWait, peer.RecvRequest{}); err != nil {
-		s.release()
-		return nil, err
-	}
+	s.Release = s.staging.Close
 	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.staged, Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
 	if writev {
 		h.Mode = "writev"
 	}
-	rh, err := s.Exchange(h, helloWait, ring.Fd())
+	rh, err := s.Open(ctx, "cma", o, peer.RecvRequest{}, h, "were taken")
 	if err != nil {
-		s.release()
+		s.Discard()
 		return nil, err
 	}
 	if writev {
 		if rh.Addr == 0 || rh.Len < s.maxFrame {
 			s.Abort()
-			s.release()
+			s.Discard()
 			return nil, fmt.Errorf("cma sender (%s): the receiver did not announce its buffers (an older wpg?)", s.Where)
 		}
 		s.remoteBase, s.remoteStr = uintptr(rh.Addr), rh.Len
@@ -174,21 +163,10 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		s.locals = make([][]byte, 1024)
 		s.remotes = make([]uintptr, 1024)
 	}
-	s.prod = ring.Producer()
-	s.Watch()
-	s.slots = peer.Slots{Name: "cma", Ring: ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
-		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone, Staging: s.staged}
+	s.slots = peer.Slots{Name: "cma", Ring: ring, Prod: s.Prod, Mem: s.staging.Bytes(), Stride: s.stride,
+		MaxFrame: s.maxFrame, Wait: peer.WaitSlice, PeerGone: s.PeerGone, Staging: s.staged}
 	return s, nil
 }
-
-// release frees the sender's own memory (the session is the caller's).
-func (s *sender) release() {
-	s.staging.Close()
-	s.ring.Close()
-	s.closed = true
-}
-
-func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were taken") }
 
 // Reserve hands out the staging slots the receiver will read.
 func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.slots.Reserve(bufs) }
@@ -206,7 +184,7 @@ func (s *sender) Commit(lens []int) (int, error) {
 				s.remotes[i] = s.remoteBase + uintptr(s.slots.Slot(done+i)*s.remoteStr)
 			}
 			if err := s.pvm.Transfer(s.PeerPID, true, s.locals[:k], s.remotes[:k]); err != nil {
-				if g := s.peerGone(); g != nil || sys.IsESRCH(err) {
+				if g := s.PeerGone(); g != nil || sys.IsESRCH(err) {
 					if g == nil {
 						g = fmt.Errorf("cma: the receiver (pid %d) has gone: %w", s.PeerPID, err)
 					}
@@ -218,7 +196,7 @@ func (s *sender) Commit(lens []int) (int, error) {
 		}
 	}
 	n = s.slots.Publish(lens[:n])
-	s.frames += uint64(n)
+	s.Frames += uint64(n)
 	return n, nil
 }
 
@@ -228,7 +206,7 @@ func (s *sender) Info() backend.Info {
 	d := s.Details(map[string]string{
 		"staging_slots": strconv.Itoa(s.staged),
 		"slot_stride":   strconv.Itoa(s.stride),
-		"frames":        strconv.FormatUint(s.frames, 10),
+		"frames":        strconv.FormatUint(s.Frames, 10),
 		"transfer":      "receiver pulls with process_vm_readv; descriptors through a memfd ring",
 	})
 	if scope, ok := sys.YamaPtraceScope(); ok {
@@ -244,28 +222,11 @@ func (s *sender) Info() backend.Info {
 			d["calls"] = strconv.FormatUint(s.pvm.Calls, 10)
 		}
 	}
-	return backend.Info{Backend: "cma", Mode: mode, NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
-}
-
-func (s *sender) Flush() error { return peer.Drain(s.ctx, "cma", s.prod, waitSlice, s.peerGone) }
-
-func (s *sender) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	err := s.Hangup(s.prod)
-	s.ring.Close()
-	s.staging.Close()
-	return err
+	return backend.Info{Backend: "cma", Mode: mode, NUMANode: -1, RingDepth: s.Ring.Slots(), Details: d}
 }
 
 type receiver struct {
-	ring     *shmring.Ring
-	cons     *shmring.Consumer
-	conn     *net.UnixConn
-	gone     <-chan struct{}
-	pid      int
+	peer.RingReceiver
 	base     uintptr
 	stride   int
 	slots    uint64
@@ -277,8 +238,6 @@ type receiver struct {
 	locals   [][]byte
 	remotes  []uintptr
 	pvm      *sys.PVMBatch
-	frames   uint64
-	info     backend.Info
 	// writev mode: the sender writes into our slots (slots × stride).
 	writev bool
 	slotsM *sys.Mapping
@@ -327,11 +286,11 @@ func (r *receiver) readSummed(local []byte, remote uintptr) (frame.PayloadCRC, e
 			end = l
 		}
 		r.locals[0], r.remotes[0] = local[off:end], remote+uintptr(off)
-		if err := r.pvm.Transfer(r.pid, false, r.locals[:1], r.remotes[:1]); err != nil {
+		if err := r.pvm.Transfer(r.PID, false, r.locals[:1], r.remotes[:1]); err != nil {
 			return c, err
 		}
 		if end == l {
-			r.cons.Release()
+			r.Cons.Release()
 		}
 		if off == 0 {
 			c.Valid = frame.PayloadHasChecksum(local[:end])
@@ -346,11 +305,12 @@ func (r *receiver) readSummed(local []byte, remote uintptr) (frame.PayloadCRC, e
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	m, err := peer.Meet(ctx, "cma", o, helloWait)
+	r := &receiver{}
+	m, err := r.Meet(ctx, "cma", o)
 	if err != nil {
 		return nil, err
 	}
-	conn, h := m.Conn, m.Hello
+	h := m.Hello
 	fail := func(err error) (backend.Receiver, error) { return nil, m.Refuse(err) }
 	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 {
 		return fail(errors.New("incomplete cma hello from the sender"))
@@ -358,13 +318,16 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if h.MaxFrame > peer.MaxFrameLen {
 		return fail(fmt.Errorf("the sender announced frames of %d bytes: want 1 … %d", h.MaxFrame, peer.MaxFrameLen))
 	}
-	ring, err := shmring.Open(m.Fds[0])
-	m.Fds = nil // the ring owns it, also when Open fails
-	if err != nil {
+	if err := r.OpenRing(m); err != nil {
 		return fail(err)
 	}
-	r := &receiver{ring: ring, conn: conn, pid: h.PID, base: uintptr(h.Addr), stride: h.Len,
-		slots: uint64(ring.Slots()), maxFrame: h.MaxFrame, writev: h.Mode == "writev"}
+	ring := r.Ring
+	r.base, r.stride, r.slots, r.maxFrame, r.writev = uintptr(h.Addr), h.Len, uint64(ring.Slots()), h.MaxFrame, h.Mode == "writev"
+	r.Release = func() error {
+		r.mem.Close()
+		r.slotsM.Close()
+		return nil
+	}
 	r.staged = r.slots
 	if h.Slots >= 1 && h.Slots < ring.Slots() {
 		r.staged = uint64(h.Slots)
@@ -384,15 +347,9 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		r.stride = st
 		r.perCall = 1024
 		r.dviews = make([][]byte, r.perCall)
-		if err := peer.Send(conn, peer.Hello{Backend: "cma", PID: os.Getpid(), Mode: "writev",
-			Addr: uint64(sys.AddrOf(r.slotsM.Bytes())), Len: st}); err != nil {
-			r.slotsM.Close()
-			ring.Close()
-			conn.Close()
-			return nil, fmt.Errorf("cma receiver: %w", err)
+		if err := r.Answer(peer.Hello{Mode: "writev", Addr: uint64(sys.AddrOf(r.slotsM.Bytes())), Len: st}); err != nil {
+			return nil, err
 		}
-		r.cons = ring.Consumer()
-		r.gone = peer.Watch(conn)
 		return r, nil
 	}
 	if h.Len != stride(h.MaxFrame) {
@@ -410,7 +367,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	// Probe the permission now, so that a refusal is reported at once
 	// with its fix instead of after the first frame.
 	probe := make([]byte, 1)
-	if _, err := sys.ProcessVMReadv(r.pid, probe, r.base); err != nil {
+	if _, err := sys.ProcessVMReadv(r.PID, probe, r.base); err != nil {
 		r.mem.Close()
 		ring.Close()
 		return fail(permHint(err))
@@ -419,12 +376,9 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	r.dviews = make([][]byte, r.perCall)
 	r.locals = make([][]byte, r.perCall)
 	r.remotes = make([]uintptr, r.perCall)
-	if err := peer.Send(conn, peer.Hello{Backend: "cma", PID: os.Getpid()}); err != nil {
-		r.Close()
-		return nil, fmt.Errorf("cma receiver: %w", err)
+	if err := r.Answer(peer.Hello{}); err != nil {
+		return nil, err
 	}
-	r.cons = ring.Consumer()
-	r.gone = peer.Watch(conn)
 	return r, nil
 }
 
@@ -446,11 +400,11 @@ func permHint(err error) error {
 
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	want := min(len(views), r.perCall)
-	n, err := peer.NextOrGone(r.cons, r.dviews[:want], r.gone, timeout)
+	n, err := peer.NextOrGone(r.Cons, r.dviews[:want], r.Gone, timeout)
 	if n == 0 || err != nil {
 		return 0, err
 	}
-	idx := r.cons.Index() - uint64(n)
+	idx := r.Cons.Index() - uint64(n)
 	if r.writev {
 		// The frames are already in our slots; they stay valid until the
 		// next call releases them.
@@ -460,7 +414,7 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 				frame.ReadPayload(v) // read in place: see shm
 			}
 		}
-		r.frames += uint64(n)
+		r.Frames += uint64(n)
 		return n, nil
 	}
 	// Frames in consecutive staging slots are read with one iovec per run
@@ -481,8 +435,8 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 		}
 		r.sums[0] = c
 		views[0] = mem[:l:l]
-		r.cons.Release() // a no-op: readSummed released after the last piece (but an empty frame has none)
-		r.frames++
+		r.Cons.Release() // a no-op: readSummed released after the last piece (but an empty frame has none)
+		r.Frames++
 		return 1, nil
 	}
 	seg := 0
@@ -495,7 +449,7 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 		seg++
 		i += k
 	}
-	if err := r.pvm.Transfer(r.pid, false, r.locals[:seg], r.remotes[:seg]); err != nil {
+	if err := r.pvm.Transfer(r.PID, false, r.locals[:seg], r.remotes[:seg]); err != nil {
 		if sys.IsESRCH(err) {
 			return 0, io.EOF // the sender has gone
 		}
@@ -505,18 +459,18 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 		l := min(int(binary.LittleEndian.Uint64(r.dviews[i])), r.maxFrame)
 		views[i] = mem[i*st : i*st+l : i*st+l]
 	}
-	r.cons.Release()
-	r.frames += uint64(n)
+	r.Cons.Release()
+	r.Frames += uint64(n)
 	return n, nil
 }
 
 func (r *receiver) Info() backend.Info {
-	if r.ring == nil {
-		return r.info
+	if info, closed := r.Last(); closed {
+		return info
 	}
 	d := map[string]string{
-		"frames":   strconv.FormatUint(r.frames, 10),
-		"peer_pid": strconv.Itoa(r.pid),
+		"frames":   strconv.FormatUint(r.Frames, 10),
+		"peer_pid": strconv.Itoa(r.PID),
 		"per_call": strconv.Itoa(r.perCall),
 	}
 	if r.writev {
@@ -528,24 +482,10 @@ func (r *receiver) Info() backend.Info {
 		d["payload_crc"] = "per copied chunk of " + strconv.Itoa(sumChunk) + " bytes"
 	}
 	d["calls"] = strconv.FormatUint(r.pvm.Calls, 10)
-	if r.frames > 0 {
-		d["calls_per_frame"] = strconv.FormatFloat(float64(r.pvm.Calls)/float64(r.frames), 'f', 3, 64)
+	if r.Frames > 0 {
+		d["calls_per_frame"] = strconv.FormatFloat(float64(r.pvm.Calls)/float64(r.Frames), 'f', 3, 64)
 	}
 	return backend.Info{Backend: "cma", Mode: "readv", NUMANode: -1, RingDepth: int(r.slots), Details: d}
 }
 
-func (r *receiver) Close() error {
-	if r.ring == nil {
-		return nil
-	}
-	r.info = r.Info()
-	if r.cons != nil {
-		r.cons.Close()
-	}
-	r.conn.Close()
-	err := r.ring.Close()
-	r.ring = nil
-	r.mem.Close()
-	r.slotsM.Close()
-	return err
-}
+func (r *receiver) Close() error { return r.CloseWith(r.Info()) }

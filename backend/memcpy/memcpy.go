@@ -10,7 +10,6 @@ package memcpy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -36,57 +35,48 @@ const budget = 64 << 10
 
 type sender struct {
 	maxFrame int
-	perCall  int
-	src, dst []byte
+	src      backend.Staging
+	dst      []byte
 	mem      *sys.SharedMapping // src and dst, back to back
-	reserved int
 	frames   uint64
 	bytes    uint64
 	sink     byte
 }
 
 func newSender(_ context.Context, o backend.Options) (backend.Sender, error) {
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("memcpy: MaxFrame not set")
+	if err := o.NeedMaxFrame("memcpy"); err != nil {
+		return nil, err
 	}
-	s := &sender{maxFrame: o.MaxFrame}
-	s.perCall = max(1, min(budget/o.MaxFrame, max(o.Batch, 1)))
+	s := &sender{maxFrame: o.MaxFrame, src: backend.Staging{MaxFrame: o.MaxFrame, PerCall: max(1, min(budget/o.MaxFrame, max(o.Batch, 1)))}}
 	// Both buffers from one mapping, faulted in and written now, so that
 	// the timed run copies into resident memory (as the C reference's
 	// warm iterations do), and a size the system cannot give is a clear
 	// error rather than the runtime's fatal "out of memory".
-	half := s.perCall * o.MaxFrame
+	half := s.src.PerCall * o.MaxFrame
 	var err error
 	if s.mem, err = sys.Alloc(2*half, fmt.Sprintf("the memcpy source and destination buffers (2 × %d bytes)", half)); err != nil {
 		return nil, fmt.Errorf("memcpy: %w", err)
 	}
 	b := s.mem.Bytes()
-	s.src, s.dst = b[:half:half], b[half:]
+	s.src.Mem, s.dst = b[:half:half], b[half:]
 	return s, nil
 }
 
-func (s *sender) Reserve(bufs [][]byte) (int, error) {
-	n := min(len(bufs), s.perCall)
-	for i := 0; i < n; i++ {
-		bufs[i] = s.src[i*s.maxFrame : (i+1)*s.maxFrame : (i+1)*s.maxFrame]
-	}
-	s.reserved = n
-	return n, nil
-}
+func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.src.Reserve(bufs), nil }
 
 func (s *sender) Commit(lens []int) (int, error) {
-	n := min(len(lens), s.reserved)
+	n := s.src.Take(lens)
+	mf := s.maxFrame
 	for i := 0; i < n; i++ {
-		off := i * s.maxFrame
-		copy(s.dst[off:off+lens[i]], s.src[off:off+lens[i]])
+		off := i * mf
+		copy(s.dst[off:off+lens[i]], s.src.Mem[off:off+lens[i]])
 		s.bytes += uint64(lens[i])
 	}
 	// Read one byte back so the copies cannot be dropped as dead stores.
 	if n > 0 {
-		s.sink ^= s.dst[(n-1)*s.maxFrame]
+		s.sink ^= s.dst[(n-1)*mf]
 	}
 	s.frames += uint64(n)
-	s.reserved = 0
 	return n, nil
 }
 
@@ -94,7 +84,7 @@ func (s *sender) MaxFrame() int { return s.maxFrame }
 
 func (s *sender) Info() backend.Info {
 	return backend.Info{Backend: "memcpy", Mode: "copy", NUMANode: -1, Details: map[string]string{
-		"frames_per_batch": strconv.Itoa(s.perCall),
+		"frames_per_batch": strconv.Itoa(s.src.PerCall),
 		"copied_bytes":     strconv.FormatUint(s.bytes, 10),
 		"copy":             "Go copy() from the rendered staging buffer into a private destination",
 	}}
@@ -103,6 +93,6 @@ func (s *sender) Info() backend.Info {
 func (s *sender) Flush() error { return nil }
 
 func (s *sender) Close() error {
-	s.src, s.dst = nil, nil
+	s.src.Mem, s.dst = nil, nil
 	return s.mem.Close()
 }

@@ -50,8 +50,8 @@ type sender struct {
 // o.Peer says a pipe into a receiver child it starts (PeerOwn) or
 // o.Env.Stdout (PeerStream).
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("pipe: MaxFrame not set")
+	if err := o.NeedMaxFrame("pipe"); err != nil {
+		return nil, err
 	}
 	s := &sender{fd: -1, maxFrame: o.MaxFrame, vmsplice: o.Pipe.Vmsplice, stall: peer.Stall{Ctx: ctx}}
 	s.Name = "pipe"

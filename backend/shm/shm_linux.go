@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"net"
-	"os"
 	"strconv"
 	"time"
 
@@ -46,8 +44,6 @@ const (
 	// cacheMinFrame … cacheMaxFrame: frame strides that get a two-slot ring.
 	cacheMinFrame = 128 << 10
 	cacheMaxFrame = 2<<20 + 64
-	helloWait     = 10 * time.Second
-	waitSlice     = 20 * time.Millisecond
 )
 
 // DefaultSlots is the slot count used when --slots is not given: two for
@@ -76,20 +72,15 @@ func DefaultSlots(maxFrame int) int {
 }
 
 type sender struct {
-	peer.Session
-	ctx       context.Context // cancelled when the run stops
-	ring      *shmring.Ring
-	prod      *shmring.Producer
-	frames    uint64
+	peer.RingSender
 	full      uint64
 	ringBytes int
 	busy      bool
-	closed    bool
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("shm: MaxFrame not set")
+	if err := o.NeedMaxFrame("shm"); err != nil {
+		return nil, err
 	}
 	slots := o.Mem.Slots
 	if slots <= 0 {
@@ -103,29 +94,23 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		}
 		return nil, fmt.Errorf("shm sender: %w (lower --slots or --size)", err)
 	}
-	s := &sender{ctx: ctx, ring: ring, busy: o.Mem.BusyWait, ringBytes: ring.Size()}
-	if err := s.Reach(ctx, "shm", o, helloWait, peer.RecvRequest{RecvMode: o.Mem.RecvMode, BusyWait: o.Mem.BusyWait}); err != nil {
-		ring.Close()
+	s := &sender{busy: o.Mem.BusyWait, ringBytes: ring.Size()}
+	s.Ring = ring
+	q := peer.RecvRequest{RecvMode: o.Mem.RecvMode, BusyWait: o.Mem.BusyWait}
+	if _, err := s.Open(ctx, "shm", o, q, peer.Hello{MaxFrame: o.MaxFrame, Slots: ring.Slots()}, "were handed over"); err != nil {
+		s.Discard()
 		return nil, err
 	}
-	if _, err := s.Exchange(peer.Hello{MaxFrame: o.MaxFrame, Slots: ring.Slots()}, helloWait, ring.Fd()); err != nil {
-		ring.Close()
-		return nil, err
-	}
-	s.prod = ring.Producer()
-	s.prod.BusyWait = o.Mem.BusyWait
-	s.Watch()
+	s.Prod.BusyWait = o.Mem.BusyWait
 	return s, nil
 }
-
-func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were handed over") }
 
 func (s *sender) Reserve(bufs [][]byte) (int, error) {
 	// Take a useful batch (up to a quarter of the ring): when the ring is
 	// nearly full, wait for room rather than turning a full ring into
 	// one-frame batches.
-	want := max(1, min(len(bufs), s.ring.Slots()/4))
-	n, err := s.prod.Reserve(bufs)
+	want := max(1, min(len(bufs), s.Ring.Slots()/4))
+	n, err := s.Prod.Reserve(bufs)
 	if err != nil {
 		return 0, s.peerGoneOr(err)
 	}
@@ -133,13 +118,13 @@ func (s *sender) Reserve(bufs [][]byte) (int, error) {
 		return n, nil
 	}
 	s.full++
-	if err := s.prod.WaitSpaceN(want, waitSlice); err != nil {
+	if err := s.Prod.WaitSpaceN(want, peer.WaitSlice); err != nil {
 		return 0, s.peerGoneOr(err)
 	}
-	if err := s.peerGone(); err != nil {
+	if err := s.PeerGone(); err != nil {
 		return 0, err
 	}
-	n, err = s.prod.Reserve(bufs)
+	n, err = s.Prod.Reserve(bufs)
 	if err != nil {
 		return 0, s.peerGoneOr(err)
 	}
@@ -147,19 +132,19 @@ func (s *sender) Reserve(bufs [][]byte) (int, error) {
 }
 
 func (s *sender) peerGoneOr(err error) error {
-	if g := s.peerGone(); g != nil {
+	if g := s.PeerGone(); g != nil {
 		return g
 	}
 	return fmt.Errorf("shm: %w", err)
 }
 
 func (s *sender) Commit(lens []int) (int, error) {
-	n := s.prod.Commit(lens)
-	s.frames += uint64(n)
+	n := s.Prod.Commit(lens)
+	s.Frames += uint64(n)
 	return n, nil
 }
 
-func (s *sender) MaxFrame() int { return s.ring.SlotSize() }
+func (s *sender) MaxFrame() int { return s.Ring.SlotSize() }
 
 func (s *sender) Info() backend.Info {
 	wait := "futex"
@@ -167,15 +152,15 @@ func (s *sender) Info() backend.Info {
 		wait = "busy"
 	}
 	return backend.Info{
-		Backend: "shm", Mode: "ring", NUMANode: -1, RingDepth: s.ring.Slots(),
+		Backend: "shm", Mode: "ring", NUMANode: -1, RingDepth: s.Ring.Slots(),
 		Details: s.Details(map[string]string{
-			"slot_size":     strconv.Itoa(s.ring.SlotSize()),
-			"slot_stride":   strconv.Itoa(s.ring.Stride()),
+			"slot_size":     strconv.Itoa(s.Ring.SlotSize()),
+			"slot_stride":   strconv.Itoa(s.Ring.Stride()),
 			"ring_bytes":    strconv.Itoa(s.ringBytes),
 			"wait":          wait,
 			"ring_full":     strconv.FormatUint(s.full, 10),
-			"sleeps":        strconv.FormatUint(s.prod.Sleeps, 10),
-			"frames":        strconv.FormatUint(s.frames, 10),
+			"sleeps":        strconv.FormatUint(s.Prod.Sleeps, 10),
+			"frames":        strconv.FormatUint(s.Frames, 10),
 			"render":        "in place (frames are written into the ring slots)",
 			"rendezvous":    "unix socket, memfd passed with SCM_RIGHTS",
 			"syscalls_idle": "futex wake only when the receiver sleeps",
@@ -183,33 +168,12 @@ func (s *sender) Info() backend.Info {
 	}
 }
 
-// Flush waits until the receiver has consumed every committed frame.
-func (s *sender) Flush() error { return peer.Drain(s.ctx, "shm", s.prod, waitSlice, s.peerGone) }
-
-func (s *sender) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	err := s.Hangup(s.prod)
-	if cerr := s.ring.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 type receiver struct {
-	ring    *shmring.Ring
-	cons    *shmring.Consumer
-	conn    *net.UnixConn
-	gone    <-chan struct{}
+	peer.RingReceiver
 	copyOut bool
 	bufs    *sys.SharedMapping
 	perCopy int
 	busy    bool
-	peerPID int
-	frames  uint64
-	info    backend.Info
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
@@ -224,35 +188,31 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	default:
 		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.Mem.RecvMode)
 	}
-	m, err := peer.Meet(ctx, "shm", o, helloWait)
+	r := &receiver{copyOut: copyOut, busy: o.Mem.BusyWait}
+	m, err := r.Meet(ctx, "shm", o)
 	if err != nil {
 		return nil, err
 	}
-	conn, h := m.Conn, m.Hello
 	if len(m.Fds) != 1 {
 		return nil, m.Refuse(fmt.Errorf("the sender passed %d descriptors, want the ring's memfd", len(m.Fds)))
 	}
-	ring, err := shmring.Open(m.Fds[0])
-	m.Fds = nil // the ring owns it, also when Open fails
-	if err != nil {
+	if err := r.OpenRing(m); err != nil {
 		return nil, m.Refuse(err)
 	}
-	r := &receiver{ring: ring, conn: conn, copyOut: copyOut, busy: o.Mem.BusyWait, peerPID: h.PID}
 	if copyOut {
-		r.perCopy = max(1, copyBudget/ring.SlotSize())
-		r.bufs, err = sys.Alloc(r.perCopy*ring.SlotSize(), fmt.Sprintf("the copy buffers (%d × %d bytes)", r.perCopy, ring.SlotSize()))
+		ss := r.Ring.SlotSize()
+		r.perCopy = max(1, copyBudget/ss)
+		r.bufs, err = sys.Alloc(r.perCopy*ss, fmt.Sprintf("the copy buffers (%d × %d bytes)", r.perCopy, ss))
 		if err != nil {
-			ring.Close()
+			r.Ring.Close()
 			return nil, m.Refuse(err)
 		}
+		r.Release = r.bufs.Close
 	}
-	if err := peer.Send(conn, peer.Hello{Backend: "shm", PID: os.Getpid()}); err != nil {
-		r.Close()
-		return nil, fmt.Errorf("shm receiver: %w", err)
+	if err := r.Answer(peer.Hello{}); err != nil {
+		return nil, err
 	}
-	r.cons = ring.Consumer()
-	r.cons.BusyWait = o.Mem.BusyWait
-	r.gone = peer.Watch(conn)
+	r.Cons.BusyWait = o.Mem.BusyWait
 	return r, nil
 }
 
@@ -260,11 +220,11 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	if r.copyOut && len(views) > r.perCopy {
 		views = views[:r.perCopy]
 	}
-	n, err := peer.NextOrGone(r.cons, views, r.gone, timeout)
+	n, err := peer.NextOrGone(r.Cons, views, r.Gone, timeout)
 	if n == 0 || err != nil {
 		return 0, err
 	}
-	r.frames += uint64(n)
+	r.Frames += uint64(n)
 	if !r.copyOut {
 		// A consumer reads its data: frames sent without a checksum
 		// (--verify off) would otherwise be taken in place with only
@@ -277,20 +237,20 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	}
 	if r.copyOut {
 		mem := r.bufs.Bytes()
-		ss := r.ring.SlotSize()
+		ss := r.Ring.SlotSize()
 		for i := 0; i < n; i++ {
 			dst := mem[i*ss : i*ss+len(views[i])]
 			copy(dst, views[i])
 			views[i] = dst
 		}
-		r.cons.Release()
+		r.Cons.Release()
 	}
 	return n, nil
 }
 
 func (r *receiver) Info() backend.Info {
-	if r.ring == nil {
-		return r.info
+	if info, closed := r.Last(); closed {
+		return info
 	}
 	mode := "inplace"
 	if r.copyOut {
@@ -301,31 +261,16 @@ func (r *receiver) Info() backend.Info {
 		wait = "busy"
 	}
 	return backend.Info{
-		Backend: "shm", Mode: mode, NUMANode: -1, RingDepth: r.ring.Slots(),
+		Backend: "shm", Mode: mode, NUMANode: -1, RingDepth: r.Ring.Slots(),
 		Details: map[string]string{
-			"slot_size":  strconv.Itoa(r.ring.SlotSize()),
-			"ring_bytes": strconv.Itoa(r.ring.Size()),
+			"slot_size":  strconv.Itoa(r.Ring.SlotSize()),
+			"ring_bytes": strconv.Itoa(r.Ring.Size()),
 			"wait":       wait,
-			"frames":     strconv.FormatUint(r.frames, 10),
-			"sleeps":     strconv.FormatUint(r.cons.Sleeps, 10),
-			"peer_pid":   strconv.Itoa(r.peerPID),
+			"frames":     strconv.FormatUint(r.Frames, 10),
+			"sleeps":     strconv.FormatUint(r.Cons.Sleeps, 10),
+			"peer_pid":   strconv.Itoa(r.PID),
 		},
 	}
 }
 
-func (r *receiver) Close() error {
-	if r.ring == nil {
-		return nil
-	}
-	r.info = r.Info()
-	if r.cons != nil {
-		r.cons.Close()
-	}
-	r.conn.Close()
-	err := r.ring.Close()
-	r.ring = nil
-	if r.bufs != nil {
-		r.bufs.Close()
-	}
-	return err
-}
+func (r *receiver) Close() error { return r.CloseWith(r.Info()) }

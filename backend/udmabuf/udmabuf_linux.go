@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/bits"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,10 +38,8 @@ func init() {
 const (
 	// budget is the default buffer share of one worker on mainline (a
 	// u-dma-buf buffer is split among the workers as it is).
-	budget    = 16 << 20
-	maxSlots  = 1024
-	helloWait = 10 * time.Second
-	waitSlice = 20 * time.Millisecond
+	budget   = 16 << 20
+	maxSlots = 1024
 )
 
 func check(o backend.Options) error {
@@ -78,8 +74,8 @@ func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
 	if err := check(o); err != nil {
 		return nil, err
 	}
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("udmabuf: MaxFrame not set")
+	if err := o.NeedMaxFrame("udmabuf"); err != nil {
+		return nil, err
 	}
 	workers := max(1, o.Workers)
 	inst.stride = peer.SlotStride(o.MaxFrame)
@@ -171,19 +167,14 @@ func (in *instance) Close() error {
 }
 
 type sender struct {
-	peer.Session
+	peer.RingSender
 	in       *instance
-	ctx      context.Context
-	ring     *shmring.Ring
-	prod     *shmring.Producer
 	sy       *dmabuf.Syncer
 	slots    peer.Slots
 	offset   int // the worker's window in the buffer
 	maxFrame int
 	first    int // buffer offset of the last Reserve's first slot
-	frames   uint64
 	batches  uint64
-	closed   bool
 }
 
 // helloMode carries the sync method and the driver to the receiver.
@@ -191,45 +182,37 @@ func helloMode(b *dmabuf.Buffer) string { return b.SyncVia + ":" + b.Driver }
 
 func newSender(in *instance, index, maxFrame int) (*sender, error) {
 	b := in.buf
-	s := &sender{in: in, ctx: in.ctx, offset: index * in.window, maxFrame: maxFrame, sy: b.NewSyncer()}
+	s := &sender{in: in, offset: index * in.window, maxFrame: maxFrame, sy: b.NewSyncer()}
 	var err error
-	if s.ring, err = shmring.Create(shmring.Config{Slots: in.slots, SlotSize: 8}); err != nil {
+	if s.Ring, err = shmring.Create(shmring.Config{Slots: in.slots, SlotSize: 8}); err != nil {
 		return nil, fmt.Errorf("udmabuf sender: %w", err)
 	}
-	if s.ring.Slots() != in.slots {
+	if s.Ring.Slots() != in.slots {
 		// shmring rounds up to a power of two: keep the descriptors in
 		// step with the buffer's slots.
-		s.ring.Close()
-		return nil, fmt.Errorf("udmabuf sender: %d slots: internal error, the ring took %d", in.slots, s.ring.Slots())
+		s.Ring.Close()
+		return nil, fmt.Errorf("udmabuf sender: %d slots: internal error, the ring took %d", in.slots, s.Ring.Slots())
 	}
-	if err := s.Reach(in.ctx, "udmabuf", in.o, helloWait, peer.RecvRequest{}); err != nil {
-		s.ring.Close()
-		return nil, err
-	}
-	fds := []int{s.ring.Fd(), b.Fd()}
+	fds := []int{b.Fd()}
 	if fd := b.SyncForCPUFd(); fd >= 0 {
 		fds = append(fds, fd)
 	}
 	h := peer.Hello{MaxFrame: maxFrame, Slots: in.slots, Addr: uint64(s.offset), Len: in.stride, Mode: helloMode(b)}
-	if _, err := s.Exchange(h, helloWait, fds...); err != nil {
-		s.ring.Close()
+	if _, err := s.Open(in.ctx, "udmabuf", in.o, peer.RecvRequest{}, h, "were taken", fds...); err != nil {
+		s.Discard()
 		return nil, err
 	}
-	s.prod = s.ring.Producer()
-	s.Watch()
 	mem := b.Bytes()[s.offset : s.offset+in.window]
-	s.slots = peer.Slots{Name: "udmabuf", Ring: s.ring, Prod: s.prod, Mem: mem, Stride: in.stride,
-		MaxFrame: maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
+	s.slots = peer.Slots{Name: "udmabuf", Ring: s.Ring, Prod: s.Prod, Mem: mem, Stride: in.stride,
+		MaxFrame: maxFrame, Wait: peer.WaitSlice, PeerGone: s.PeerGone}
 	return s, nil
 }
-
-func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were taken") }
 
 // Reserve hands out slots of the worker's window in ring order, never
 // across the window's end, so that one batch is one contiguous range for
 // the sync calls.
 func (s *sender) Reserve(bufs [][]byte) (int, error) {
-	idx := int(s.prod.Index() % uint64(s.in.slots))
+	idx := int(s.Prod.Index() % uint64(s.in.slots))
 	if room := s.in.slots - idx; len(bufs) > room {
 		bufs = bufs[:room]
 	}
@@ -255,7 +238,7 @@ func (s *sender) Commit(lens []int) (int, error) {
 		s.batches++
 	}
 	n = s.slots.Publish(lens)
-	s.frames += uint64(n)
+	s.Frames += uint64(n)
 	return n, nil
 }
 
@@ -275,14 +258,14 @@ func (s *sender) Info() backend.Info {
 		"window_bytes":  strconv.Itoa(s.in.window),
 		"slots":         strconv.Itoa(s.in.slots),
 		"slot_stride":   strconv.Itoa(s.in.stride),
-		"frames":        strconv.FormatUint(s.frames, 10),
+		"frames":        strconv.FormatUint(s.Frames, 10),
 		"batches":       strconv.FormatUint(s.batches, 10),
 		"sync_calls":    strconv.FormatUint(st.Total(), 10),
 		"render":        "in place (frames are written into the DMA buffer's slots)",
 		"rendezvous":    "unix socket; the buffer's descriptor and a memfd ring of descriptors passed with SCM_RIGHTS",
 	}
-	if s.frames > 0 {
-		d["sync_calls_per_frame"] = strconv.FormatFloat(float64(st.Total())/float64(s.frames), 'f', 4, 64)
+	if s.Frames > 0 {
+		d["sync_calls_per_frame"] = strconv.FormatFloat(float64(st.Total())/float64(s.Frames), 'f', 4, 64)
 	}
 	if b.PhysAddr != nil {
 		d["phys_addr"] = fmt.Sprintf("%#x", *b.PhysAddr)
@@ -310,42 +293,25 @@ func modeName(b *dmabuf.Buffer) string {
 	return "u-dma-buf " + b.CacheMode
 }
 
-func (s *sender) Flush() error { return peer.Drain(s.ctx, "udmabuf", s.prod, waitSlice, s.peerGone) }
-
-func (s *sender) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	err := s.Hangup(s.prod)
-	s.ring.Close()
-	return err
-}
-
 type receiver struct {
+	peer.RingReceiver
 	buf      *dmabuf.Buffer
 	sy       *dmabuf.Syncer
-	ring     *shmring.Ring
-	cons     *shmring.Consumer
-	conn     *net.UnixConn
-	gone     <-chan struct{}
-	pid      int
 	offset   int
 	stride   int
 	slots    uint64
 	maxFrame int
 	dviews   [][]byte
 	reading  bool // a BeginRead awaits its EndRead
-	frames   uint64
 	driver   string
-	info     backend.Info
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
 	if err := peer.NeedListen("udmabuf", o.Listen); err != nil {
 		return nil, err
 	}
-	m, err := peer.Meet(ctx, "udmabuf", o, helloWait)
+	r := &receiver{}
+	m, err := r.Meet(ctx, "udmabuf", o)
 	if err != nil {
 		return nil, err
 	}
@@ -354,34 +320,32 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if len(m.Fds) < 2 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 || h.MaxFrame > peer.MaxFrameLen || h.MaxFrame > h.Len || driver == "" {
 		return nil, m.Refuse(errors.New("incomplete udmabuf hello from the sender"))
 	}
-	r := &receiver{conn: m.Conn, pid: h.PID, offset: int(h.Addr), stride: h.Len, maxFrame: h.MaxFrame, slots: uint64(h.Slots), driver: driver}
-	if r.ring, err = shmring.Open(m.Fds[0]); err != nil {
-		m.Fds = m.Fds[1:]
+	r.offset, r.stride, r.maxFrame, r.slots, r.driver = int(h.Addr), h.Len, h.MaxFrame, uint64(h.Slots), driver
+	if err := r.OpenRing(m); err != nil {
 		return nil, m.Refuse(err)
 	}
 	forCPU := -1
-	if len(m.Fds) > 2 {
-		forCPU = m.Fds[2]
+	if len(m.Fds) > 1 {
+		forCPU = m.Fds[1]
 	}
 	size := r.offset + h.Slots*h.Len
-	r.buf, err = dmabuf.Attach(m.Fds[1], size, driver, via, forCPU)
-	m.Fds = nil // the ring and the buffer own them, also when Attach fails
+	r.buf, err = dmabuf.Attach(m.Fds[0], size, driver, via, forCPU)
+	m.Fds = nil // the buffer owns them, also when Attach fails
 	if err != nil {
-		r.ring.Close()
+		r.Ring.Close()
 		return nil, m.Refuse(err)
 	}
-	if uint64(r.ring.Slots()) != r.slots {
-		r.release()
-		return nil, m.Refuse(fmt.Errorf("the ring has %d slots, the hello says %d", r.ring.Slots(), r.slots))
+	r.Release = r.buf.Close
+	if uint64(r.Ring.Slots()) != r.slots {
+		r.buf.Close()
+		r.Ring.Close()
+		return nil, m.Refuse(fmt.Errorf("the ring has %d slots, the hello says %d", r.Ring.Slots(), r.slots))
 	}
 	r.sy = r.buf.NewSyncer()
 	r.dviews = make([][]byte, r.slots)
-	if err := peer.Send(m.Conn, peer.Hello{Backend: "udmabuf", PID: os.Getpid()}); err != nil {
-		r.release()
-		return nil, fmt.Errorf("udmabuf receiver: %w", err)
+	if err := r.Answer(peer.Hello{}); err != nil {
+		return nil, err
 	}
-	r.cons = r.ring.Consumer()
-	r.gone = peer.Watch(m.Conn)
 	return r, nil
 }
 
@@ -392,14 +356,14 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	if err := r.endRead(); err != nil {
 		return 0, err
 	}
-	first := r.cons.Index()
+	first := r.Cons.Index()
 	idx := int(first % r.slots)
 	want := min(len(views), len(r.dviews), int(r.slots)-idx) // one contiguous range
-	n, err := peer.NextOrGone(r.cons, r.dviews[:want], r.gone, timeout)
+	n, err := peer.NextOrGone(r.Cons, r.dviews[:want], r.Gone, timeout)
 	if n == 0 || err != nil {
 		return 0, err
 	}
-	first = r.cons.Index() - uint64(n)
+	first = r.Cons.Index() - uint64(n)
 	off := r.offset + int(first%r.slots)*r.stride
 	if err := r.sy.BeginRead(off, n*r.stride); err != nil {
 		return 0, err
@@ -412,7 +376,7 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 			frame.ReadPayload(v) // a consumer reads its data, also unverified
 		}
 	}
-	r.frames += uint64(n)
+	r.Frames += uint64(n)
 	return n, nil
 }
 
@@ -425,50 +389,37 @@ func (r *receiver) endRead() error {
 }
 
 func (r *receiver) Info() backend.Info {
-	if r.ring == nil {
-		return r.info
+	if info, closed := r.Last(); closed {
+		return info
 	}
 	st := r.sy.Stats
 	d := map[string]string{
 		"driver":        r.driver,
 		"sync":          r.buf.SyncVia,
-		"frames":        strconv.FormatUint(r.frames, 10),
+		"frames":        strconv.FormatUint(r.Frames, 10),
 		"sync_calls":    strconv.FormatUint(st.Total(), 10),
-		"peer_pid":      strconv.Itoa(r.pid),
+		"peer_pid":      strconv.Itoa(r.PID),
 		"window_offset": strconv.Itoa(r.offset),
 		"transfer":      "in place in the DMA buffer, mapped from the descriptor the sender passed",
 	}
-	if r.frames > 0 {
-		d["sync_calls_per_frame"] = strconv.FormatFloat(float64(st.Total())/float64(r.frames), 'f', 4, 64)
+	if r.Frames > 0 {
+		d["sync_calls_per_frame"] = strconv.FormatFloat(float64(st.Total())/float64(r.Frames), 'f', 4, 64)
 	}
 	return backend.Info{Backend: "udmabuf", Mode: "in place", NUMANode: -1, RingDepth: int(r.slots), Details: d}
 }
 
-func (r *receiver) release() {
-	if r.buf != nil {
-		r.buf.Close()
-		r.buf = nil
-	}
-	if r.ring != nil {
-		r.ring.Close()
-		r.ring = nil
-	}
-	r.conn.Close()
-}
-
 func (r *receiver) Close() error {
-	if r.ring == nil {
+	if _, closed := r.Last(); closed {
 		return nil
 	}
 	err := r.endRead()
-	r.info = r.Info()
-	if r.cons != nil {
-		// The frames of the last Next were consumed: give them back, so
-		// that a sender draining its ring after a receiver that stopped
-		// at --expect sees every frame taken.
-		r.cons.Release()
-		r.cons.Close()
+	info := r.Info()
+	// The frames of the last Next were consumed: give them back, so that
+	// a sender draining its ring after a receiver that stopped at
+	// --expect sees every frame taken.
+	r.Cons.Release()
+	if cerr := r.CloseWith(info); err == nil {
+		err = cerr
 	}
-	r.release()
 	return err
 }

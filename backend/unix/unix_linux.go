@@ -40,7 +40,6 @@ const (
 	sockBuf       = 4 << 20
 	stagingBudget = 8 << 20
 	groupBytes    = 256 << 10
-	helloWait     = 10 * time.Second
 )
 
 type sender struct {
@@ -49,28 +48,27 @@ type sender struct {
 	fd       int        // the data socket (see dataFd)
 	sndBuf   int
 	adjusted []string
-	mem      *sys.SharedMapping
+	mem      *sys.Mapping
+	staging  backend.Staging // in mem
 	maxFrame int
-	perCall  int
-	reserved int
 	writes   uint64
 	frames   uint64
 	closed   bool
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("unix: MaxFrame not set")
+	if err := o.NeedMaxFrame("unix"); err != nil {
+		return nil, err
 	}
 	s := &sender{maxFrame: o.MaxFrame, fd: -1, stall: peer.Stall{Ctx: ctx}}
-	if err := s.Reach(ctx, "unix", o, helloWait, peer.RecvRequest{}); err != nil {
+	if err := s.Reach(ctx, "unix", o, peer.HelloWait, peer.RecvRequest{}); err != nil {
 		return nil, err
 	}
 	var err error
 	if s.sndBuf, _, err = sys.SetSocketBuffers(s.Conn, sockBuf); err != nil {
 		s.adjusted = append(s.adjusted, "socket buffers not enlarged: "+err.Error())
 	}
-	if _, err := s.Exchange(peer.Hello{MaxFrame: o.MaxFrame}, helloWait); err != nil {
+	if _, err := s.Exchange(peer.Hello{MaxFrame: o.MaxFrame}, peer.HelloWait); err != nil {
 		return nil, err
 	}
 	fail := func(err error) (backend.Sender, error) {
@@ -85,26 +83,18 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	}
 	// At most half a socket buffer per Reserve, so that rendering
 	// overlaps with the receiver draining.
-	s.perCall = max(1, min(max(s.sndBuf, sockBuf)/4/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
-	if s.mem, err = sys.AllocHuge(s.perCall*s.maxFrame, fmt.Sprintf("the staging buffer (%d × %d bytes)", s.perCall, s.maxFrame)); err != nil {
+	perCall := max(1, min(max(s.sndBuf, sockBuf)/4/s.maxFrame, stagingBudget/s.maxFrame, max(o.Batch, 1)))
+	if s.mem, err = sys.AllocHuge(perCall*s.maxFrame, fmt.Sprintf("the staging buffer (%d × %d bytes)", perCall, s.maxFrame)); err != nil {
 		return fail(err)
 	}
+	s.staging = backend.Staging{Mem: s.mem.Bytes(), MaxFrame: s.maxFrame, PerCall: perCall}
 	return s, nil
 }
 
-func (s *sender) Reserve(bufs [][]byte) (int, error) {
-	n := min(len(bufs), s.perCall)
-	mem := s.mem.Bytes()
-	for i := 0; i < n; i++ {
-		bufs[i] = mem[i*s.maxFrame : (i+1)*s.maxFrame : (i+1)*s.maxFrame]
-	}
-	s.reserved = n
-	return n, nil
-}
+func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.staging.Reserve(bufs), nil }
 
 func (s *sender) Commit(lens []int) (int, error) {
-	n := min(len(lens), s.reserved)
-	s.reserved = 0
+	n := s.staging.Take(lens)
 	mem := s.mem.Bytes()
 	done := 0
 	for done < n {
@@ -221,7 +211,7 @@ type receiver struct {
 var errEmpty = errors.New("socket empty")
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
-	m, err := peer.Meet(ctx, "unix", o, helloWait)
+	m, err := peer.Meet(ctx, "unix", o, peer.HelloWait)
 	if err != nil {
 		return nil, err
 	}

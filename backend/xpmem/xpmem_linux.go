@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"time"
@@ -34,8 +33,6 @@ func init() {
 const (
 	stagingBudget = 16 << 20
 	maxSlots      = 1024
-	helloWait     = 10 * time.Second
-	waitSlice     = 20 * time.Millisecond
 	exportMode    = 0o600
 )
 
@@ -60,24 +57,19 @@ func exportLen(slots, stride int) int {
 }
 
 type sender struct {
-	peer.Session
-	ctx      context.Context // cancelled when the run stops
+	peer.RingSender
 	xp       *sys.XPMEM
 	segid    sys.XPMEMSegid
-	ring     *shmring.Ring
-	prod     *shmring.Producer
 	staging  *sys.Mapping
 	stride   int
 	maxFrame int
 	slots    peer.Slots
 	version  int
-	frames   uint64
-	closed   bool
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
-	if o.MaxFrame <= 0 {
-		return nil, errors.New("xpmem: MaxFrame not set")
+	if err := o.NeedMaxFrame("xpmem"); err != nil {
+		return nil, err
 	}
 	xp, err := sys.OpenXPMEM()
 	if err != nil {
@@ -86,64 +78,56 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		}
 		return nil, fmt.Errorf("xpmem sender: %w", err)
 	}
-	s := &sender{ctx: ctx, xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
+	s := &sender{xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
+	s.Release = s.release
 	if s.version, err = xp.Version(); err != nil {
 		xp.Close()
 		return nil, fmt.Errorf("xpmem sender: %w (is %s really the xpmem module?)", err, sys.XPMEMDevice)
 	}
-	s.ring, err = shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Mem.Slots), SlotSize: 8})
+	s.Ring, err = shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Mem.Slots), SlotSize: 8})
 	if err != nil {
 		xp.Close()
 		return nil, fmt.Errorf("xpmem sender: %w", err)
 	}
-	n := exportLen(s.ring.Slots(), s.stride)
+	n := exportLen(s.Ring.Slots(), s.stride)
 	if s.staging, err = sys.MapAnonLazy(n, false); err != nil {
-		s.release()
-		return nil, fmt.Errorf("xpmem sender staging (%d × %d bytes): %w", s.ring.Slots(), s.stride, err)
+		s.Discard()
+		return nil, fmt.Errorf("xpmem sender staging (%d × %d bytes): %w", s.Ring.Slots(), s.stride, err)
 	}
 	if s.segid, err = xp.Make(s.staging.Addr(), uint64(n), exportMode); err != nil {
-		s.release()
+		s.Discard()
 		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
 	}
-	if err := s.Reach(ctx, "xpmem", o, helloWait, peer.RecvRequest{}); err != nil {
-		s.release()
-		return nil, err
-	}
 	// Addr carries the segment id, Len the slot stride.
-	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.ring.Slots(), Addr: uint64(s.segid), Len: s.stride, Mode: "attach"}
-	if _, err := s.Exchange(h, helloWait, s.ring.Fd()); err != nil {
-		s.release()
+	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.Ring.Slots(), Addr: uint64(s.segid), Len: s.stride, Mode: "attach"}
+	if _, err := s.Open(ctx, "xpmem", o, peer.RecvRequest{}, h, "were taken"); err != nil {
+		s.Discard()
 		return nil, err
 	}
-	s.prod = s.ring.Producer()
-	s.Watch()
-	s.slots = peer.Slots{Name: "xpmem", Ring: s.ring, Prod: s.prod, Mem: s.staging.Bytes(), Stride: s.stride,
-		MaxFrame: s.maxFrame, Wait: waitSlice, PeerGone: s.peerGone}
+	s.slots = peer.Slots{Name: "xpmem", Ring: s.Ring, Prod: s.Prod, Mem: s.staging.Bytes(), Stride: s.stride,
+		MaxFrame: s.maxFrame, Wait: peer.WaitSlice, PeerGone: s.PeerGone}
 	return s, nil
 }
 
-// release frees what the sender set up itself (the session is the
-// caller's).
-func (s *sender) release() {
+// release frees what the sender set up itself, the ring aside (the
+// RingSender's Release): removing the segment tears down any attachment
+// the receiver still has.
+func (s *sender) release() error {
+	var err error
 	if s.segid != 0 {
-		_ = s.xp.Remove(s.segid)
+		err = s.xp.Remove(s.segid)
 	}
 	_ = s.xp.Close()
 	_ = s.staging.Close()
-	if s.ring != nil {
-		s.ring.Close()
-	}
-	s.closed = true
+	return err
 }
-
-func (s *sender) peerGone() error { return s.GoneError(s.prod, s.frames, "were taken") }
 
 // Reserve hands out the exported staging slots the receiver reads.
 func (s *sender) Reserve(bufs [][]byte) (int, error) { return s.slots.Reserve(bufs) }
 
 func (s *sender) Commit(lens []int) (int, error) {
 	n := s.slots.Publish(lens)
-	s.frames += uint64(n)
+	s.Frames += uint64(n)
 	return n, nil
 }
 
@@ -151,49 +135,25 @@ func (s *sender) MaxFrame() int { return s.maxFrame }
 
 func (s *sender) Info() backend.Info {
 	d := s.Details(map[string]string{
-		"staging_slots":  strconv.Itoa(s.ring.Slots()),
+		"staging_slots":  strconv.Itoa(s.Ring.Slots()),
 		"slot_stride":    strconv.Itoa(s.stride),
-		"frames":         strconv.FormatUint(s.frames, 10),
+		"frames":         strconv.FormatUint(s.Frames, 10),
 		"segid":          fmt.Sprintf("%#x", int64(s.segid)),
 		"module_version": fmt.Sprintf("%d.%d (%#x)", s.version>>16, s.version&0xffff, s.version),
 		"transfer":       "receiver attaches the sender's staging slots through /dev/xpmem and reads in place; descriptors through a memfd ring",
 	})
-	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: s.ring.Slots(), Details: d}
-}
-
-func (s *sender) Flush() error { return peer.Drain(s.ctx, "xpmem", s.prod, waitSlice, s.peerGone) }
-
-func (s *sender) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	err := s.Hangup(s.prod)
-	// Removing the segment tears down any attachment the receiver still has.
-	if rerr := s.xp.Remove(s.segid); rerr != nil && err == nil {
-		err = rerr
-	}
-	_ = s.xp.Close()
-	s.ring.Close()
-	_ = s.staging.Close()
-	return err
+	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: s.Ring.Slots(), Details: d}
 }
 
 type receiver struct {
+	peer.RingReceiver
 	xp       *sys.XPMEM
 	apid     sys.XPMEMApid
 	at       *sys.XPMEMAttachment
-	ring     *shmring.Ring
-	cons     *shmring.Consumer
-	conn     *net.UnixConn
-	gone     <-chan struct{}
-	pid      int
 	stride   int
 	slots    uint64
 	maxFrame int
 	dviews   [][]byte
-	frames   uint64
-	info     backend.Info
 }
 
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
@@ -208,40 +168,38 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		}
 		return nil, fmt.Errorf("xpmem receiver: %w", err)
 	}
-	m, err := peer.Meet(ctx, "xpmem", o, helloWait)
+	r := &receiver{xp: xp}
+	m, err := r.Meet(ctx, "xpmem", o)
 	if err != nil {
 		xp.Close()
 		return nil, err
 	}
-	conn, h := m.Conn, m.Hello
-	r := &receiver{xp: xp, conn: conn, pid: h.PID, stride: h.Len, maxFrame: h.MaxFrame}
+	h := m.Hello
+	r.stride, r.maxFrame = h.Len, h.MaxFrame
+	r.Release = r.release
 	fail := func(err error) (backend.Receiver, error) {
 		err = m.Refuse(err)
 		r.release()
+		r.Ring.Close()
 		return nil, err
 	}
 	if len(m.Fds) != 1 || h.Addr == 0 || h.Len <= 0 || h.MaxFrame <= 0 || h.Slots <= 0 || h.MaxFrame > peer.MaxFrameLen {
 		return fail(errors.New("incomplete xpmem hello from the sender"))
 	}
-	r.ring, err = shmring.Open(m.Fds[0])
-	m.Fds = nil // the ring owns it, also when Open fails
-	if err != nil {
+	if err := r.OpenRing(m); err != nil {
 		return fail(err)
 	}
-	r.slots = uint64(r.ring.Slots())
+	r.slots = uint64(r.Ring.Slots())
 	if r.apid, err = xp.Get(sys.XPMEMSegid(h.Addr), false); err != nil {
 		return fail(err)
 	}
-	if r.at, err = xp.Attach(r.apid, 0, exportLen(r.ring.Slots(), r.stride)); err != nil {
+	if r.at, err = xp.Attach(r.apid, 0, exportLen(r.Ring.Slots(), r.stride)); err != nil {
 		return fail(err)
 	}
-	r.dviews = make([][]byte, r.ring.Slots())
-	if err := peer.Send(conn, peer.Hello{Backend: "xpmem", PID: os.Getpid()}); err != nil {
-		r.release()
-		return nil, fmt.Errorf("xpmem receiver: %w", err)
+	r.dviews = make([][]byte, r.Ring.Slots())
+	if err := r.Answer(peer.Hello{}); err != nil {
+		return nil, err
 	}
-	r.cons = r.ring.Consumer()
-	r.gone = peer.Watch(conn)
 	return r, nil
 }
 
@@ -249,29 +207,30 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 // slots go back to the sender on the next call.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	want := min(len(views), len(r.dviews))
-	n, err := peer.NextOrGone(r.cons, r.dviews[:want], r.gone, timeout)
+	n, err := peer.NextOrGone(r.Cons, r.dviews[:want], r.Gone, timeout)
 	if n == 0 || err != nil {
 		return 0, err
 	}
-	peer.SlotViews(views, r.dviews[:n], r.at.Bytes(), r.cons.Index()-uint64(n), r.slots, r.stride, r.maxFrame)
-	r.frames += uint64(n)
+	peer.SlotViews(views, r.dviews[:n], r.at.Bytes(), r.Cons.Index()-uint64(n), r.slots, r.stride, r.maxFrame)
+	r.Frames += uint64(n)
 	return n, nil
 }
 
 func (r *receiver) Info() backend.Info {
-	if r.ring == nil {
-		return r.info
+	if info, closed := r.Last(); closed {
+		return info
 	}
 	d := map[string]string{
-		"frames":   strconv.FormatUint(r.frames, 10),
-		"peer_pid": strconv.Itoa(r.pid),
+		"frames":   strconv.FormatUint(r.Frames, 10),
+		"peer_pid": strconv.Itoa(r.PID),
 		"transfer": "in place in the sender's staging slots attached through /dev/xpmem",
 	}
 	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: int(r.slots), Details: d}
 }
 
-// release undoes the set-up in reverse: detach, release, close.
-func (r *receiver) release() {
+// release undoes the attachment in reverse (the RingReceiver's
+// Release): detach, release, close.
+func (r *receiver) release() error {
 	if r.at != nil {
 		_ = r.at.Detach()
 		r.at = nil
@@ -280,22 +239,8 @@ func (r *receiver) release() {
 		_ = r.xp.Release(r.apid)
 		r.apid = 0
 	}
-	if r.ring != nil {
-		r.ring.Close()
-		r.ring = nil
-	}
 	_ = r.xp.Close()
-	r.conn.Close()
-}
-
-func (r *receiver) Close() error {
-	if r.ring == nil {
-		return nil
-	}
-	r.info = r.Info()
-	if r.cons != nil {
-		r.cons.Close()
-	}
-	r.release()
 	return nil
 }
+
+func (r *receiver) Close() error { return r.CloseWith(r.Info()) }
