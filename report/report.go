@@ -90,8 +90,16 @@ type Report struct {
 	// ("on", "sample", "off"); empty for network paths.
 	Verify string `json:"verify,omitempty"`
 	// Verification is the receiver's report when a receiving process took
-	// part (local paths), verbatim.
+	// part (local paths), verbatim; a port pair's receiving port's (both
+	// ports' merged with --bidir).
 	Verification json.RawMessage `json:"verification,omitempty"`
+	// Ports are a port pair's ports (or a port with an address): where
+	// they are, their addresses and the gateways resolved.
+	Ports []Port `json:"ports,omitempty"`
+	// Directions are a port pair's directions, each with its own
+	// counters, rate, receiver and verdict: A→B, and B→A with --bidir.
+	// The report's totals add them up.
+	Directions []Direction `json:"directions,omitempty"`
 	// CPUSeconds is the CPU time of all worker threads.
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// Environment describes the machine (see wpg sysinfo).
@@ -151,6 +159,50 @@ type Stream struct {
 	DelayNs int64  `json:"delay_ns,omitempty"`
 	// Pcap is the capture the stream replays.
 	Pcap string `json:"pcap,omitempty"`
+}
+
+// Port is one port of a run that sends or receives on network ports
+// with addresses (wpg send --src-ip, --rx-interface).
+type Port struct {
+	// Role is "tx" (the sending port, A) or "rx" (the receiving one, B).
+	Role      string `json:"role"`
+	Interface string `json:"interface"`
+	Netns     string `json:"netns,omitempty"`
+	// MAC is the port's own; Address its address with the link's prefix.
+	MAC     string `json:"mac,omitempty"`
+	Address string `json:"address,omitempty"`
+	// Gateway is its next hop and GatewayMAC what ARP or Neighbor
+	// Discovery found for it before the run.
+	Gateway    string `json:"gateway,omitempty"`
+	GatewayMAC string `json:"gateway_mac,omitempty"`
+	// Answered counts the requests for the port's address wpg answered
+	// while the run lasted (none when the kernel holds the address and
+	// answers itself: Kernel).
+	Answered uint64 `json:"answered"`
+	Kernel   bool   `json:"kernel_answers,omitempty"`
+}
+
+// Direction is one direction of a port pair: what its sending port sent
+// and its receiving port received.
+type Direction struct {
+	// Direction is "A→B" or "B→A"; From and To the sending and receiving
+	// interfaces.
+	Direction string `json:"direction"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	// Frames … AchievedRatio are the sender's, as the report's own.
+	Frames        uint64  `json:"frames"`
+	Bytes         uint64  `json:"bytes"`
+	Seconds       float64 `json:"seconds"`
+	PPS           float64 `json:"pps"`
+	BPS           float64 `json:"bps"`
+	TargetPPS     float64 `json:"target_pps"`
+	AchievedRatio float64 `json:"achieved_ratio"`
+	// Verification is the receiving port's receiver report (wpg.recv/v1).
+	Verification json.RawMessage `json:"verification,omitempty"`
+	// Verdict is "pass", or what failed (the same words as a failed
+	// check: frames lost, duplicated, corrupted, on the wrong stream).
+	Verdict string `json:"verdict"`
 }
 
 // Worker is one worker's share of the run.
@@ -267,8 +319,43 @@ func (r *Report) WriteTable(w io.Writer) {
 			row(fmt.Sprintf("  stream %d", st.Stream), "%s: %s", printable.Escape(st.Name), line)
 		}
 	}
-	if len(r.Verification) > 0 {
+	for _, p := range r.Ports {
+		line := p.Interface
+		if p.Netns != "" {
+			line += " (netns " + printable.Escape(p.Netns) + ")"
+		}
+		if p.MAC != "" {
+			line += " " + p.MAC
+		}
+		if p.Address != "" {
+			line += ", " + p.Address
+		}
+		if p.Gateway != "" {
+			line += " via " + p.Gateway
+			if p.GatewayMAC != "" {
+				line += " at " + p.GatewayMAC
+			}
+		}
+		switch {
+		case p.Kernel:
+			line += "; the kernel answers for the address"
+		case p.Address != "":
+			line += fmt.Sprintf("; answered %d request%s for it", p.Answered, plural(p.Answered))
+		}
+		row("port "+p.Role, "%s", printable.Escape(line))
+	}
+	switch {
+	case len(r.Directions) > 1:
+		for _, d := range r.Directions {
+			row(d.Direction, "%s → %s: sent %d at %s pps (%s)", printable.Escape(d.From), printable.Escape(d.To), d.Frames, SI(d.PPS, ""), achievedWord(d.TargetPPS, d.AchievedRatio))
+			row("  receiver", "%s", verificationLine(d.Verification))
+			row("  verdict", "%s", d.Verdict)
+		}
+	case len(r.Verification) > 0:
 		row("receiver", "%s", verificationLine(r.Verification))
+		if len(r.Directions) == 1 {
+			row("verdict", "%s", r.Directions[0].Verdict)
+		}
 	}
 	if r.Verify != "" {
 		row("verify", "%s", r.Verify)
@@ -283,6 +370,14 @@ func (r *Report) WriteTable(w io.Writer) {
 		row("run", "%s on %s, %s", p.Start, printable.Escape(p.Host), p.Version)
 	}
 	tw.Flush()
+}
+
+// achievedWord says a direction's rate against its target.
+func achievedWord(target, ratio float64) string {
+	if target == 0 {
+		return "flat out"
+	}
+	return fmt.Sprintf("target %s pps, achieved %.2f %%", SI(target, ""), ratio*100)
 }
 
 // layerLabel is how the table names the layer of the bit rate: "L2"
@@ -341,6 +436,7 @@ func sortedKeys(m map[string]string) []string {
 func verificationLine(b []byte) string {
 	var v struct {
 		Frames, Lost, Duplicated, Reordered, Corrupted, Unsigned uint64
+		WrongStream                                              uint64 `json:"wrong_stream"`
 		Receivers                                                int
 		Jitter                                                   int64 `json:"jitter_ns"`
 		Latency                                                  *struct {
@@ -361,6 +457,9 @@ func verificationLine(b []byte) string {
 	s += fmt.Sprintf("%d frames received, %d lost, %d duplicated, %d reordered, %d corrupted", v.Frames, v.Lost, v.Duplicated, v.Reordered, v.Corrupted)
 	if v.Unsigned > 0 {
 		s += fmt.Sprintf(", %d without signature", v.Unsigned)
+	}
+	if v.WrongStream > 0 {
+		s += fmt.Sprintf(", %d on a stream not sent to this port", v.WrongStream)
 	}
 	if v.Latency != nil {
 		if v.Latency.P50 > 0 {
