@@ -56,6 +56,9 @@ type CompileOptions struct {
 // Source renders the frames of one worker. It implements engine.Source.
 // It is not safe for concurrent use: each worker compiles its own.
 type Source struct {
+	// base is CompileOptions.StreamBase: a stream's id less base is its
+	// index in the Spec.
+	base      uint16
 	streams   []*cstream
 	active    []int // indexes of streams with frames left
 	rr        swrr  // the interleaving of the active streams
@@ -89,7 +92,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 		return nil, err
 	}
 	b := newBudget(o)
-	s := &Source{}
+	s := &Source{base: o.StreamBase}
 	var details []streamDetail
 	npre, nstream := 0, 0
 	var shares float64

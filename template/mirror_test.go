@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/wpg-dev/wpg/frame"
 )
 
 func TestMirror(t *testing.T) {
@@ -72,5 +74,37 @@ func TestPorts(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// A stream base signs the streams from it, and the source still finds
+// each stream's settings (a timed template's schedule).
+func TestStreamBase(t *testing.T) {
+	spec, err := Parse("b.wpg.yaml", []byte("streams:\n  - {rate: 1kpps, ipv4: {}, udp: {}}\n  - {rate: 2kpps, ipv4: {}, udp: {}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Compile(spec, CompileOptions{StreamBase: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bufs, lens := [][]byte{make([]byte, 2048), make([]byte, 2048)}, make([]int, 2)
+	seen := map[uint16]bool{}
+	for range 4 {
+		n := src.Render(bufs, lens, 0)
+		for i := range n {
+			sig, ok := frame.ParseSignature(bufs[i][:lens[i]])
+			if !ok {
+				t.Fatalf("frame %d has no signature", i)
+			}
+			seen[sig.Stream] = true
+		}
+	}
+	if !seen[100] || !seen[101] || len(seen) != 2 {
+		t.Fatalf("stream ids %v, want 100 and 101", seen)
+	}
+	if _, err := Compile(spec, CompileOptions{StreamBase: 65535}); err == nil {
+		t.Fatal("streams past id 65535 compiled")
 	}
 }

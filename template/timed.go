@@ -57,7 +57,7 @@ func (s *Source) finish(spec *Spec) {
 	var sum, weight float64
 	nrep := 0
 	for _, cs := range s.streams {
-		st := &spec.Streams[cs.id]
+		st := &spec.Streams[cs.id-s.base]
 		mean := meanOf(&st.Size)
 		if cs.rp != nil {
 			nrep++
@@ -89,7 +89,7 @@ func (s *Source) finish(spec *Spec) {
 	}
 	s.tl = &timeline{}
 	for _, cs := range s.streams {
-		st := &spec.Streams[cs.id]
+		st := &spec.Streams[cs.id-s.base]
 		t := st.Timing
 		mean := meanOf(&st.Size)
 		if cs.rp != nil {
@@ -123,7 +123,7 @@ func (s *Source) finish(spec *Spec) {
 	}
 	s.fps = 0
 	for _, cs := range s.streams {
-		st := &spec.Streams[cs.id]
+		st := &spec.Streams[cs.id-s.base]
 		mean := meanOf(&st.Size)
 		if cs.rp != nil {
 			mean = float64(cs.rp.sum.Bytes) / float64(cs.rp.sum.Records)
