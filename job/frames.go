@@ -42,8 +42,9 @@ type frameSet struct {
 var errFrames = errors.New("frames")
 
 // newFrames builds the run's frames; parsed is the template when it was
-// already read (nil: read it here).
-func newFrames(p *problems, s Spec, reg backend.Registration, parsed *template.Spec) (*frameSet, error) {
+// already read (nil: read it here); dir, when set, gives a port pair's
+// reverse streams instead.
+func newFrames(p *problems, s Spec, reg backend.Registration, parsed *template.Spec, dir *direction) (*frameSet, error) {
 	if s.Pcap == "" && s.PcapSpeed != 0 {
 		p.add("pcap_speed", fmt.Sprint(s.PcapSpeed), "scales the timing of a capture replayed with {pcap}, and none is given", "add {pcap} FILE, or drop {pcap_speed}")
 		return nil, errFrames
@@ -55,7 +56,7 @@ func newFrames(p *problems, s Spec, reg backend.Registration, parsed *template.S
 		}
 		return payloadFrames(p, s)
 	}
-	return packetFrames(p, s, parsed)
+	return packetFrames(p, s, parsed, dir)
 }
 
 func payloadFrames(p *problems, s Spec) (*frameSet, error) {
@@ -105,10 +106,12 @@ func verifyName(s string) string {
 	return s
 }
 
-func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error) {
+func packetFrames(p *problems, s Spec, parsed *template.Spec, dir *direction) (*frameSet, error) {
 	var spec *template.Spec
 	var err error
 	switch {
+	case dir != nil:
+		spec = dir.spec
 	case s.Pcap != "" && (s.Template != "" || s.TemplateText != ""):
 		p.add("pcap", s.Pcap, "and a template both give the frames", "give one of them (a template replays a capture with a stream's pcap: key)")
 		return nil, errFrames
@@ -182,6 +185,9 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec) (*frameSet, error)
 		Workers:             s.Workers,
 		Count:               s.Count,
 		MemAvailable:        memAvailable(),
+	}
+	if dir != nil {
+		opts.StreamBase = dir.base
 	}
 	// Compile once up front (streaming: cheap, nothing pre-rendered) so
 	// template errors appear before any worker starts.

@@ -26,6 +26,8 @@ type Reception struct {
 	decode recv.Decoder
 	summed bool          // --verify on: a receiver that sums payloads as it copies them may (recv.PayloadSummer)
 	ctl    *peer.Control // the peer protocol's control connection; nil without --listen
+	// streams are the streams expected (a port pair's receiver; nil: any).
+	streams *recv.StreamSet
 }
 
 // prepareRecv validates s and returns the backend, its options and the
@@ -269,7 +271,7 @@ func (r *Reception) Info() backend.Info { return r.rx.Info() }
 // all arrive intact comes with a *report.CheckFailure as the error.
 func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (recv.Result, error) {
 	opts := recv.Options{Expect: r.spec.Expect, Duration: r.spec.Duration, IdleTimeout: r.spec.IdleTimeout, Batch: r.spec.Batch,
-		Progress: progress, ProgressEvery: every, IPFragments: r.kind == backend.KindNetwork}
+		Progress: progress, ProgressEvery: every, IPFragments: r.kind == backend.KindNetwork, Streams: r.streams}
 	if r.ctl != nil {
 		if pe := r.ctl.ProgressEvery(); pe > 0 {
 			ctl := r.ctl

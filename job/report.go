@@ -300,7 +300,11 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 	if rep.Backend.Hint != "" {
 		rep.Notes = append(rep.Notes, "hint: "+rep.Backend.Hint)
 	}
-	env := sysinfo.Environment(s.Interface)
+	iface := s.Interface
+	if s.Netns != "" {
+		iface = "" // this process's /sys shows its own namespace's interfaces, not that one's
+	}
+	env := sysinfo.Environment(iface)
 	rep.Environment = env
 	if n := noCarrierNote(env.Interface, res.Frames); n != "" {
 		rep.Notes = append(rep.Notes, n)

@@ -3,6 +3,8 @@ package job
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +32,12 @@ type Run struct {
 	// the run has ended with one.
 	rx      *peer.Live
 	rxFinal *ReceiverSnapshot
+	// pair is a port pair's ports and receivers (pair_run.go), nil
+	// otherwise; rev and revLive the B→A run of a bidirectional one.
+	pair    *pairRun
+	rev     *engine.Job
+	revLive *liveLateness
+	ctx     context.Context
 }
 
 // Start validates spec (as Validate does: every problem at once, as
@@ -50,11 +58,29 @@ func Start(ctx context.Context, spec Spec, env Env) (*Run, error) {
 		rx = peer.NewLive(min(peer.DefaultProgress, max(env.SnapshotEvery, 0)))
 		ctx = peer.WithLive(ctx, rx)
 	}
+	var pair *pairRun
+	if pr.pair != nil {
+		if pair, err = pr.openPair(ctx); err != nil { // pair_run.go
+			return nil, err
+		}
+	}
 	j, err := engine.Start(ctx, pr.engineConfig(live))
 	if err != nil {
+		if pair != nil {
+			pair.close()
+		}
 		return nil, err
 	}
-	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{}), live: live, rx: rx}
+	r := &Run{pr: pr, job: j, env: env, done: make(chan struct{}), live: live, rx: rx, pair: pair, ctx: ctx}
+	if rev := pr.pair.reverseRun(); rev != nil {
+		r.revLive = newLiveLateness(rev.spec.Workers)
+		if r.rev, err = engine.Start(ctx, rev.engineConfig(r.revLive)); err != nil {
+			j.Stop(engine.StopError)
+			j.Wait()
+			pair.close()
+			return nil, err
+		}
+	}
 	env.Logger.Debug("run started", "backend", pr.reg.Name, "workers", pr.spec.Workers, "rate", pr.spec.Rate, "cores", pr.cores)
 	go r.finish()
 	return r, nil
@@ -64,13 +90,31 @@ func (r *Run) finish() {
 	defer close(r.done)
 	res := r.job.Wait()
 	r.err = res.Err()
+	var rres *engine.Result
+	if r.rev != nil {
+		rres = r.rev.Wait()
+		if err := rres.Err(); err != nil {
+			r.err = errors.Join(r.err, fmt.Errorf("B→A: %w", err))
+		}
+	}
 	r.env.Logger.Debug("run ended", "backend", r.pr.reg.Name, "frames", res.Frames, "stop", string(res.Stop), "error", r.err)
 	if r.err != nil && res.Frames == 0 && !startedAny(res) {
 		// Nothing started (a backend could not open): the error is the
 		// whole story.
+		if r.pair != nil {
+			r.pair.close()
+		}
 		return
 	}
 	r.rep = r.pr.buildReport(res)
+	if r.pair != nil {
+		var revRep *report.Report
+		var revSent uint64
+		if rres != nil {
+			revRep, revSent = r.pr.pair.reverse.buildReport(rres), rres.Frames
+		}
+		r.rep = r.finishPair(r.ctx, r.rep, revRep, res.Frames, revSent)
+	}
 	r.rxFinal = receiverFinal(r.rep)
 }
 
@@ -357,8 +401,31 @@ func (r *Run) Snapshot() Snapshot {
 		done = true
 	default:
 	}
+	if r.rev != nil {
+		// A bidirectional pair: the B→A workers follow A→B's.
+		c := r.rev.Counters()
+		n := len(s.Workers)
+		for i := range c.Workers() {
+			f, b := c.Worker(i)
+			w := WorkerSnapshot{Worker: n + i, Frames: f, Bytes: b}
+			if secs > 0 {
+				w.PPS = float64(f) / secs
+			}
+			s.Workers = append(s.Workers, w)
+			s.Frames += f
+			s.Bytes += b
+		}
+		if secs > 0 {
+			s.PPS = float64(s.Frames) / secs
+			s.BPS = float64(s.Bytes) * 8 / secs
+		}
+	}
 	s.lat = r.live.snapshot(done)
 	s.Lateness = latenessOf(s.lat)
+	if r.pair != nil && r.pair.fwd != nil {
+		s.peer = true
+		s.Receiver, s.rlat = r.pair.live.snapshot()
+	}
 	if r.rx != nil {
 		s.peer = true
 		c, h := r.rx.Snapshot()

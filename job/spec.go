@@ -46,6 +46,40 @@ type Spec struct {
 	// ("--no-huge -m 512 --vdev net_null0"; config dpdk.eal_args).
 	DPDKArgs string `json:"dpdk_args,omitempty"`
 
+	// A port pair: a device under test between two network ports
+	// (docs/device.md). RxInterface receives the run's frames on a second
+	// port, in this process and on the same clock: the report's
+	// verification is that port's receiver (lost, duplicated, reordered,
+	// corrupted, latency, jitter per stream, frames that came back unsigned
+	// or on a stream not sent there), and the run fails its check as a
+	// local path's does. RxBackend receives there ("" = afpacket; any
+	// backend that receives on a network interface).
+	RxInterface string `json:"rx_interface,omitempty"`
+	RxBackend   string `json:"rx_backend,omitempty"`
+	// Netns and RxNetns are the ports' network namespaces: a name of
+	// `ip netns` (/run/netns/NAME) or a namespace file (/proc/PID/ns/net);
+	// "" is the caller's.
+	Netns   string `json:"netns,omitempty"`
+	RxNetns string `json:"rx_netns,omitempty"`
+	// SrcIP gives the sending port an address with its link's prefix
+	// (198.18.0.1/24, 2001:2:0:a::1/64) and Gateway its next hop: the run
+	// resolves the gateway's MAC (ARP, Neighbor Discovery) on the port
+	// before it starts, sends with it as the destination MAC (the port's
+	// MAC and a fixed source address its own), and answers requests for
+	// the port's address while it lasts. RxSrcIP and RxGateway are the
+	// receiving port's (it answers for its address; with Bidir it sends
+	// from it too). Each also comes from the template's ports: and from
+	// Limits (wpg.toml [port]), in that order after the spec's.
+	SrcIP     string `json:"src_ip,omitempty"`
+	Gateway   string `json:"gateway,omitempty"`
+	RxSrcIP   string `json:"rx_src_ip,omitempty"`
+	RxGateway string `json:"rx_gateway,omitempty"`
+	// Bidir sends from both ports at once: the template's streams A→B and
+	// their mirror B→A (template.Mirror: addresses and ports swapped, or
+	// the template's reverse: streams), each direction at Rate, counted
+	// and judged apart (report.Directions).
+	Bidir bool `json:"bidir,omitempty"`
+
 	// Capture files (pcapfile).
 	Output string `json:"output,omitempty"`
 	Format string `json:"format,omitempty"` // pcap or pcapng ("" = from Output's name)
@@ -128,6 +162,12 @@ type Limits struct {
 	RingBytes           int64 `json:"ring_bytes,omitempty"`            // 16 MiB
 	PrerenderMaxBytes   int64 `json:"prerender_max_bytes,omitempty"`   // 256 MiB
 	PrerenderMaxPackets int64 `json:"prerender_max_packets,omitempty"` // 100 000 000
+	// The site's port addresses (wpg.toml [port]): used for a port whose
+	// address neither the spec nor the template gives (Spec.SrcIP, …).
+	SrcIP     string `json:"src_ip,omitempty"`
+	Gateway   string `json:"gateway,omitempty"`
+	RxSrcIP   string `json:"rx_src_ip,omitempty"`
+	RxGateway string `json:"rx_gateway,omitempty"`
 }
 
 // Built-in defaults of Spec and Limits.

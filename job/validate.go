@@ -22,6 +22,7 @@ type prepared struct {
 	boost     pace.Boost
 	clock     *pace.Clock
 	frames    *frameSet
+	pair      *pairPlan // a port pair, or a port with an address (pair.go); nil otherwise
 	allowed   []int
 	cores     []int
 	opts      backend.Options
@@ -42,7 +43,11 @@ func Validate(spec Spec, env Env) error {
 
 // prepare validates spec; checks whose inputs already failed are skipped,
 // so that each problem is reported once.
-func prepare(s Spec, env Env) (*prepared, error) {
+func prepare(s Spec, env Env) (*prepared, error) { return prepareDir(s, env, nil) }
+
+// prepareDir is prepare with the streams of a port pair's reverse
+// direction in place of the template (dir nil: the template's).
+func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 	var p problems
 	pr := &prepared{spec: s}
 	if s.Command == "" {
@@ -82,6 +87,7 @@ func prepare(s Spec, env Env) (*prepared, error) {
 	if reg.Kind == backend.KindNetwork && reg.Name != "pcapfile" && s.Interface == "" {
 		p.add("interface", "", fmt.Sprintf("is needed: backend %s sends on a network interface", reg.Name), interfaceFix(reg.Name, "add {interface} IFACE (e.g. {interface} lo, or a veth)"))
 	}
+	checkPair(&p, s, reg) // pair.go
 
 	rateOK := true
 	if pr.rate, err = pace.ParseRate(s.Rate); err != nil {
@@ -140,7 +146,10 @@ func prepare(s Spec, env Env) (*prepared, error) {
 		return nil, p.err()
 	}
 
-	if pr.frames, err = newFrames(&p, s, reg, parsed); err != nil {
+	if pr.frames, err = newFrames(&p, s, reg, parsed, dir); err != nil {
+		return nil, p.err()
+	}
+	if planPair(&p, pr, env); len(p.list) > 0 {
 		return nil, p.err()
 	}
 	if pr.allowed, err = sys.AllowedCPUs(); err != nil {
@@ -225,6 +234,7 @@ func (pr *prepared) engineConfig(live *liveLateness) engine.Config {
 		Batch:     s.Batch,
 		Count:     s.Count,
 		Duration:  s.Duration,
+		Netns:     netnsPath(s.Netns),
 	}
 	if !pr.rate.Unlimited() || pr.frames.timed {
 		pc := pr.pacer
