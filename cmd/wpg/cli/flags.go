@@ -76,6 +76,13 @@ type runFlags struct {
 	// send --pcap (send.go)
 	pcap      string
 	pcapSpeed float64
+
+	// send's port pair (send.go: addPairFlags)
+	rxIface, rxBackend string
+	netns, rxNetns     string
+	srcIP, gateway     string
+	rxSrcIP, rxGateway string
+	bidir              bool
 }
 
 func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {

@@ -247,10 +247,24 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 		Raw:         f.raw,
 		PayloadFile: f.payloadFile,
 
+		RxInterface: f.rxIface,
+		RxBackend:   f.rxBackend,
+		Netns:       f.netns,
+		RxNetns:     f.rxNetns,
+		SrcIP:       f.srcIP,
+		Gateway:     f.gateway,
+		RxSrcIP:     f.rxSrcIP,
+		RxGateway:   f.rxGateway,
+		Bidir:       f.bidir,
+
 		Limits: job.Limits{
 			RingBytes:           cfg.TX.RingBytes,
 			PrerenderMaxBytes:   cfg.TX.PrerenderMaxBytes,
 			PrerenderMaxPackets: cfg.TX.PrerenderMaxPackets,
+			SrcIP:               cfg.Port.SrcIP,
+			Gateway:             cfg.Port.Gateway,
+			RxSrcIP:             cfg.Port.RxSrcIP,
+			RxGateway:           cfg.Port.RxGateway,
 		},
 	}
 	if f.pinCore >= 0 {

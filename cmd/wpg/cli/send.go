@@ -16,6 +16,8 @@ and device paths, payload frames of --size bytes, and pushes them through --back
 no rate is given) until --count frames, --duration, the template's counts, or Ctrl-C; then prints the report.`,
 		Example: `  wpg send examples/mixed.wpg.yaml --backend pcapfile -o out.pcap --count 100000
   wpg send examples/udp64.wpg.yaml -i veth0 --rate 1Mpps --duration 10s
+  wpg send -i eth1 --src-ip 198.18.0.1/24 --gateway 198.18.0.254 --rx-interface eth2 --rx-src-ip 198.19.0.1/24 --rate 50kpps --count 100000
+  wpg send -i eth1 --src-ip 198.18.0.1/24 --gateway 198.18.0.254 --rx-interface eth2 --rx-src-ip 198.19.0.1/24 --rx-gateway 198.19.0.254 --bidir --rate 50kpps --duration 10s
   wpg send --pcap capture.pcap -i veth0                # replay with the capture's own timing
   wpg send --backend pipe --raw --size 460800 --rate 15fps --count 30 | ffmpeg -f rawvideo ...`,
 		Args: cobra.MaximumNArgs(1),
@@ -30,6 +32,21 @@ no rate is given) until --count frames, --duration, the template's counts, or Ct
 	addRunFlags(cmd, f, false)
 	cmd.Flags().StringVar(&f.pcap, "pcap", "", "replay this pcap or pcapng `FILE` as captured, with its own timing (or at --rate), instead of a template")
 	cmd.Flags().Float64Var(&f.pcapSpeed, "pcap-speed", 0, "--pcap with its own timing: divide the capture's gaps by this `FACTOR`, 0.001 to 1e6 (2 = twice as fast; default 1)")
+	addPairFlags(cmd, f)
 	addReportFlags(cmd, f)
 	return cmd
+}
+
+// addPairFlags adds send's port-pair flags (docs/device.md).
+func addPairFlags(cmd *cobra.Command, f *runFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.rxIface, "rx-interface", "", "receive the run's frames on this `PORT` too, in this process on the same clock (the far side of a device under test): the report counts lost, duplicated, reordered, corrupted, latency and jitter per stream")
+	fl.StringVar(&f.rxBackend, "rx-backend", "", "the receiving port's backend: afpacket (default) or another that receives on a network interface (afxdp, …)")
+	fl.StringVar(&f.netns, "netns", "", "the network namespace of -i: a name of ip netns, or a file such as /proc/PID/ns/net")
+	fl.StringVar(&f.rxNetns, "rx-netns", "", "the network namespace of --rx-interface")
+	fl.StringVar(&f.srcIP, "src-ip", "", "the sending port's `ADDRESS/PREFIX` (198.18.0.1/24): frames go from it, and wpg answers ARP/ND for it (config port.src_ip)")
+	fl.StringVar(&f.gateway, "gateway", "", "the sending port's next hop `IP`: its MAC (ARP, Neighbor Discovery) is the frames' destination (config port.gateway)")
+	fl.StringVar(&f.rxSrcIP, "rx-src-ip", "", "the receiving port's `ADDRESS/PREFIX`: wpg answers ARP/ND for it (config port.rx_src_ip)")
+	fl.StringVar(&f.rxGateway, "rx-gateway", "", "the receiving port's next hop `IP` (--bidir sends from that port through it; config port.rx_gateway)")
+	fl.BoolVar(&f.bidir, "bidir", false, "send from both ports: the streams A→B and their mirror B→A (addresses and ports swapped, or the template's reverse:), each counted and judged apart")
 }

@@ -30,6 +30,7 @@ type Config struct {
 	TX     TX
 	Server Server
 	DPDK   DPDK
+	Port   Port
 	// Sources maps each key ("tx.ring_bytes") to where its value came from.
 	Sources map[string]string
 	// File is the configuration file read, "" when none.
@@ -48,6 +49,13 @@ type DPDK struct {
 	// EALArgs are the EAL's arguments, separated by blanks
 	// ("--no-huge -m 512 --vdev net_null0").
 	EALArgs string
+}
+
+// Port holds the [port] section: the addresses and gateways of a port
+// pair's ports (send --src-ip, --gateway, --rx-src-ip, --rx-gateway;
+// docs/device.md).
+type Port struct {
+	SrcIP, Gateway, RxSrcIP, RxGateway string
 }
 
 // Server holds the [server] section.
@@ -119,6 +127,14 @@ var Keys = []Key{
 		Help: "most templates wpg serve parses at once: previews, job checks and starts (more: 429)", field: func(c *Config) *int64 { return &c.Server.MaxParses }},
 	{Name: "dpdk.eal_args", Flag: "--dpdk-args", Text: true,
 		Help: "EAL arguments of the dpdk backend, e.g. \"--no-huge -m 512 --no-pci --vdev net_null0\" (builds with -tags dpdk)", text: func(c *Config) *string { return &c.DPDK.EALArgs }},
+	{Name: "port.src_ip", Flag: "--src-ip", Text: true,
+		Help: "the sending port's address with its link's prefix, e.g. \"198.18.0.1/24\" (send; the template's ports: and the flag go first)", text: func(c *Config) *string { return &c.Port.SrcIP }},
+	{Name: "port.gateway", Flag: "--gateway", Text: true,
+		Help: "the sending port's next hop, resolved by ARP or Neighbor Discovery, e.g. \"198.18.0.254\"", text: func(c *Config) *string { return &c.Port.Gateway }},
+	{Name: "port.rx_src_ip", Flag: "--rx-src-ip", Text: true,
+		Help: "the receiving port's address with its link's prefix (send --rx-interface)", text: func(c *Config) *string { return &c.Port.RxSrcIP }},
+	{Name: "port.rx_gateway", Flag: "--rx-gateway", Text: true,
+		Help: "the receiving port's next hop (send --bidir sends from that port through it)", text: func(c *Config) *string { return &c.Port.RxGateway }},
 }
 
 // Default returns the built-in configuration.
@@ -261,6 +277,12 @@ type rawConfig struct {
 	DPDK struct {
 		EALArgs any `toml:"eal_args"`
 	} `toml:"dpdk"`
+	Port struct {
+		SrcIP     any `toml:"src_ip"`
+		Gateway   any `toml:"gateway"`
+		RxSrcIP   any `toml:"rx_src_ip"`
+		RxGateway any `toml:"rx_gateway"`
+	} `toml:"port"`
 }
 
 // Parse applies the TOML document data (named path in errors) over c.
@@ -308,6 +330,10 @@ func (c *Config) Parse(path string, data []byte) error {
 		"server.max_jobs":          raw.Server.MaxJobs,
 		"server.max_parses":        raw.Server.MaxParses,
 		"dpdk.eal_args":            raw.DPDK.EALArgs,
+		"port.src_ip":              raw.Port.SrcIP,
+		"port.gateway":             raw.Port.Gateway,
+		"port.rx_src_ip":           raw.Port.RxSrcIP,
+		"port.rx_gateway":          raw.Port.RxGateway,
 	}
 	c.File = path
 	for _, k := range Keys {

@@ -129,6 +129,10 @@ func ExampleDefault() {
 	// server.max_jobs "32" default
 	// server.max_parses "2" default
 	// dpdk.eal_args "" default
+	// port.src_ip "" default
+	// port.gateway "" default
+	// port.rx_src_ip "" default
+	// port.rx_gateway "" default
 }
 
 func TestTextKeys(t *testing.T) {

@@ -53,8 +53,8 @@ func TestTyposSayWhatToWrite(t *testing.T) {
 	cases := []struct{ doc, want string }{
 		{"[tx]\nring_byte = 5\n", `wpg.toml:2:1: unknown key "tx.ring_byte": did you mean tx.ring_bytes?`},
 		{"tx.ring_byts = 5\n", `did you mean tx.ring_bytes?`},
-		{"[txx]\nring_bytes = 1\n", "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk]: did you mean [tx]?"},
-		{"[foo]\nx = 1\n", "unknown section [foo]: the sections are [tx], [server], [dpdk]"},
+		{"[txx]\nring_bytes = 1\n", "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk], [port]: did you mean [tx]?"},
+		{"[foo]\nx = 1\n", "unknown section [foo]: the sections are [tx], [server], [dpdk], [port]"},
 		{"ring_bytes = \"16MiB\"\n", "wpg.toml:1:1: ring_bytes is a key of section [tx]: write it below a [tx] line"},
 		{"[server]\nring_bytes = 1\n", "ring_bytes is a key of section [tx], not [server]: move it below the [tx] line"},
 		{"[tx]\nring_bytes = 100\n", `wpg.toml:2:14: tx.ring_bytes = 100 B is below the minimum 4 KiB: use "4KiB" or more (default "16MiB")`},
