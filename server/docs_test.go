@@ -20,9 +20,9 @@ func TestStatusCodesDocumented(t *testing.T) {
 		"StatusNoContent": http.StatusNoContent, "StatusSeeOther": http.StatusSeeOther, "StatusBadRequest": http.StatusBadRequest,
 		"StatusUnauthorized": http.StatusUnauthorized, "StatusForbidden": http.StatusForbidden, "StatusTooManyRequests": http.StatusTooManyRequests,
 		"StatusNotFound": http.StatusNotFound, "StatusConflict": http.StatusConflict,
-		"StatusRequestEntityTooLarge": http.StatusRequestEntityTooLarge,
-		"StatusInternalServerError":   http.StatusInternalServerError,
-		"StatusServiceUnavailable":    http.StatusServiceUnavailable,
+		"StatusRequestEntityTooLarge": http.StatusRequestEntityTooLarge, "StatusRequestTimeout": http.StatusRequestTimeout,
+		"StatusInternalServerError": http.StatusInternalServerError,
+		"StatusServiceUnavailable":  http.StatusServiceUnavailable,
 	}
 	doc, err := os.ReadFile("../docs/api.md")
 	if err != nil {
