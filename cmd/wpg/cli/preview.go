@@ -3,10 +3,13 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/internal/printable"
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/nexthop"
 	"github.com/wpg-dev/wpg/template"
 )
 
@@ -18,6 +21,7 @@ const previewDefaultFrames = 4
 func newPreviewCmd() *cobra.Command {
 	var n int
 	var asJSON bool
+	var port previewPort
 	cmd := &cobra.Command{
 		Use:   "preview [TEMPLATE]",
 		Short: "show the first frames of a template, decoded layer by layer and in hex",
@@ -45,6 +49,10 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 					return err
 				}
 			}
+			resolved, err := port.fill(cmd, spec)
+			if err != nil {
+				return err
+			}
 			frames, err := template.Preview(spec, n)
 			if err != nil {
 				return err
@@ -53,9 +61,20 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"template": spec.File, "frames": frames})
+				doc := map[string]any{"template": spec.File, "frames": frames}
+				if resolved != nil {
+					doc["port"] = resolved
+				}
+				return enc.Encode(doc)
 			}
 			fmt.Fprintf(out, "template %s: %d stream(s)\n", printable.Escape(spec.File), len(spec.Streams))
+			if r := resolved; r != nil {
+				line := fmt.Sprintf("port %s: %s, %s", r.Interface, r.MAC, r.Address)
+				if r.Gateway != "" {
+					line += fmt.Sprintf(" via %s at %s (resolved by %s)", r.Gateway, r.GatewayMAC, r.Proto)
+				}
+				fmt.Fprintln(out, printable.Escape(line))
+			}
 			for i := range frames {
 				fmt.Fprintln(out)
 				if err := frames[i].WriteText(out); err != nil {
@@ -70,5 +89,77 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 	}
 	cmd.Flags().IntVarP(&n, "frames", "n", previewDefaultFrames, "number of frames to show (at most server.preview_max)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the frames as JSON (layers and bytes)")
+	cmd.Flags().StringVarP(&port.iface, "interface", "i", "", "with --src-ip (or the template's ports: tx), resolve the gateway on this `PORT` and show the frames as a run sends them (its MAC, the gateway's)")
+	cmd.Flags().StringVar(&port.netns, "netns", "", "the network namespace of -i (a name of ip netns, or a file)")
+	cmd.Flags().StringVar(&port.srcIP, "src-ip", "", "the port's `ADDRESS/PREFIX` (needs -i)")
+	cmd.Flags().StringVar(&port.gateway, "gateway", "", "the port's next hop `IP`, resolved by ARP or Neighbor Discovery (needs -i)")
 	return cmd
+}
+
+// previewPort is preview's port: a run's next-hop resolution, so that the
+// frames show the MACs a run would send.
+type previewPort struct {
+	iface, netns, srcIP, gateway string
+}
+
+// resolvedPort is what preview resolved, for its output.
+type resolvedPort struct {
+	Interface  string `json:"interface"`
+	MAC        string `json:"mac"`
+	Address    string `json:"address"`
+	Gateway    string `json:"gateway,omitempty"`
+	GatewayMAC string `json:"gateway_mac,omitempty"`
+	Proto      string `json:"resolved_by,omitempty"`
+}
+
+// fill resolves the port's gateway (the flags', else the template's
+// ports: tx) and fills spec's frames as a run would; nil without a port.
+func (pp previewPort) fill(cmd *cobra.Command, spec *template.Spec) (*resolvedPort, error) {
+	addr, gw := pp.srcIP, pp.gateway
+	if addr == "" && pp.gateway != "" {
+		return nil, usageError(fmt.Errorf("--gateway %s: needs the port's own address: add --src-ip ADDRESS/PREFIX (e.g. 198.18.0.1/24) and -i PORT", pp.gateway))
+	}
+	if addr == "" && spec.Ports != nil && spec.Ports.TX != nil {
+		addr = spec.Ports.TX.Addr.String()
+		if spec.Ports.TX.Gateway.IsValid() {
+			gw = spec.Ports.TX.Gateway.String()
+		}
+	}
+	switch {
+	case addr == "" && pp.iface == "":
+		return nil, nil
+	case addr == "":
+		return nil, usageError(fmt.Errorf("-i %s: preview resolves a port's gateway, and no address is given: add --src-ip ADDRESS/PREFIX and --gateway IP (or ports: tx: in the template), or drop -i", pp.iface))
+	case pp.iface == "":
+		if pp.srcIP == "" {
+			return nil, nil // the template's ports: without a port to resolve on
+		}
+		return nil, usageError(fmt.Errorf("--src-ip %s: preview resolves the gateway on a port: add -i PORT (and --netns NS where it is in another namespace)", pp.srcIP))
+	}
+	if _, err := nexthop.ParsePort(addr, gw); err != nil {
+		if pe, ok := err.(*nexthop.PortError); ok {
+			flag := "--src-ip"
+			if pe.Field == nexthop.FieldGateway {
+				flag = "--gateway"
+			}
+			return nil, usageError(fmt.Errorf("%s %s: %s; %s", flag, pe.Value, pe.Why, pe.Remedy))
+		}
+		return nil, usageError(err)
+	}
+	mac, gwMAC, err := job.ResolvePort(cmd.Context(), pp.iface, pp.netns, addr, gw)
+	if err != nil {
+		return nil, err
+	}
+	if err := job.FillPort(spec, mac, gwMAC, addr); err != nil {
+		return nil, err
+	}
+	r := &resolvedPort{Interface: pp.iface, MAC: mac.String(), Address: addr, Gateway: gw}
+	if gwMAC != nil {
+		r.GatewayMAC = gwMAC.String()
+		r.Proto = "ARP"
+		if !strings.Contains(addr, ".") {
+			r.Proto = "Neighbor Discovery"
+		}
+	}
+	return r, nil
 }

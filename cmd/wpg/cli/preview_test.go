@@ -71,3 +71,22 @@ func TestPreviewJSON(t *testing.T) {
 		t.Fatalf("unexpected JSON: %+v", doc)
 	}
 }
+
+// Preview's port flags go together: each missing half is one line naming
+// what to add (exit 2), before anything is sent.
+func TestPreviewPortFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--src-ip", "198.18.0.1/24"}, "--src-ip 198.18.0.1/24: preview resolves the gateway on a port: add -i PORT"},
+		{[]string{"-i", "lo"}, "-i lo: preview resolves a port's gateway, and no address is given"},
+		{[]string{"--gateway", "198.18.0.254"}, "--gateway 198.18.0.254: needs the port's own address"},
+		{[]string{"-i", "lo", "--src-ip", "198.18.0.1/24", "--gateway", "198.19.0.254"}, "--gateway 198.19.0.254: is outside the port's subnet 198.18.0.0/24"},
+	} {
+		_, errs, code := runCLI(t, append([]string{"preview"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
