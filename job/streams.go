@@ -16,31 +16,35 @@ import (
 
 // linkRate resolves a rate given as a share of the link (--rate 50%) from
 // the interface's speed (/sys/class/net/IFACE/speed); it adds a problem
-// and returns false where the speed is unknown.
-func linkRate(p *problems, s Spec, r pace.Rate) (pace.Rate, bool) {
+// and returns false where the speed is unknown. note, when not empty, is
+// for the report: the speed was a veth's nominal one.
+func linkRate(p *problems, s Spec, r pace.Rate) (_ pace.Rate, note string, ok bool) {
 	if !r.LinkShare() {
-		return r, true
+		return r, "", true
 	}
 	if s.Interface == "" {
 		p.add("rate", s.Rate, "is a share of the link, and the run has no interface to take the speed from", "add {interface} IFACE, or give an absolute rate such as 1Gbps or 1Mpps")
-		return r, false
+		return r, "", false
 	}
-	mbps, err := linkSpeed(sysinfo.HostFS(), s.Interface)
+	mbps, nominal, err := linkSpeed(sysinfo.HostFS(), s.Interface)
 	if err != nil {
 		p.add("rate", s.Rate, err.Error(), "give an absolute rate such as 1Gbps or 1Mpps")
-		return r, false
+		return r, "", false
 	}
-	return r.OfLink(float64(mbps) * 1e6), true
+	if nominal {
+		note = fmt.Sprintf("--rate %s is a share of %s's speed, %d Mb/s, which a veth reports as a nominal figure, not a link's: the rate is %s of it at layer 1; give an absolute rate (e.g. 1Gbps) to say what you mean", strings.TrimSpace(s.Rate), s.Interface, mbps, strings.TrimSpace(s.Rate))
+	}
+	return r.OfLink(float64(mbps) * 1e6), note, true
 }
 
 // linkSpeed reads the link speed of iface in Mb/s, with an error that says
 // why it is unknown: no speed (lo, a link that is down: the kernel answers
-// -1 or EINVAL), or a virtual device whose figure is not a link's (veth
-// reports a nominal 10000).
-func linkSpeed(fs sysinfo.FS, iface string) (int, error) {
+// -1 or EINVAL). nominal is true for a veth, which reports a fixed 10000
+// that is no link's.
+func linkSpeed(fs sysinfo.FS, iface string) (mbps int, nominal bool, err error) {
 	ifc, err := fs.Interface(iface)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	file := "/sys/class/net/" + iface + "/speed"
 	if ifc.SpeedMbps == nil {
@@ -49,12 +53,9 @@ func linkSpeed(fs sysinfo.FS, iface string) (int, error) {
 		if rerr != nil {
 			what = rerr.Error()
 		}
-		return 0, fmt.Errorf("interface %s reports no link speed (%s: %s; loopback, virtual devices and links that are down have none)", iface, file, what)
+		return 0, false, fmt.Errorf("interface %s reports no link speed (%s: %s; loopback, virtual devices and links that are down have none)", iface, file, what)
 	}
-	if ifc.Virtual && ifc.Driver == "veth" {
-		return 0, fmt.Errorf("interface %s is a veth, whose speed (%d Mb/s in %s) is nominal, not a link's", iface, *ifc.SpeedMbps, file)
-	}
-	return *ifc.SpeedMbps, nil
+	return *ifc.SpeedMbps, ifc.Virtual && ifc.Driver == "veth", nil
 }
 
 // timedPacer is the pacer configuration of a timed template (streams with

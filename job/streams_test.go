@@ -23,14 +23,14 @@ func TestLinkSpeed(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "mtu"), []byte("1500\n"), 0o644)
 	}
 	fs := sysinfo.FS{Root: root}
-	if mbps, err := linkSpeed(fs, "eth9"); err != nil || mbps != 25000 {
+	if mbps, nominal, err := linkSpeed(fs, "eth9"); err != nil || mbps != 25000 || nominal {
 		t.Errorf("eth9: %d, %v", mbps, err)
 	}
-	_, err := linkSpeed(fs, "lo9")
+	_, _, err := linkSpeed(fs, "lo9")
 	if err == nil || !strings.Contains(err.Error(), "/sys/class/net/lo9/speed: -1") || !strings.Contains(err.Error(), "reports no link speed") {
 		t.Errorf("lo9: %v", err)
 	}
-	if _, err := linkSpeed(fs, "nope0"); err == nil {
+	if _, _, err := linkSpeed(fs, "nope0"); err == nil {
 		t.Error("a missing interface has a speed")
 	}
 }

@@ -95,7 +95,11 @@ func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 		rateOK = false
 	}
 	if rateOK {
-		pr.rate, rateOK = linkRate(&p, s, pr.rate) // --rate 50% (streams.go)
+		var note string
+		pr.rate, note, rateOK = linkRate(&p, s, pr.rate) // --rate 50% (streams.go)
+		if note != "" {
+			pr.notes = append(pr.notes, note)
+		}
 	}
 	var parsed *template.Spec // the template, when timedInput read it
 	timed := false
