@@ -79,9 +79,12 @@ func badRate(s, text, why, fix string) error {
 // ParseRate parses --rate:
 //
 //   - frames per second: "1000pps", "250kpps", "1.5Mpps", "15fps" (also
-//     "kfps"/"Mfps"); prefixes k/K (10³), M (10⁶), G (10⁹);
-//   - bits per second: "500Mbps", "10Gbps", "2.5Gbit/s", "800kbps"
-//     (prefixes k/K, M, G, T); counted at the layer given to
+//     "kfps"/"Mfps"); prefixes k (10³), M (10⁶), G (10⁹) in either case,
+//     so TRex's "1mpps" is 1Mpps (nobody means milli-packets);
+//   - bits per second: "500Mbps", "10Gbps", "2.5Gbit/s", "800kbps", TRex's
+//     "10gbps", tc's and trafgen's "100mbit", "1Mbit", iperf3's prefix
+//     alone "10M" (prefixes k, M, G, T in either case; Ki, Mi, Gi, Ti,
+//     powers of 1024, before bit: "1Mibit"); counted at the layer given to
 //     FramesPerSecond;
 //   - "<p>%": p percent (0 < p <= 100) of the link's speed, counted at
 //     layer 1 (what the link carries) whatever the layer given; it has no
@@ -92,7 +95,9 @@ func badRate(s, text, why, fix string) error {
 //   - "" (or "unlimited", "max"), and zero in any unit ("0", "0pps",
 //     "0Gbps", "ifg=0"): no pacing, flat out.
 //
-// Errors wrap ErrBadRate and show examples.
+// A byte rate ("10MBps", "10MB/s", "10MB") and a number without a unit
+// ("1000": frames or bits?) are refused. Errors wrap ErrBadRate and show
+// examples. docs/rate.md's table lists every spelling.
 func ParseRate(s string) (Rate, error) {
 	t := strings.TrimSpace(s)
 	switch strings.ToLower(t) {
@@ -141,58 +146,69 @@ func ParseRate(s string) (Rate, error) {
 	if unit == "" {
 		return Rate{}, badRate(s, fmt.Sprintf("missing unit: say %spps, %sfps or %sMbps", num, num, num), "has no unit", fmt.Sprintf("say %spps, %sfps or %sMbps", num, num, num))
 	}
-	mult := 1.0
-	base := unit
-	switch unit[0] {
-	case 'k', 'K':
-		mult, base = 1e3, unit[1:]
-	case 'M':
-		mult, base = 1e6, unit[1:]
-	case 'G':
-		mult, base = 1e9, unit[1:]
-	case 'T':
-		mult, base = 1e12, unit[1:]
-	case 'm':
-		if len(unit) > 1 {
-			return Rate{}, badRate(s, fmt.Sprintf("lower-case m would mean milli; for mega write %sM%s", num, unit[1:]), "has a lower-case m, which would mean milli", fmt.Sprintf("for mega write %sM%s", num, unit[1:]))
+	u, ok := parseUnit(unit)
+	switch {
+	case !ok:
+		return Rate{}, badRate(s, fmt.Sprintf("unknown unit %q; want %s", unit, unitForms), fmt.Sprintf("has the unknown unit %q", unit), "use "+unitForms)
+	case u.bytes:
+		bits := scaled(v*u.mult*8, []string{"", "k", "M", "G", "T"}) + "bps"
+		return Rate{}, badRate(s, "bytes per second are not accepted (B); write bits, e.g. "+bits, "is in bytes per second (B), which are not accepted", "write bits, e.g. "+bits)
+	case v == 0:
+		return Rate{}, nil // zero in any unit: flat out
+	case u.kind == kindFrames:
+		return Rate{kind: kindFrames, value: v * u.mult, unit: u.frames}, nil
+	}
+	return Rate{kind: kindBits, value: v * u.mult}, nil
+}
+
+// unitForms says which units ParseRate reads, for its errors.
+const unitForms = "pps or fps (prefix k, M or G in either case: 1mpps = 1Mpps), bits per second as bps, bit, bit/s or b/s (prefix k, M, G or T in either case, or Ki, Mi, Gi, Ti: powers of 1024) or a prefix alone (10M = 10Mbps, as iperf3), ifg=<duration>, or a share of the link such as 50%"
+
+// rateUnit is what a unit of ParseRate means.
+type rateUnit struct {
+	kind   rateKind // kindFrames or kindBits
+	mult   float64  // the prefix's multiple
+	frames string   // "pps" or "fps" for kindFrames
+	bytes  bool     // a byte rate (B): refused, with what to write instead
+}
+
+// parseUnit reads the unit after a rate's number (docs/rate.md's table):
+// an optional prefix (k, M, G, T, any case, for nobody means milli-packets
+// or millibits; Ki, Mi, Gi, Ti for powers of 1024 before bit), then pps or
+// fps (prefixes up to G), or a bit rate: bps, bit, bit/s, b/s, or nothing
+// after the prefix (iperf3's 10M). A capital B before ps or /s, or alone,
+// is a byte rate, which the caller refuses.
+func parseUnit(unit string) (rateUnit, bool) {
+	mult, base := 1.0, unit
+	if len(unit) > 0 {
+		if i := strings.IndexByte("kmgt", unit[0]|0x20); i >= 0 { // |0x20: lower case
+			mult, base = math.Pow(1000, float64(i+1)), unit[1:]
+			if len(base) > 0 && base[0]|0x20 == 'i' {
+				// IEC prefixes before bit: Kibit, Mibit/s (tc, trafgen).
+				mult, base = math.Pow(1024, float64(i+1)), base[1:]
+				switch b := strings.ToLower(base); {
+				case base == "B" || base == "B/s":
+					return rateUnit{kind: kindBits, mult: mult, bytes: true}, true
+				case b != "bit" && b != "bit/s":
+					return rateUnit{}, false
+				}
+			}
 		}
 	}
-	switch strings.ToLower(base) {
+	switch base {
+	case "B", "Bps", "B/s":
+		return rateUnit{kind: kindBits, mult: mult, bytes: true}, true
+	}
+	switch b := strings.ToLower(base); b {
 	case "pps", "fps":
-		if mult > 1e9 {
-			break
-		}
-		if v == 0 {
-			return Rate{}, nil // zero in any unit: flat out
-		}
-		return Rate{kind: kindFrames, value: v * mult, unit: strings.ToLower(base)}, nil
-	case "bps", "bit/s", "b/s":
-		if base == "Bps" || base == "B/s" {
-			return Rate{}, badRate(s, fmt.Sprintf("bytes per second are not accepted (B); write bits, e.g. %s%sbps", formatNum(v*8), unitPrefix(mult)), "is in bytes per second (B), which are not accepted", fmt.Sprintf("write bits, e.g. %s%sbps", formatNum(v*8), unitPrefix(mult)))
-		}
-		if v == 0 {
-			return Rate{}, nil
-		}
-		return Rate{kind: kindBits, value: v * mult}, nil
+		return rateUnit{kind: kindFrames, mult: mult, frames: b}, mult <= 1e9
+	case "bps", "bit", "bit/s", "b/s":
+		return rateUnit{kind: kindBits, mult: mult}, true
+	case "":
+		return rateUnit{kind: kindBits, mult: mult}, mult > 1 // 10M: iperf3's bits per second
 	}
-	return Rate{}, badRate(s, fmt.Sprintf("unknown unit %q; want pps, fps or bps with an optional k, M, G prefix, or ifg=<duration>", unit), fmt.Sprintf("has the unknown unit %q", unit), "use pps, fps or bps with an optional k, M, G prefix, or ifg=<duration>")
+	return rateUnit{}, false
 }
-
-func unitPrefix(mult float64) string {
-	switch mult {
-	case 1e3:
-		return "k"
-	case 1e6:
-		return "M"
-	case 1e9:
-		return "G"
-	case 1e12:
-		return "T"
-	}
-	return ""
-}
-
-func formatNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // LinkShare reports whether the rate is a share of the link's speed
 // (--rate 50%).

@@ -27,6 +27,18 @@ func TestParseRateGood(t *testing.T) {
 		{"500Mbps", 500e6 / (8 * 1500), "500Mbps", true, false},
 		{"2.5Gbit/s", 2.5e9 / (8 * 1500), "2.5Gbps", true, false},
 		{"800kbps", 800e3 / (8 * 1500), "800kbps", true, false},
+		// the habits of other tools (docs/rate.md)
+		{"1mpps", 1e6, "1Mpps", false, false},                // TRex
+		{"2MPPS", 2e6, "2Mpps", false, false},                // any case
+		{"10gbps", 10e9 / (8 * 1500), "10Gbps", true, false}, // TRex
+		{"1Mbit", 1e6 / (8 * 1500), "1Mbps", true, false},    // tc, trafgen
+		{"100mbit", 100e6 / (8 * 1500), "100Mbps", true, false},
+		{"10M", 10e6 / (8 * 1500), "10Mbps", true, false}, // iperf3: bits
+		{"10m", 10e6 / (8 * 1500), "10Mbps", true, false},
+		{"1Gbit/s", 1e9 / (8 * 1500), "1Gbps", true, false},
+		{"1mibit", 1 << 20 / (8 * 1500.0), "1.048576Mbps", true, false}, // tc's IEC prefixes
+		{"3Kibit/s", 3 * 1024 / (8 * 1500.0), "3.072kbps", true, false},
+		{"1.5 Gbit", 1.5e9 / (8 * 1500), "1.5Gbps", true, false},
 		{"ifg=10us", 1e5, "ifg=10µs", false, true},
 		{"IFG=1.5ms", 1e9 / 1.5e6, "ifg=1.5ms", false, true},
 	} {
@@ -59,8 +71,12 @@ func TestParseRateBad(t *testing.T) {
 		{"1000", "missing unit"},
 		{"fast", "no number"},
 		{"-5pps", "positive"},
-		{"1mpps", "milli"},
 		{"10MBps", "bytes per second"},
+		{"10MB/s", "write bits, e.g. 80Mbps"}, // trafgen's bytes
+		{"10MB", "bytes per second"},
+		{"1KiB", "write bits, e.g. 8.192kbps"},
+		{"1Kibps", "unknown unit"}, // tc: kibibytes
+		{"10Mb", "unknown unit"},
 		{"10Gbytes", "unknown unit"},
 		{"5kHz", "unknown unit"},
 		{"ifg=", "ifg="},

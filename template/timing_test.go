@@ -245,3 +245,25 @@ func TestTimingErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamRateSpellings: a stream's rate: is read by --rate's parser,
+// so the spellings of TRex, tc, trafgen and iperf3 (docs/rate.md) mean
+// in a template what they mean on the command line.
+func TestStreamRateSpellings(t *testing.T) {
+	for in, want := range map[string]string{
+		"1mpps": "1Mpps", "10gbps": "10Gbps", "1Mbit": "1Mbps", "100mbit": "100Mbps", "10M": "10Mbps", "1Gbit/s": "1Gbps",
+	} {
+		spec, err := Parse("r.wpg.yaml", []byte("streams:\n  - rate: "+in+"\n    count: 1\n    ipv4: {}\n    udp: {}\n"))
+		if err != nil {
+			t.Errorf("rate: %s: %v", in, err)
+			continue
+		}
+		if got := spec.Streams[0].Timing.Rate.String(); got != want {
+			t.Errorf("rate: %s reads as %s, want %s", in, got, want)
+		}
+	}
+	_, err := Parse("r.wpg.yaml", []byte("streams:\n  - rate: 10MBps\n    count: 1\n    ipv4: {}\n    udp: {}\n"))
+	if err == nil || !strings.Contains(err.Error(), "bytes per second") || !strings.Contains(err.Error(), "r.wpg.yaml:2:") {
+		t.Errorf("rate: 10MBps: %v; want the byte rate refused at its line", err)
+	}
+}

@@ -114,7 +114,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	fl.StringVarP(&f.output, "output", "o", "", "pcapfile: output file")
 	fl.StringVar(&f.format, "format", "", "pcapfile: pcap or pcapng (default: from the file name, else pcap)")
 
-	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us, 50% (of -i's link speed) (default flat out)")
+	fl.StringVar(&f.rate, "rate", "", "target rate: 1Mpps, 250kpps, 15fps, 10Gbps, 500Mbps, ifg=10us, 50% (of -i's link speed); TRex's 1mpps, tc's 100mbit, iperf3's 10M too (docs/rate.md) (default flat out)")
 	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "bit rates (--rate and the report's) count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
 	fl.Float64Var(&f.failUnder, "fail-under", 0, "with --rate: exit 3 when the achieved rate is under this share `RATIO` of the target (0 < RATIO <= 1, e.g. 0.95)")
 	fl.IntVar(&f.rtPriority, "rt-priority", 0, "run paced worker threads under SCHED_FIFO at this priority (1-99; needs CAP_SYS_NICE)")
