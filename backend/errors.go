@@ -1,8 +1,10 @@
 package backend
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/wpg-dev/wpg/internal/inputerr"
@@ -41,6 +43,16 @@ func (e *UnsupportedError) Error() string {
 
 // Unwrap returns errors.ErrUnsupported.
 func (e *UnsupportedError) Unwrap() error { return errors.ErrUnsupported }
+
+// LinuxOnly is the Open of backend name on a system other than Linux: it
+// fails with an UnsupportedError for what ("a memfd ring shared by two
+// processes"), so that a build for that system lists the backend and
+// says why it cannot run.
+func LinuxOnly(name, what string) OpenFunc {
+	return func(context.Context, Options) (Instance, error) {
+		return nil, &UnsupportedError{Backend: name, What: what, Reason: "it is Linux only, this is " + runtime.GOOS}
+	}
+}
 
 // Named is implemented by errors whose text begins with the name of the
 // backend they come from ("afpacket: interface …"): a caller that puts
