@@ -19,30 +19,9 @@ import (
 	"github.com/wpg-dev/wpg/shmring"
 )
 
-func init() {
-	backend.Register(backend.Registration{
-		Name:      "cma",
-		Kind:      backend.KindLocal,
-		Summary:   "process_vm_readv between two processes (stock kernel's cross-process copy)",
-		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
-		Receives:  true,
-		Payload:   true,
-		NeedsPeer: true,
-		Flags:     []string{"connect", "listen", "recv-mode", "slots"},
-		Check: func(o backend.Options) error {
-			if _, err := modeOf(o.Mem.RecvMode); err != nil {
-				return err
-			}
-			return peer.CheckSlots("cma", o.Mem.Slots, maxSlots)
-		},
-	})
-}
-
-const (
-	stagingBudget = 4 << 20
-	maxSlots      = 1024
-	copyBudget    = 1 << 20 // receiver buffers per call: cache-sized
-)
+// open opens the backend for one job: a sender per worker and a
+// receiver, each from the options alone.
+var open = backend.Factories{Sender: newSender, Receiver: newReceiver}.Open
 
 // The staging slots and receive buffers are on transparent huge pages
 // (sys.AllocHuge): process_vm_readv pins the pages of both sides and
@@ -102,17 +81,6 @@ type sender struct {
 	pvm        *sys.PVMBatch
 	locals     [][]byte
 	remotes    []uintptr
-}
-
-// modeOf maps --recv-mode to the cma transfer direction.
-func modeOf(m string) (writev bool, err error) {
-	switch m {
-	case "", "inplace", "readv":
-		return false, nil
-	case "writev":
-		return true, nil
-	}
-	return false, fmt.Errorf("cma: --recv-mode %q: choose readv (the receiver pulls, default) or writev (the sender pushes)", m)
 }
 
 func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {

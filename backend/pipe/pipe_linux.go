@@ -8,20 +8,9 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 )
 
-func init() {
-	backend.Register(backend.Registration{
-		Name:      "pipe",
-		Kind:      backend.KindLocal,
-		Summary:   "a pipe or FIFO (stdout/stdin by default), enlarged to pipe-max-size; optional vmsplice",
-		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
-		Receives:  true,
-		Payload:   true,
-		NeedsPeer: true,
-		// One pipe carries one ordered stream of whole frames.
-		SingleWorker: true,
-		Flags:        []string{"fifo", "vmsplice", "pipe-size", "connect"},
-	})
-}
+// open opens the backend for one job: a sender per worker and a
+// receiver, each from the options alone.
+var open = backend.Factories{Sender: newSender, Receiver: newReceiver}.Open
 
 const (
 	pageSize      = 4096

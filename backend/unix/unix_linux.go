@@ -18,18 +18,9 @@ import (
 	"github.com/wpg-dev/wpg/peer"
 )
 
-func init() {
-	backend.Register(backend.Registration{
-		Name:      "unix",
-		Kind:      backend.KindLocal,
-		Summary:   "unix stream socket with enlarged buffers, the everyday baseline",
-		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
-		Receives:  true,
-		Payload:   true,
-		NeedsPeer: true,
-		Flags:     []string{"connect", "listen"},
-	})
-}
+// open opens the backend for one job: a sender per worker and a
+// receiver, each from the options alone.
+var open = backend.Factories{Sender: newSender, Receiver: newReceiver}.Open
 
 const (
 	// ioSlice is the longest a blocking read(2) or write(2) on the data

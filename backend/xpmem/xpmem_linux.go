@@ -16,25 +16,9 @@ import (
 	"github.com/wpg-dev/wpg/shmring"
 )
 
-func init() {
-	backend.Register(backend.Registration{
-		Name:      "xpmem",
-		Kind:      backend.KindLocal,
-		Summary:   "XPMEM attach of the sender's memory, frames read in place (where /dev/xpmem exists)",
-		Open:      backend.Factories{Sender: newSender, Receiver: newReceiver}.Open,
-		Receives:  true,
-		Payload:   true,
-		NeedsPeer: true,
-		Flags:     []string{"connect", "listen", "slots"},
-		Check:     func(o backend.Options) error { return peer.CheckSlots("xpmem", o.Mem.Slots, maxSlots) },
-	})
-}
-
-const (
-	stagingBudget = 16 << 20
-	maxSlots      = 1024
-	exportMode    = 0o600
-)
+// open opens the backend for one job: a sender per worker and a
+// receiver, each from the options alone.
+var open = backend.Factories{Sender: newSender, Receiver: newReceiver}.Open
 
 // errNotLoaded explains a missing /dev/xpmem with the fix.
 func errNotLoaded(side string, err error) error {
