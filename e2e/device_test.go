@@ -3,9 +3,18 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/netns"
+	"github.com/wpg-dev/wpg/internal/syncbuf"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
@@ -116,6 +125,175 @@ func TestDeviceThroughRouter(t *testing.T) {
 				t.Fatalf("ports %+v, directions %+v", rep.Ports, rep.Directions)
 			}
 			t.Logf("%s: %d received, %d lost, latency p50 %d ns p99 %d ns, jitter %d ns; gateway %s, port B answered %d", c.name, v.Frames, v.Lost, v.Latency.P50, v.Latency.P99, v.JitterNs, rep.Ports[0].GatewayMAC, rep.Ports[1].Answered)
+		})
+	}
+}
+
+// Issue #26: --bidir through the router: the streams A→B and their
+// mirror B→A at once, each direction counted apart (its own receiver,
+// its own streams), each 0 lost at a rate the router carries.
+func TestDeviceBidirThroughRouter(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	out, stderr, code := run(t, t.TempDir(), "send", "--netns", r.Ports, "-i", r.A.Port, "--src-ip", r.A.Addr4.String(), "--gateway", r.A.Gateway4.String(),
+		"--rx-netns", r.Ports, "--rx-interface", r.B.Port, "--rx-src-ip", r.B.Addr4.String(), "--rx-gateway", r.B.Gateway4.String(),
+		"--bidir", "--count", "20000", "--rate", "10kpps", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+	}
+	rep := decodePair(t, out)
+	if len(rep.Directions) != 2 || rep.Frames != 40000 {
+		t.Fatalf("%d directions, %d frames; want 2 and 40000\n%s", len(rep.Directions), rep.Frames, out)
+	}
+	for i, d := range rep.Directions {
+		v := d.Verification
+		want := [2]string{"A→B", "B→A"}[i]
+		from, to := [2]string{r.A.Port, r.B.Port}[i], [2]string{r.B.Port, r.A.Port}[i]
+		if d.Direction != want || d.From != from || d.To != to || d.Frames != 20000 || v.Frames != 20000 || v.Lost != 0 || v.WrongStream != 0 || d.Verdict != "pass" {
+			t.Errorf("direction %d: %+v; want %s %s → %s, 20000 sent and received, 0 lost, pass", i, d, want, from, to)
+		}
+		// Each receiver counted its direction's stream only: A→B's is
+		// stream 0, its mirror stream 1.
+		if len(v.Streams) != 1 || v.Streams[0].Stream != i || v.Latency == nil || v.JitterNs <= 0 {
+			t.Errorf("direction %s: streams %+v, latency %+v, jitter %d", want, v.Streams, v.Latency, v.JitterNs)
+		}
+		t.Logf("%s: %d sent, %d received, %d lost, latency p50 %d ns p99 %d ns, jitter %d ns", d.Direction, d.Frames, v.Frames, v.Lost, v.Latency.P50, v.Latency.P99, v.JitterNs)
+	}
+	if v := rep.Verification; v.Frames != 40000 || v.Lost != 0 {
+		t.Errorf("both receivers: %+v, want 40000 received, 0 lost", v)
+	}
+}
+
+// Issue #26: wpg's RFC 3550 jitter J of a stream sent with a pattern of
+// gaps (bursts of 8 frames 50 µs apart, 2 ms between bursts) over a veth
+// is within 5 % of J computed independently from tcpdump's time stamps of
+// the same frames and their signatures' transmit times.
+func TestJitterAgainstCapture(t *testing.T) {
+	testbed.RequireTool(t, "tcpdump", "tcpdump")
+	v := testbed.NewVeth(t)
+	dir := t.TempDir()
+	tpl := filepath.Join(dir, "gaps.wpg.yaml")
+	if err := os.WriteFile(tpl, []byte("streams:\n  - name: gaps\n    rate: 20kpps\n    burst: {frames: 8, count: 500, gap: 2ms}\n    ipv4: {}\n    udp: {dst: 9}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pcap := filepath.Join(dir, "gaps.pcap")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	capt := v.Command(ctx, "tcpdump", "-i", v.Inner, "-w", pcap, "--time-stamp-precision=nano", "-B", "65536", "-U", "-s", "128", "udp")
+	var capErr syncbuf.Buffer
+	capt.Stderr = &capErr
+	if err := capt.Start(); err != nil {
+		t.Fatalf("tcpdump: %v", err)
+	}
+	defer func() { _ = capt.Process.Kill(); _ = capt.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(capErr.String(), "listening on"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("tcpdump did not start: %s", capErr.String())
+		}
+	}
+	out, stderr, code := run(t, dir, "send", tpl, "-i", v.Outer, "--rx-netns", v.NS, "--rx-interface", v.Inner, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+	}
+	rep := decodePair(t, out)
+	if rep.Verification.Frames != 4000 || len(rep.Verification.Streams) != 1 {
+		t.Fatalf("received %+v, want 4000 frames of one stream", rep.Verification)
+	}
+	var recs []capRecord
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if recs = readSigned(t, pcap); len(recs) >= 4000 || time.Now().After(deadline) {
+			break
+		}
+	}
+	_ = capt.Process.Signal(os.Interrupt)
+	_ = capt.Wait()
+	if recs = readSigned(t, pcap); len(recs) != 4000 {
+		t.Fatalf("captured %d signed frames, want 4000", len(recs))
+	}
+	// RFC 3550 A.8, independently of wpg: transit = capture time less
+	// the signature's transmit time (their clocks' offset cancels in D),
+	// in the order captured.
+	var j float64
+	for i := 1; i < len(recs); i++ {
+		d := float64((recs[i].rx - recs[i].tx) - (recs[i-1].rx - recs[i-1].tx))
+		j += (math.Abs(d) - j) / 16
+	}
+	got := float64(rep.Verification.Streams[0].JitterNs)
+	t.Logf("J: wpg %.0f ns, from the capture %.0f ns (%.2f %% apart)", got, j, 100*math.Abs(got-j)/j)
+	if !(j > 0) || math.Abs(got-j) > 0.05*j {
+		t.Fatalf("wpg's J %.0f ns, the capture's %.0f ns: more than 5 %% apart", got, j)
+	}
+}
+
+// capRecord is a captured signed frame: its capture time and its
+// signature's transmit time (ns, their own clocks).
+type capRecord struct{ rx, tx int64 }
+
+// readSigned reads a capture's signed frames in the order captured.
+func readSigned(t *testing.T, path string) []capRecord {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		return nil // not written yet
+	}
+	var recs []capRecord
+	for {
+		data, ci, err := r.ReadPacketData()
+		if err != nil {
+			return recs
+		}
+		if sig, ok := frame.ParseSignature(data); ok {
+			recs = append(recs, capRecord{rx: ci.Timestamp.UnixNano(), tx: sig.TxNs})
+		}
+	}
+}
+
+// Issue #26's bad input: a gateway that never answers, an address outside
+// the port's subnet, --bidir with a template that cannot be mirrored, the
+// receiving port equal to the sending one: each one line naming the input
+// and the fix, and nothing sent.
+func TestDeviceBadInput(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	dir := t.TempDir()
+	arp := filepath.Join(dir, "arp.wpg.yaml")
+	if err := os.WriteFile(arp, []byte("streams: [{name: who, arp: {}}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ports := []string{"--netns", r.Ports, "-i", r.A.Port, "--rx-netns", r.Ports, "--count", "1000"}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"gateway never answers", []string{"--src-ip", r.A.Addr4.String(), "--gateway", "198.18.0.99", "--rx-interface", r.B.Port}, 1,
+			[]string{"port " + r.A.Port, "gateway 198.18.0.99 did not answer ARP within 3s", "check that the device is up and holds 198.18.0.99"}},
+		{"gateway never answers (IPv6)", []string{repoFile(t, "examples/router6.wpg.yaml"), "--src-ip", r.A.Addr6.String(), "--gateway", "2001:2:0:a::99", "--rx-interface", r.B.Port}, 1,
+			[]string{"gateway 2001:2:0:a::99 did not answer Neighbor Discovery within 3s", "check"}},
+		{"outside the subnet", []string{"--src-ip", r.A.Addr4.String(), "--gateway", r.B.Gateway4.String(), "--rx-interface", r.B.Port}, 2,
+			[]string{"--gateway 198.19.0.254: is outside the port's subnet 198.18.0.0/24", "give the device's address on that link"}},
+		{"no mirror", []string{arp, "--rx-interface", r.B.Port, "--bidir"}, 2,
+			[]string{`stream "who" cannot be mirrored`, "it carries ARP", "reverse:", "drop --bidir"}},
+		{"same port", []string{"--rx-interface", r.A.Port}, 2,
+			[]string{"--rx-interface " + r.A.Port + ": is the sending port", "receive on the device's other port"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			out, stderr, code := run(t, dir, append([]string{"send"}, append(ports, c.args...)...)...)
+			line := strings.TrimSpace(stderr)
+			if code != c.code || strings.Contains(line, "\n") || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and one line", code, out, stderr, c.code)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("%q lacks %q", line, w)
+				}
+			}
+			t.Logf("%s (%s)", line, time.Since(start).Round(time.Millisecond))
 		})
 	}
 }
