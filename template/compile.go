@@ -51,6 +51,19 @@ type CompileOptions struct {
 	// apart from the forward ones. Index + base must stay within 16 bits
 	// (Compile checks).
 	StreamBase uint16
+	// Segment and Segments: the source is worker Worker of segment
+	// Segment of Segments of one job (wpg send --segment I/N; 0 or 1
+	// Segments: the whole job): it renders the packets k ≡ Worker +
+	// Workers·Segment (mod Workers·Segments) of every stream, and with a
+	// Count its share of each stream's packets, so that the segments
+	// together render one unsegmented run's packets (segment.go).
+	// Workers·Segments must not exceed MaxSegmentSenders. The prerender
+	// limits stay per segment: each segment's workers share them.
+	Segment, Segments int
+
+	// caps, when not nil, are the packets of each stream this source
+	// renders (segmentCaps), instead of its share of the streams' counts.
+	caps []uint64
 }
 
 // Source renders the frames of one worker. It implements engine.Source.
@@ -91,7 +104,14 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	if err := o.check(spec); err != nil {
 		return nil, err
 	}
+	caps, err := segmentCaps(spec, o) // segment.go
+	if err != nil {
+		return nil, err
+	}
 	b := newBudget(o)
+	b.counted = b.counted && caps == nil // the caps bound every stream
+	lo := o.laneOptions()                // the streams' first packet and stride
+	lo.caps = caps
 	s := &Source{base: o.StreamBase}
 	var details []streamDetail
 	npre, nstream := 0, 0
@@ -99,7 +119,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	for i := range spec.Streams {
 		st := &spec.Streams[i]
 		if st.Replay != nil { // replay_render.go
-			why, err := s.compileReplay(st, i, o)
+			why, err := s.compileReplay(st, i, lo)
 			if err != nil {
 				s.closeReplays()
 				return nil, err
@@ -107,7 +127,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 			details = append(details, streamDetail{i, st.Name, why})
 			continue
 		}
-		cs, frag := newStream(st, i, o)
+		cs, frag := newStream(st, i, lo)
 		s.addFrames(st, frag)
 		shares += float64(st.Share)
 		need, finite, byCount := b.need(st, cs)
@@ -169,6 +189,9 @@ func (o *CompileOptions) check(spec *Spec) error {
 	}
 	if len(spec.Streams) == 0 {
 		return fmt.Errorf("template %s: no streams", printable.Escape(spec.File))
+	}
+	if err := o.checkSegment(spec); err != nil { // segment.go
+		return err
 	}
 	if int(o.StreamBase)+len(spec.Streams) > 1<<16 {
 		return fmt.Errorf("template %s: %d streams from stream id %d pass the signature's 16-bit stream id", printable.Escape(spec.File), len(spec.Streams), o.StreamBase)
@@ -233,6 +256,9 @@ func newStream(st *Stream, i int, o CompileOptions) (*cstream, *fragger) {
 	if frag != nil {
 		cs.left *= uint64(frag.g.count)
 	}
+	if o.caps != nil { // a segment's share of --count (segment.go)
+		cs.left, cs.unlimited = o.caps[i], false
+	}
 	return cs, frag
 }
 
@@ -255,7 +281,7 @@ func (s *Source) addFrames(st *Stream, frag *fragger) {
 // they repeat: finite is false when nothing repeats (random fields and no
 // count), byCount true when the run's --count stops the worker first.
 func (b *budget) need(st *Stream, cs *cstream) (need uint64, finite, byCount bool) {
-	W := uint64(b.o.Workers)
+	W := cs.w // the stride between the worker's packets
 	period := streamPeriod(st)
 	finite = true
 	switch {
@@ -300,7 +326,7 @@ func (b *budget) fit(ctx context.Context, st *Stream, cs *cstream, need uint64, 
 		// Exact only when it may fit (it walks the sizes of need frames).
 		bytes = int64(need) * int64(st.Size.Min())
 		if bytes <= b.bytes {
-			if bytes, err = prerenderBytes(ctx, st, uint64(o.Worker), uint64(o.Workers), need); err != nil {
+			if bytes, err = prerenderBytes(ctx, st, cs.k, cs.w, need); err != nil {
 				return "", false, err
 			}
 		}

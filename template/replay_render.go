@@ -73,6 +73,9 @@ func (s *Source) compileReplay(st *Stream, i int, o CompileOptions) (string, err
 	if count > uint64(o.Worker) {
 		cs.left = (count - uint64(o.Worker) + W - 1) / W
 	}
+	if o.caps != nil { // a segment's share of --count (segment.go)
+		cs.left = o.caps[i]
+	}
 	rpl := &replay{file: rp.File, sum: sum, w: W, rw: rp.Rewrite, next: make([]byte, pcapread.MaxRecord), failed: &s.failed}
 	rpl.setupRewrite()
 	rpl.start(uint64(o.Worker), W)
