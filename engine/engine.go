@@ -112,7 +112,11 @@ type Result struct {
 	// clock read). A short paced run measures its frames due from there
 	// (2 frames at 1 kpps took 1.14 ms of Seconds, 0.14 ms of it lead).
 	Lead float64
-	Stop Stop
+	// Start is when the workers were released to send: where Seconds
+	// begins, on the wall clock (a segmented run's reports merge over
+	// the union of their time spans).
+	Start time.Time
+	Stop  Stop
 	// MeanFrame and MaxFrame come from worker 0's source.
 	MeanFrame float64
 	MaxFrame  int
@@ -368,6 +372,7 @@ func (j *Job) run(ctx context.Context) {
 
 	r := &j.result
 	r.Seconds = elapsed
+	r.Start = t0
 	var first time.Time
 	for _, w := range r.Workers {
 		if !w.first.IsZero() && (first.IsZero() || w.first.Before(first)) {

@@ -36,6 +36,10 @@ type frameSet struct {
 	schedule template.Schedule
 	// notes are said in the report (a capture of wpg's own frames).
 	notes []string
+	// segFrames is what a segment of a job (Spec.Segment) sends, when
+	// segLimited (template.SegmentFrames); zero for the whole job.
+	segFrames  uint64
+	segLimited bool
 }
 
 // errFrames says that newFrames added its problems.
@@ -178,7 +182,10 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec, dir *direction) (*
 		p.add("plan", strconv.Quote(s.Plan), "is not a plan", "use auto, prerender or stream")
 		return nil, errFrames
 	}
+	seg, segs, _ := ParseSegment(s.Segment) // checked by checkSegment
 	opts := template.CompileOptions{
+		Segment:             seg,
+		Segments:            segs,
 		Plan:                plan,
 		PrerenderMaxBytes:   orDefault(s.PrerenderMaxBytes, s.Limits.PrerenderMaxBytes, DefaultPrerenderMaxBytes),
 		PrerenderMaxPackets: orDefault(s.PrerenderMaxPackets, s.Limits.PrerenderMaxPackets, DefaultPrerenderMaxPackets),
@@ -209,6 +216,10 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec, dir *direction) (*
 		return nil, errFrames
 	}
 	probe, err := template.Compile(spec, popts)
+	if errors.Is(err, template.ErrSegmentCount) {
+		p.wrap("segment", s.Segment, err, segmentCountFix)
+		return nil, errFrames
+	}
 	if err != nil {
 		p.wrap(field, "", err, "correct the template (docs/templates.md)")
 		return nil, errFrames
@@ -236,6 +247,12 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec, dir *direction) (*
 		timed:     probe.Timed(),
 		timedFPS:  probe.FramesPerSecond(),
 		schedule:  probe.Schedule(),
+	}
+	if segs > 1 {
+		if fs.segFrames, fs.segLimited, err = template.SegmentFrames(spec, opts); err != nil {
+			p.wrap("segment", s.Segment, err, segmentCountFix)
+			return nil, errFrames
+		}
 	}
 	fs.notes = signedCaptureNotes(spec, s.Pcap != "")
 	fs.notes = append(fs.notes, truncatedCaptureNotes(spec)...)

@@ -204,6 +204,16 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		Clock:     pr.clock.Source(),
 		TSC:       pr.clock.TSC(),
 		TargetPPS: pr.targetFPS,
+		Job:       pr.jobID,
+	}
+	if !res.Start.IsZero() {
+		rep.Started = res.Start.Format(time.RFC3339Nano)
+	}
+	if pr.segs > 1 {
+		rep.Segment = fmt.Sprintf("%d/%d", pr.seg, pr.segs)
+		if s.Count > 0 && res.Stop == engine.StopSource {
+			rep.Stop = string(engine.StopCount) // the segment's share of --count ended it
+		}
 	}
 	if res.Frames > 0 {
 		rep.FrameSize = float64(res.Bytes) / float64(res.Frames)
@@ -269,6 +279,12 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		rep.Wait = pr.wait.String()
 		if pr.frames.timed {
 			scheduledTarget(rep, pr.frames.schedule, res.Seconds)
+			if pr.segs > 1 && rep.TargetPPS > 0 {
+				// The timetable is the whole job's: a segment has
+				// 1/N of its frames due.
+				rep.TargetPPS /= float64(pr.segs)
+				rep.AchievedRatio = rep.PPS / rep.TargetPPS
+			}
 		} else if pr.targetFPS > 0 {
 			rep.AchievedRatio = pacedAchieved(res, pr.targetFPS, s.Duration)
 		}
@@ -287,7 +303,10 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 			rep.Notes = append(rep.Notes, shortfallNote(rep, st.Forgiven, res))
 		}
 	}
-	if s.Count > 0 && res.Stop == engine.StopSource && res.Frames < s.Count {
+	if n := segmentNote(pr, res); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
+	if s.Count > 0 && res.Stop == engine.StopSource && res.Frames < s.Count && pr.segs == 1 {
 		// --count caps the run; it loops only --pcap's own stream.
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the streams' own counts ended the run at %d frames, before --count %d: --count caps a run, and each stream of a template sends its count: (a replayed capture: one pass); to send more, raise count: in the template (a capture's stream loops to reach it)",
 			res.Frames, s.Count))

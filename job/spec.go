@@ -123,6 +123,13 @@ type Spec struct {
 	Count    uint64        `json:"count,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
 
+	// Segment is this run's share of a job split over several senders,
+	// "I/N": index I (0 … N-1) of N segments (wpg send --segment; ""
+	// is the whole job). Each segment sends a disjoint share of every
+	// stream, of the rate and of Count, so that the N together send one
+	// unsegmented run's frames (ParseSegment, docs/distributed.md).
+	Segment string `json:"segment,omitempty"`
+
 	// Workers and pinning: Workers sender threads (1 to MaxWorkers),
 	// Batch frames per backend call (1 to 65536; NewSpec gives 1 and
 	// DefaultBatch). Cores is a CPU list in the kernel's

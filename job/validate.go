@@ -29,6 +29,10 @@ type prepared struct {
 	targetFPS float64
 	pacer     pace.Config
 	notes     []string // said in the report (stdoutFileNote)
+	// seg and segs are the run's segment (0 and 1: the whole job), jobID
+	// its job identity (Identity).
+	seg, segs int
+	jobID     string
 }
 
 // Validate checks spec as Start would, without starting anything, and
@@ -65,6 +69,8 @@ func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("is outside 1 to %d (the documented limit; more threads than CPUs only take turns)", MaxWorkers), fmt.Sprintf("give 1 to %d", MaxWorkers))
 	} else if reg.SingleWorker && s.Workers > 1 {
 		p.add("workers", strconv.Itoa(s.Workers), fmt.Sprintf("backend %s supports one worker only%s", reg.Name, reg.SingleWorkerWhy), "use {workers} 1")
+	} else {
+		pr.seg, pr.segs, _ = checkSegment(&p, s, reg) // segment.go
 	}
 	if s.Batch < 1 || s.Batch > 65536 {
 		p.add("batch", strconv.Itoa(s.Batch), "is outside 1 to 65536", "give 1 to 65536 frames per batch (e.g. 256)")
@@ -179,25 +185,29 @@ func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 			p.add("burst", fmt.Sprint(s.Burst), "does not apply: the streams keep their own schedules, and each grant releases the frames due by then", "drop {burst} (a stream's burst: key shapes its bursts)")
 			return nil, p.err()
 		}
-		pr.targetFPS = pr.frames.timedFPS
-		pr.pacer = timedPacer(pr.frames.timedFPS, s.Workers, s, pr)
+		pr.targetFPS = pr.frames.timedFPS / float64(pr.segs)
+		pr.pacer = timedPacer(pr.frames.timedFPS, s.Workers*pr.segs, s, pr)
 	}
 	if !pr.rate.Unlimited() {
-		pr.targetFPS = pr.rate.FramesPerSecond(pr.frames.meanFrame, pr.layer)
+		pr.targetFPS = pr.rate.FramesPerSecond(pr.frames.meanFrame, pr.layer) / float64(pr.segs)
 		if !(pr.targetFPS > 0) {
 			p.add("rate", s.Rate, "gives no frames per second", "give a higher rate, or nothing for flat out")
 			return nil, p.err()
 		}
-		if err := pr.rate.CheckRange(pr.frames.meanFrame, pr.layer, s.Workers); err != nil {
+		// Every worker of every segment keeps its share of the rate.
+		if err := pr.rate.CheckRange(pr.frames.meanFrame, pr.layer, s.Workers*pr.segs); err != nil {
 			p.wrap("rate", s.Rate, err, "give a rate in the range it names")
 			return nil, p.err()
 		}
-		pc := pr.rate.Config(pr.frames.meanFrame, pr.layer, s.Workers) // the worker's share; IFG forces burst 1
+		pc := pr.rate.Config(pr.frames.meanFrame, pr.layer, s.Workers*pr.segs) // the worker's share; IFG forces burst 1
 		pc.Burst, pc.Wait, pc.Clock, pc.Priority, pc.WakeBoost = s.Burst, pr.wait, pr.clock, s.RTPriority, pr.boost
 		pr.pacer = pc
 	}
 	if n := stdoutFileNote(s, env, reg); n != "" {
 		pr.notes = append(pr.notes, n)
+	}
+	if pr.jobID, err = Identity(s); err != nil {
+		pr.jobID = "" // a file read a moment ago is gone: the run has no identity
 	}
 	return pr, nil
 }
@@ -239,6 +249,12 @@ func (pr *prepared) engineConfig(live *liveLateness) engine.Config {
 		Count:     s.Count,
 		Duration:  s.Duration,
 		Netns:     netnsPath(s.Netns),
+	}
+	if pr.segs > 1 {
+		// The sources end at the segment's share of every stream
+		// (template.SegmentFrames): the engine's split of the job's
+		// count over this segment's workers is not theirs.
+		ecfg.Count = 0
 	}
 	if !pr.rate.Unlimited() || pr.frames.timed {
 		pc := pr.pacer

@@ -25,8 +25,19 @@ type Report struct {
 	Schema  string `json:"schema"`
 	Command string `json:"command"`
 	// Template is the template file, or "(embedded default)".
-	Template string       `json:"template,omitempty"`
-	Backend  backend.Info `json:"backend"`
+	Template string `json:"template,omitempty"`
+	// Job is the run's job identity (job.Identity: "wpg-" and 16 hex
+	// digits), shared by the segments of one job and by nothing else;
+	// wpg report merge merges the reports of one job only.
+	Job string `json:"job,omitempty"`
+	// Segment is the run's segment of its job, "I/N" (wpg send
+	// --segment); absent for the whole job.
+	Segment string `json:"segment,omitempty"`
+	// Started is when the workers were released to send, where Seconds
+	// begins (RFC 3339 with nanoseconds): a merge of reports takes its
+	// rates over the union of their time spans.
+	Started string       `json:"started,omitempty"`
+	Backend backend.Info `json:"backend"`
 	// Plan is how frames were produced ("prerender", "stream", or a mix).
 	Plan       string `json:"plan"`
 	PlanDetail string `json:"plan_detail,omitempty"`
@@ -264,6 +275,9 @@ func (r *Report) WriteTable(w io.Writer) {
 		plan += " (" + printable.Escape(r.PlanDetail) + ")" // holds stream names
 	}
 	row("plan", "%s", plan)
+	if r.Segment != "" {
+		row("segment", "%s of job %s", r.Segment, r.Job)
+	}
 	row("workers", "%d, batch %d", len(r.Workers), r.Batch)
 	row("frames", "%d (%.1f bytes mean)", r.Frames, r.FrameSize)
 	if r.Payload {

@@ -35,7 +35,7 @@ import (
 // segments' packets are then exactly the unsegmented run's, whatever C.
 // Several streams that keep their own schedules (timing:) order their
 // packets by due time instead; with a --count their split is refused
-// (ErrSegmentTimedCount). One such stream (a capture replayed with its
+// (ErrSegmentCount). One such stream (a capture replayed with its
 // own timing, wpg send --pcap) splits as any other.
 
 // MaxSegmentSenders is the most senders (segments × workers) one job may
@@ -47,10 +47,11 @@ const MaxSegmentSenders = frame.MaxSignatureWorkers
 // refused rather than planned for seconds.
 const maxPickSteps = 1 << 27
 
-// ErrSegmentTimedCount is the error of a segmented run with a --count
-// whose streams keep their own schedules: the count cannot be split
-// exactly over the segments.
-var ErrSegmentTimedCount = errors.New("the streams keep their own schedules (rate:, burst:, timing:) and send in the order of their due times, so --count cannot be split exactly over segments: give each stream a count: in the template, or use --duration")
+// ErrSegmentCount is the error of a segmented run whose --count cannot
+// be split exactly over the segments: several streams that keep their
+// own schedules, or an interleaving too long to replay (maxPickSteps).
+// Compile's error wraps it and says why.
+var ErrSegmentCount = errors.New("--count cannot be split exactly over the segments")
 
 // lanes returns the packet index of the first packet the source of
 // o.Worker sends of every stream, and the stride between its packets:
@@ -79,7 +80,7 @@ func (o *CompileOptions) checkSegment(spec *Spec) error {
 		return fmt.Errorf("template: %d segments of %d workers are %d senders; the signature names at most %d", o.Segments, o.Workers, o.Segments*o.Workers, MaxSegmentSenders)
 	}
 	if o.Segments > 1 && o.Count > 0 && spec.Timed() && len(spec.Streams) > 1 {
-		return fmt.Errorf("template %s: %w", printable.Escape(spec.File), ErrSegmentTimedCount)
+		return fmt.Errorf("template %s: %w: its streams keep their own schedules (rate:, burst:, timing:) and send in the order of their due times", printable.Escape(spec.File), ErrSegmentCount)
 	}
 	return nil
 }
@@ -198,7 +199,7 @@ func pickCounts(shares []int64, left []uint64, unlimited []bool, c uint64) ([]ui
 		rr := newSWRR(active, func(i int) int64 { return shares[i] })
 		for c > 0 {
 			if steps += len(rr.groups); steps > maxPickSteps {
-				return nil, fmt.Errorf("splitting it exactly replays more than %d steps of the streams' interleaving (their shares add up to %d): give the streams counts in the template instead of --count, or use --duration", maxPickSteps, total)
+				return nil, fmt.Errorf("%w: splitting it exactly replays more than %d steps of the streams' interleaving (their shares add up to %d)", ErrSegmentCount, maxPickSteps, total)
 			}
 			i := rr.next()
 			got[i]++
@@ -222,4 +223,55 @@ func remove(list []int, v int) []int {
 		}
 	}
 	return list
+}
+
+// SegmentFrames returns the packets (fragments counted) that the
+// o.Workers workers of o's segment send together, and false when a
+// stream sends until the run is stopped (no count): what the segment has
+// to do. A segment of a --count, or of streams' counts, smaller than the
+// segments may have nothing (wpg send --count 2 --segment 2/3).
+func SegmentFrames(spec *Spec, o CompileOptions) (uint64, bool, error) {
+	if err := o.check(spec); err != nil {
+		return 0, false, err
+	}
+	var total uint64
+	for w := range o.Workers {
+		wo := o
+		wo.Worker = w
+		caps, err := segmentCaps(spec, wo)
+		if err != nil {
+			return 0, false, err
+		}
+		if caps != nil {
+			for _, c := range caps {
+				total += c
+			}
+			continue
+		}
+		lo := wo.laneOptions()
+		for i := range spec.Streams {
+			st := &spec.Streams[i]
+			count := st.Count
+			if st.Replay != nil && count == 0 {
+				if count, err = replayRecords(st, i); err != nil {
+					return 0, false, err
+				}
+			}
+			if count == 0 {
+				return 0, false, nil
+			}
+			k, W := uint64(lo.Worker), uint64(lo.Workers)
+			if count > k {
+				n := (count - k + W - 1) / W
+				if f := newFragger(st); f != nil && st.Replay == nil {
+					n *= uint64(f.g.count)
+				}
+				total += n
+			}
+		}
+	}
+	if o.Count > 0 && o.Segments <= 1 { // the engine's --count caps one segment
+		total = min(total, o.Count)
+	}
+	return total, true, nil
 }

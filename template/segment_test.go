@@ -212,6 +212,10 @@ func TestSegmentsSendOneRun(t *testing.T) {
 						}
 					}
 				}
+				want, limited, err := SegmentFrames(s, CompileOptions{Workers: c.W, Segment: i, Segments: c.N, Count: c.count, Plan: c.plan})
+				if err != nil || !limited || want != total {
+					t.Errorf("segment %d: SegmentFrames %d, %v, %v; it sent %d", i, want, limited, err, total)
+				}
 				if c.count > 0 && c.count%uint64(c.N) == 0 && c.W == 1 && hasEvenShares(s, c.count/uint64(c.N)) && total != c.count/uint64(c.N) {
 					t.Errorf("segment %d sent %d, want %d", i, total, c.count/uint64(c.N))
 				}
@@ -302,7 +306,7 @@ func TestSegmentOptions(t *testing.T) {
 	}
 	timed := mustLoad(t, "../examples/stream-rates.wpg.yaml")
 	_, err := Compile(timed, CompileOptions{Segments: 2, Count: 100})
-	if !errors.Is(err, ErrSegmentTimedCount) {
+	if !errors.Is(err, ErrSegmentCount) {
 		t.Errorf("timed streams with --count: %v", err)
 	}
 	// One segment is the unsegmented run, bit for bit.
@@ -323,7 +327,7 @@ func TestPickCountsBounded(t *testing.T) {
 		total += uint64(shares[i])
 	}
 	_, err := pickCounts(shares, make([]uint64, n), slices.Repeat([]bool{true}, n), total-1)
-	if err == nil || !strings.Contains(err.Error(), "--duration") {
+	if !errors.Is(err, ErrSegmentCount) {
 		t.Fatalf("err = %v", err)
 	}
 }
