@@ -23,11 +23,11 @@ import (
 // page, the login form sets the session cookie, a job started with it
 // records who started it, and SIGTERM stops the running job, stores its
 // report and exits 0; a second `wpg serve` on the same database shows the
-// job in its history.
+// job in its history (after a new login: a restart ends the sessions).
 func TestServeUIAndSignal(t *testing.T) {
 	dir := t.TempDir()
 	tokFile, db := filepath.Join(dir, "token"), filepath.Join(dir, "jobs.db")
-	if err := os.WriteFile(tokFile, []byte("e2e-token\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokFile, []byte("e2e-token-e2e-token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	start := func() (*exec.Cmd, string, *strings.Builder) {
@@ -65,20 +65,24 @@ func TestServeUIAndSignal(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
 		t.Fatalf("the jobs page without a session: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, err = nofollow.PostForm(base+"/login", url.Values{"token": {"e2e-token"}, "next": {"/"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	var session *http.Cookie
-	for _, c := range resp.Cookies() {
-		if c.Name == "wpg_session" {
-			session = c
+	login := func(base string) *http.Cookie {
+		resp, err := nofollow.PostForm(base+"/login", url.Values{"token": {"e2e-token-e2e-token"}, "next": {"/"}})
+		if err != nil {
+			t.Fatal(err)
 		}
+		resp.Body.Close()
+		var session *http.Cookie
+		for _, c := range resp.Cookies() {
+			if c.Name == "wpg_session" {
+				session = c
+			}
+		}
+		if resp.StatusCode != http.StatusSeeOther || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode {
+			t.Fatalf("login: %d %v", resp.StatusCode, resp.Cookies())
+		}
+		return session
 	}
-	if resp.StatusCode != http.StatusSeeOther || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode {
-		t.Fatalf("login: %d %v", resp.StatusCode, resp.Cookies())
-	}
+	session := login(base)
 	form := url.Values{"backend": {"null"}, "rate": {"1kpps"}, "workers": {"1"}, "name": {"e2e"}, "started_by": {"the e2e test"}}
 	req, _ := http.NewRequest("POST", base+"/jobs", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -118,6 +122,11 @@ func TestServeUIAndSignal(t *testing.T) {
 	}
 
 	_, base, _ = start()
+	// A restart ends the sessions (#23): log in again.
+	if code, _ := get(base, fmt.Sprintf("/api/v1/jobs/%d", id)); code != http.StatusUnauthorized {
+		t.Errorf("the session of the server before the restart: %d; want 401", code)
+	}
+	session = login(base)
 	code, body := get(base, fmt.Sprintf("/api/v1/jobs/%d", id))
 	var v struct {
 		Status    string `json:"status"`

@@ -115,7 +115,7 @@ type uiServer struct {
 }
 
 func (u *uiServer) start() {
-	s, err := New(context.Background(), Options{DB: u.db, Token: "browser-token"})
+	s, err := New(context.Background(), Options{DB: u.db, Token: testToken})
 	if err != nil {
 		u.t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestBrowser(t *testing.T) {
 	// A page without a session goes to the login form.
 	do("open the new-job page", chromedp.Navigate(u.url+"/jobs/new"), chromedp.WaitVisible(chromedp.ID("token")))
 	shot(t, ctx, "login")
-	do("log in", chromedp.SendKeys(chromedp.ID("token"), "browser-token"), chromedp.Click(chromedp.ID("login")),
+	do("log in", chromedp.SendKeys(chromedp.ID("token"), testToken), chromedp.Click(chromedp.ID("login")),
 		chromedp.WaitVisible(chromedp.ID("template_text")))
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/jobs/new") {
 		t.Fatalf("after login: %s", loc)
@@ -214,7 +214,9 @@ func TestBrowser(t *testing.T) {
 	}
 	u.stop()
 	u.start()
-	do("open the jobs page after the restart", chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
+	// A restart ends the sessions: the page asks for the token again.
+	do("open the jobs page after the restart", chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), testToken), chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("finished")))
 	if !eval[bool](t, ctx, row) {
 		t.Fatal("the stopped job is not in the history after a restart")
 	}

@@ -29,7 +29,8 @@
 //	GET  /host             the machine, the backends it can run, the kernel features
 //	GET  /login, POST /login, POST /logout
 //
-// With a token (Options.Token), every page, /api/v1 call and /metrics
+// With a token (Options.Token: at least MinTokenLen printable characters,
+// CheckToken), every page, /api/v1 call and /metrics
 // need "Authorization: Bearer TOKEN" (compared in constant time) or the
 // session cookie the login form sets (CookieName: HttpOnly,
 // SameSite=Strict; a random session per login, kept in memory, ended by

@@ -191,7 +191,7 @@ func TestEveryStatusHasTheShape(t *testing.T) {
 	}
 
 	// The token: 401, then 429 after too many wrong ones.
-	tk := newTest(t, Options{Token: "right"})
+	tk := newTest(t, Options{Token: testToken})
 	tk.tok = "wrong"
 	code, data := tk.do("GET", "/api/v1/jobs", nil)
 	if code != http.StatusUnauthorized {

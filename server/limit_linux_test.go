@@ -27,7 +27,7 @@ func (c *fakeClock) add(d time.Duration) {
 // failWindow every call (the right token too) gets 429 with Retry-After,
 // the login form as well, until the window has passed.
 func TestWrongTokenLimit(t *testing.T) {
-	ts := newTest(t, Options{Token: "s3cret"})
+	ts := newTest(t, Options{Token: testToken})
 	clock := &fakeClock{t: time.Unix(1e9, 0)}
 	ts.s.fails.now = clock.now
 	ts.tok = ""
@@ -36,11 +36,11 @@ func TestWrongTokenLimit(t *testing.T) {
 			t.Fatalf("wrong token %d: %d, want 401", i, code)
 		}
 	}
-	code, body := ts.do("GET", "/api/v1/jobs", nil, "Authorization", "Bearer s3cret")
+	code, body := ts.do("GET", "/api/v1/jobs", nil, "Authorization", "Bearer "+testToken)
 	if code != http.StatusTooManyRequests || !strings.Contains(string(body), "too many wrong tokens") {
 		t.Fatalf("after %d wrong tokens, the right one: %d %s, want 429", failLimit, code, body)
 	}
-	resp, err := http.PostForm(ts.hs.URL+"/login", url.Values{"token": {"s3cret"}})
+	resp, err := http.PostForm(ts.hs.URL+"/login", url.Values{"token": {testToken}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestWrongTokenLimit(t *testing.T) {
 		t.Errorf("login while blocked: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	clock.add(failWindow)
-	if code, _ := ts.do("GET", "/api/v1/jobs", nil, "Authorization", "Bearer s3cret"); code != http.StatusOK {
+	if code, _ := ts.do("GET", "/api/v1/jobs", nil, "Authorization", "Bearer "+testToken); code != http.StatusOK {
 		t.Errorf("after the window, the right token: %d, want 200", code)
 	}
 	// Wrong logins count too, and a right one clears the count.
@@ -61,7 +61,7 @@ func TestWrongTokenLimit(t *testing.T) {
 		resp.Body.Close()
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err = client.PostForm(ts.hs.URL+"/login", url.Values{"token": {"s3cret"}})
+	resp, err = client.PostForm(ts.hs.URL+"/login", url.Values{"token": {testToken}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 // to someone logged in; before, it showed the button to everyone it asked
 // for the token (the other pages, behind the login, keep it).
 func TestLoginPageNoLogOutWithoutSession(t *testing.T) {
-	ts := newTest(t, Options{Token: "s3cret"})
+	ts := newTest(t, Options{Token: testToken})
 	if resp, html := ts.page("GET", "/login", nil, nil); resp.StatusCode != http.StatusOK || strings.Contains(html, `action="/logout"`) {
 		t.Errorf("login page without a session: %d, Log out shown: %v", resp.StatusCode, strings.Contains(html, `action="/logout"`))
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -171,6 +172,9 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if opt.DB == "" {
 		return nil, errors.New("server: no job database path: give Options.DB (wpg serve --db)")
 	}
+	if err := CheckToken(opt.Token); err != nil {
+		return nil, err
+	}
 	var jobFilesReal string
 	if opt.JobFiles != "" {
 		abs, err := filepath.Abs(opt.JobFiles)
@@ -246,6 +250,30 @@ func (s *Server) stopJobs() bool {
 	return true
 }
 
+// MinTokenLen is the shortest token CheckToken takes, in bytes.
+const MinTokenLen = 16
+
+// CheckToken refuses a token nobody could use or anybody could guess: a
+// blank one, one with blanks at its ends (the login form trims what is
+// typed), one with a control character (no HTTP header carries it), and
+// one shorter than MinTokenLen. "" is no token (loopback only).
+func CheckToken(token string) error {
+	const gen = "e.g. openssl rand -hex 16 > FILE (or head -c 18 /dev/urandom | base64 > FILE), then --token-file FILE"
+	switch t := strings.TrimSpace(token); {
+	case token == "":
+		return nil
+	case t == "":
+		return errors.New("the token is blank: give a token of at least 16 characters, " + gen)
+	case t != token:
+		return errors.New("the token has blanks at its ends: the login form trims what is typed, so nobody could log in with it: remove them")
+	case strings.IndexFunc(token, unicode.IsControl) >= 0:
+		return errors.New("the token has a control character, which no HTTP header carries: give printable characters, " + gen)
+	case len(token) < MinTokenLen:
+		return fmt.Errorf("the token is too short (%d of the %d characters it needs): give a longer one, %s", len(token), MinTokenLen, gen)
+	}
+	return nil
+}
+
 // CheckListen refuses an address that is not a loopback one when there is
 // no token: the API starts jobs on this host.
 func CheckListen(addr, token string) error {
@@ -276,6 +304,9 @@ func CheckListen(addr, token string) error {
 func ListenAndServe(ctx context.Context, opt Options, ready func(net.Addr)) error {
 	if opt.Listen == "" {
 		opt.Listen = DefaultListen
+	}
+	if err := CheckToken(opt.Token); err != nil {
+		return err
 	}
 	if err := CheckListen(opt.Listen, opt.Token); err != nil {
 		return err

@@ -455,9 +455,9 @@ func TestBackendNeedsCap(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
-	ts := newTest(t, Options{Token: "s3cret"})
+	ts := newTest(t, Options{Token: testToken})
 	ts.tok = ""
-	for _, hdr := range [][]string{nil, {"Authorization", "Bearer wrong"}, {"Authorization", "s3cret"}, {"Authorization", "Basic s3cret"}} {
+	for _, hdr := range [][]string{nil, {"Authorization", "Bearer wrong"}, {"Authorization", testToken}, {"Authorization", "Basic " + testToken}} {
 		for _, p := range []string{"/api/v1/jobs", "/metrics"} {
 			if code, _ := ts.do("GET", p, nil, hdr...); code != http.StatusUnauthorized {
 				t.Errorf("GET %s with %v: %d, want 401", p, hdr, code)
@@ -467,7 +467,7 @@ func TestToken(t *testing.T) {
 	if code, _ := ts.do("POST", "/api/v1/jobs", `{"count": 1}`); code != http.StatusUnauthorized {
 		t.Errorf("POST without a token: %d", code)
 	}
-	if code, _ := ts.do("GET", "/api/v1/jobs", nil, "Authorization", "Bearer s3cret"); code != http.StatusOK {
+	if code, _ := ts.do("GET", "/api/v1/jobs", nil, "Authorization", "Bearer "+testToken); code != http.StatusOK {
 		t.Errorf("with the token: %d", code)
 	}
 	if code, _ := ts.do("GET", "/healthz", nil); code != http.StatusOK {
@@ -640,7 +640,7 @@ func counterOf(fams map[string]*dto.MetricFamily, name string, id int64) (float6
 }
 
 func TestMetrics(t *testing.T) {
-	ts := newTest(t, Options{Token: "tok"})
+	ts := newTest(t, Options{Token: testToken})
 	v := ts.create(`{"name": "m", "rate": "2kpps"}`)
 	var seen float64
 	for range 500 {
@@ -681,7 +681,7 @@ func TestServe(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- ListenAndServe(ctx, Options{Listen: "127.0.0.1:0", DB: db, Token: "t"}, func(a net.Addr) { addrc <- a })
+		errc <- ListenAndServe(ctx, Options{Listen: "127.0.0.1:0", DB: db, Token: testToken}, func(a net.Addr) { addrc <- a })
 	}()
 	var base string
 	select {
@@ -691,7 +691,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	req, _ := http.NewRequest("POST", base+"/api/v1/jobs", strings.NewReader(`{"rate": "1kpps"}`))
-	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -704,7 +704,7 @@ func TestServe(t *testing.T) {
 	}
 	// An event stream open during the shutdown ends with the report.
 	req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/v1/jobs/%d/events", base, v.ID), nil)
-	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

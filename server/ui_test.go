@@ -107,7 +107,7 @@ func TestUIEscapesEverywhere(t *testing.T) {
 }
 
 func TestUILoginCookie(t *testing.T) {
-	ts := newTest(t, Options{Token: "s3cret"})
+	ts := newTest(t, Options{Token: testToken})
 	resp, _ := ts.page("GET", "/jobs/new", nil, nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next=%2Fjobs%2Fnew" {
 		t.Fatalf("a page without login: %d %q", resp.StatusCode, resp.Header.Get("Location"))
@@ -121,7 +121,7 @@ func TestUILoginCookie(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(html, "wrong token") || len(resp.Cookies()) != 0 {
 		t.Fatalf("wrong token: %d %v\n%s", resp.StatusCode, resp.Cookies(), html)
 	}
-	resp, _ = ts.page("POST", "/login", url.Values{"token": {"s3cret"}, "next": {"//evil.example/"}}, nil)
+	resp, _ = ts.page("POST", "/login", url.Values{"token": {testToken}, "next": {"//evil.example/"}}, nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
 		t.Fatalf("login with an off-site next: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -131,7 +131,7 @@ func TestUILoginCookie(t *testing.T) {
 			c = x
 		}
 	}
-	if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || strings.Contains(c.Value, "s3cret") {
+	if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || strings.Contains(c.Value, testToken) {
 		t.Fatalf("session cookie: %+v", c)
 	}
 	cookie := &http.Cookie{Name: c.Name, Value: c.Value}
@@ -174,7 +174,7 @@ func TestUILoginCookie(t *testing.T) {
 // SameSite=Strict cookie in no browser, but were it sent anyway the
 // cross-origin protection refuses it.
 func TestUICrossOriginWithCookie(t *testing.T) {
-	ts := newTest(t, Options{Token: "s3cret"})
+	ts := newTest(t, Options{Token: testToken})
 	cookie := ts.login()
 	form := url.Values{"backend": {"null"}, "rate": {"1kpps"}, "count": {"10"}}
 	for _, path := range []string{"/jobs", "/api/v1/jobs", "/login", "/logout", "/jobs/1/stop", "/ui/preview"} {
@@ -246,7 +246,7 @@ func TestUIPagesErrors(t *testing.T) {
 // TestUIStatic: the vendored libraries are served, with their licences
 // beside them, and every example of the repository is offered.
 func TestUIStatic(t *testing.T) {
-	ts := newTest(t, Options{Token: "t"})
+	ts := newTest(t, Options{Token: testToken})
 	for _, f := range []string{"vendor/htmx.min.js", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css", "vendor/htmx.LICENSE", "vendor/uPlot.LICENSE", "app.js", "app.css"} {
 		resp, body := ts.page("GET", "/static/"+f, nil, nil)
 		if resp.StatusCode != http.StatusOK || len(body) == 0 {

@@ -76,6 +76,12 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 					return usageError(fmt.Errorf("token file %s is empty: write the token into it", cfg.Server.TokenFile))
 				}
 			}
+			if err := server.CheckToken(token); err != nil {
+				if cmd.Flags().Changed("token") {
+					return usageError(fmt.Errorf("--token: %w", err))
+				}
+				return usageError(fmt.Errorf("token file %s (from %s): %w", cfg.Server.TokenFile, cfg.Sources["server.token_file"], err))
+			}
 			if err := server.CheckListen(cfg.Server.Listen, token); err != nil {
 				if src := cfg.Sources["server.listen"]; src != "default" && src != "--listen" {
 					err = fmt.Errorf("%w (server.listen, from %s)", err, src) // the file, not a flag on the command line
@@ -141,8 +147,8 @@ SIGINT, SIGTERM and SIGHUP stop the running jobs, store their reports and exit 0
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on, host:port (server.listen)")
-	cmd.Flags().StringVar(&token, "token", "", "API token required as Authorization: Bearer (visible in ps: prefer --token-file)")
-	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the API token (server.token_file)")
+	cmd.Flags().StringVar(&token, "token", "", "API token required as Authorization: Bearer, at least 16 characters (visible in ps: prefer --token-file)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "file holding the API token, at least 16 characters (server.token_file)")
 	cmd.Flags().StringVar(&db, "db", "", "job database, SQLite (server.db; default $XDG_STATE_HOME/wpg/jobs.db)")
 	cmd.Flags().String("job-files", "", "directory every file a job names must lie in (server.job_files; default: anywhere)")
 	cmd.Flags().Int("max-jobs", server.DefaultMaxJobs, "most jobs running at once; more get 429 (server.max_jobs)")

@@ -14,6 +14,10 @@ func TestServeRefusals(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -21,6 +25,9 @@ func TestServeRefusals(t *testing.T) {
 		{[]string{"serve", "--listen", "0.0.0.0:0", "--db", db}, "no token is set"},
 		{[]string{"serve", "--listen", "nonsense", "--db", db}, "write host:port"},
 		{[]string{"serve", "--token", "a", "--token-file", empty, "--db", db}, "give one of them"},
+		{[]string{"serve", "--listen", "0.0.0.0:0", "--token", " ", "--db", db}, "--token: the token is blank"},
+		{[]string{"serve", "--listen", "0.0.0.0:0", "--token", "a", "--db", db}, "--token: the token is too short (1 of the 16 characters it needs)"},
+		{[]string{"serve", "--token-file", short, "--db", db}, "token file " + short + " (from --token-file): the token is too short (6 of the 16"},
 		{[]string{"serve", "--token-file", empty, "--db", db}, "is empty"},
 		{[]string{"serve", "--token-file", filepath.Join(dir, "missing"), "--db", db}, "token file"},
 		{[]string{"serve", "--listen", "127.0.0.1:80800", "--db", db}, `port "80800" is not a port number`},
