@@ -297,3 +297,49 @@ func TestDeviceBadInput(t *testing.T) {
 		})
 	}
 }
+
+// docs/recipes.md, "Test a firewall rule": a rule on the router drops one
+// of two streams; the run fails its check (exit 3), the allowed stream
+// arrived whole, and the report names the stream that never arrived.
+func TestDeviceFirewallRule(t *testing.T) {
+	testbed.RequireTool(t, "nft", "nftables")
+	r := newRouter(t, netns.RouterOptions{})
+	ctx := context.Background()
+	for _, rule := range [][]string{
+		{"add", "table", "inet", "fw"},
+		{"add", "chain", "inet", "fw", "transit", "{ type filter hook forward priority 0; policy accept; }"},
+		{"add", "rule", "inet", "fw", "transit", "udp", "dport", "7", "drop"},
+	} {
+		if out, err := r.RouterCommand(ctx, "nft", rule...).CombinedOutput(); err != nil {
+			t.Fatalf("nft %v: %v: %s", rule, err, out)
+		}
+	}
+	dir := t.TempDir()
+	tpl := filepath.Join(dir, "fw.wpg.yaml")
+	if err := os.WriteFile(tpl, []byte(`streams:
+  - {name: allowed, ipv4: {src: 198.18.0.1, dst: 198.19.0.1}, udp: {dst: 9}}
+  - {name: blocked, ipv4: {src: 198.18.0.1, dst: 198.19.0.1}, udp: {dst: 7}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, dir, "send", tpl, "--netns", r.Ports, "-i", r.A.Port, "--src-ip", r.A.Addr4.String(), "--gateway", r.A.Gateway4.String(),
+		"--rx-netns", r.Ports, "--rx-interface", r.B.Port, "--rx-src-ip", r.B.Addr4.String(), "--count", "4000", "--rate", "10kpps", "--json")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (the check failed): %s\n%s", code, stderr, out)
+	}
+	rep := decodePair(t, out)
+	v := rep.Verification
+	if len(v.Streams) != 1 || v.Streams[0].Stream != 0 || v.Streams[0].Frames != 2000 || v.Lost != 0 {
+		t.Fatalf("received %+v; want stream 0's 2000 frames only", v)
+	}
+	if d := rep.Directions[0].Verdict; !strings.Contains(d, "2000 of 4000 sent frames never arrived") {
+		t.Errorf("verdict %q", d)
+	}
+	found := false
+	for _, n := range rep.Notes {
+		found = found || strings.Contains(n, "stream 1 (blocked): 2000 sent, none arrived on "+r.B.Port)
+	}
+	if !found {
+		t.Errorf("no note names the blocked stream: %q", rep.Notes)
+	}
+}

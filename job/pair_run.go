@@ -13,6 +13,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/nexthop"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
@@ -324,11 +325,11 @@ func (r *Run) finishPair(ctx context.Context, rep, revRep *report.Report, sent, 
 	if pp.fwd == nil {
 		return rep // a port with an address, no receiving port
 	}
-	attachReceiver(s, rep, fwd.res, fwd.err, "A→B", s.Interface, s.RxInterface)
+	attachReceiver(s, rep, fwd.res, fwd.err, "A→B", s.Interface, s.RxInterface, 0)
 	if revRep == nil {
 		return rep
 	}
-	attachReceiver(r.pr.pair.reverse.spec, revRep, rev.res, rev.err, "B→A", s.RxInterface, s.Interface)
+	attachReceiver(r.pr.pair.reverse.spec, revRep, rev.res, rev.err, "B→A", s.RxInterface, s.Interface, r.pr.pair.base)
 	return combineDirections(rep, revRep, r.pr.pair.base, fwd.res, rev.res)
 }
 
@@ -351,7 +352,7 @@ func (pp *pairRun) reportPorts() []report.Port {
 
 // attachReceiver makes a receiver's result rep's verification and its
 // single direction, and judges the run again with it.
-func attachReceiver(s Spec, rep *report.Report, res recv.Result, err error, name, from, to string) {
+func attachReceiver(s Spec, rep *report.Report, res recv.Result, err error, name, from, to string, base uint16) {
 	if err != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the receiver on %s stopped with an error: %v", to, err))
 		if rep.Error == "" {
@@ -362,6 +363,15 @@ func attachReceiver(s Spec, rep *report.Report, res recv.Result, err error, name
 	if old := rep.Failed; old != nil {
 		// Judged again below, the receiver's check first.
 		rep.Notes = removeNote(rep.Notes, old.Message)
+	}
+	got := map[int]uint64{}
+	for _, st := range res.Streams {
+		got[int(st.Stream)] = st.Frames
+	}
+	for _, st := range rep.Streams {
+		if sent := max(st.Datagrams, st.Frames); sent > 0 && got[st.Stream+int(base)] == 0 && res.Frames > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("stream %d (%s): %d sent, none arrived on %s: the device dropped or diverted the whole stream (a filter, a route)", st.Stream, printable.Escape(st.Name), sent, to))
+		}
 	}
 	if res.Frames == 0 && rep.Frames > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("nothing that was sent arrived on %s: check that the device forwards to that port (its routes, its neighbour entry for the receiving port's address), and the frames' addresses (wpg preview)", to))
