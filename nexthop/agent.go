@@ -93,7 +93,7 @@ func (e *NoAnswerError) Reason() string {
 
 // Fix says what to check.
 func (e *NoAnswerError) Fix() string {
-	return fmt.Sprintf("check that the device is up and holds %s on the link of %s (ip addr on the device), that the link is connected and up, and that %s is the gateway meant (--gateway)", e.Port.Gateway, e.Interface, e.Port.Gateway)
+	return fmt.Sprintf("check that the device is up and holds %s on the link of %s (ip addr on the device), that the link is connected and up, and that %s is the gateway meant", e.Port.Gateway, e.Interface, e.Port.Gateway)
 }
 
 // Resolve asks for the gateway's MAC on the port's link, again every
