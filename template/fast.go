@@ -49,8 +49,20 @@ func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
 		cs.runPreKept(bufs, lens, now, nowSum) // keep.go
 		return
 	}
-	for j, b := range bufs {
-		lens[j] = cs.renderOne(b, now, nowSum)
+	// renderOne's choice, made once for the run.
+	switch {
+	case cs.rp != nil || cs.fr != nil:
+		for j, b := range bufs {
+			lens[j] = cs.renderOne(b, now, nowSum)
+		}
+	case cs.pre:
+		for j, b := range bufs {
+			lens[j] = cs.renderPre(b, now, nowSum)
+		}
+	default:
+		for j, b := range bufs {
+			lens[j] = cs.renderStream(b, now, nowSum)
+		}
 	}
 }
 

@@ -587,10 +587,7 @@ func (c *cksum) region(b []byte) []byte {
 // finish turns a folded sum into the value written: complemented, a UDP 0
 // sent as 0xffff, made wrong on request.
 func (c *cksum) finish(sum uint64) uint16 {
-	x := ^header.Fold(sum)
-	if x == 0 && c.udp {
-		x = 0xffff
-	}
+	x := finishSum(sum, c.udp)
 	if c.bad {
 		x = badSum(x, c.udp)
 	}

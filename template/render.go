@@ -84,6 +84,9 @@ func sigSum(seq uint64, tsSum uint64, odd bool) uint64 {
 }
 
 // renderOne writes the stream's next frame into b and returns its length.
+// A run of one stream's frames calls renderPre or renderStream itself
+// (renderRun), a frame at a time; renderOne is the same for a frame of
+// any stream.
 func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	if cs.rp != nil {
 		return cs.renderReplay(b, now) // replay_render.go
@@ -91,83 +94,97 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 	if cs.fr != nil && !cs.fr.inside {
 		return cs.renderFragment(b, now, nowSum) // fragment.go
 	}
+	if cs.pre {
+		return cs.renderPre(b, now, nowSum)
+	}
+	return cs.renderStream(b, now, nowSum)
+}
+
+// renderPre writes the stream's next prerendered frame into b and
+// returns its length: the frame from the arena (or the image and the
+// frame's own bytes of a delta), its signature, and the checksums the
+// signature changes adjusted from the frame's values.
+func (cs *cstream) renderPre(b []byte, now, nowSum uint64) int {
 	seq := cs.k | cs.seqTag
 	cs.k += cs.w
-	if cs.pre {
-		j := cs.pj
-		cs.pj++
-		if cs.pj == cs.npre {
-			cs.pj = 0
-		}
-		var n int
-		var odd bool
-		if d := cs.delta; d != nil {
-			n, odd = d.n, d.odd
-			if cs.memo == nil || !cs.memo.primed(b, deltaTag(cs.id)) {
-				copy(b[:n], d.base)
-			}
-			d.apply(b, j)
-		} else {
-			var off int
-			if cs.frames == nil {
-				n, odd, off = cs.fixN, cs.fixOdd, j*cs.fixN
-			} else {
-				f := cs.frames[j]
-				n, odd, off = int(f.n), f.odd, f.off
-			}
-			if cs.memo != nil && n >= KeepMin {
-				cs.keepArena(b, j, off, n) // keep.go
-			} else {
-				if n == 64 && len(b) >= 64 {
-					*(*[64]byte)(b) = *(*[64]byte)(cs.arena[off:])
-				} else {
-					copy(b[:n], cs.arena[off:off+n])
-				}
-				if cs.memo != nil {
-					cs.memo.forget(b)
-				}
-			}
-		}
-		if cs.sig {
-			sig := b[n-frame.SignatureLen:]
-			binary.BigEndian.PutUint64(sig[4:], seq)
-			binary.BigEndian.PutUint64(sig[12:], now)
-			if c := cs.pre1; c >= 0 {
-				// One right checksum covers the signature, and no other
-				// checksum covers it: adjust it from the frame's value.
-				old := binary.BigEndian.Uint16(b[c:])
-				x := ^header.Fold(uint64(^old) + sigSum(seq, nowSum, odd))
-				if x == 0 && cs.pre1udp {
-					x = 0xffff
-				}
-				binary.BigEndian.PutUint16(b[c:], x)
-			} else if len(cs.preCk) > 0 {
-				// Adjust the checksums from the frame's own values: the
-				// signature's change, and that of every checksum inside.
-				var d [maxCks]uint64
-				ss := sigSum(seq, nowSum, odd)
-				for k := range cs.preCk {
-					r := &cs.preCk[k]
-					c := r.c
-					old := binary.BigEndian.Uint16(b[r.field:])
-					right := old
-					if c.bad {
-						right = goodSum(old, c.udp)
-					}
-					sum := uint64(^right) + d[r.i&(maxCks-1)]
-					if L := cs.L; L.tail&(1<<r.i) != 0 {
-						sum += ss
-					}
-					x := c.finish(sum)
-					binary.BigEndian.PutUint16(b[r.field:], x)
-					for m := r.into; m != 0; m &= m - 1 {
-						d[bits.TrailingZeros8(m)&(maxCks-1)] += uint64(^old) + uint64(x)
-					}
-				}
-			}
-		}
-		return n
+	j := cs.pj
+	cs.pj++
+	if cs.pj == cs.npre {
+		cs.pj = 0
 	}
+	var n int
+	var odd bool
+	if d := cs.delta; d != nil {
+		n, odd = d.n, d.odd
+		if cs.memo == nil || !cs.memo.primed(b, deltaTag(cs.id)) {
+			copy(b[:n], d.base)
+		}
+		d.apply(b, j)
+	} else {
+		var off int
+		if cs.frames == nil {
+			n, odd, off = cs.fixN, cs.fixOdd, j*cs.fixN
+		} else {
+			f := cs.frames[j]
+			n, odd, off = int(f.n), f.odd, f.off
+		}
+		if cs.memo != nil && n >= KeepMin {
+			cs.keepArena(b, j, off, n) // keep.go
+		} else {
+			if n == 64 && len(b) >= 64 {
+				*(*[64]byte)(b) = *(*[64]byte)(cs.arena[off:])
+			} else {
+				copy(b[:n], cs.arena[off:off+n])
+			}
+			if cs.memo != nil {
+				cs.memo.forget(b)
+			}
+		}
+	}
+	if cs.sig {
+		sig := b[n-frame.SignatureLen:]
+		binary.BigEndian.PutUint64(sig[4:], seq)
+		binary.BigEndian.PutUint64(sig[12:], now)
+		if c := cs.pre1; c >= 0 {
+			// One right checksum covers the signature, and no other
+			// checksum covers it: adjust it from the frame's value.
+			old := binary.BigEndian.Uint16(b[c:])
+			binary.BigEndian.PutUint16(b[c:], finishSum(uint64(^old)+sigSum(seq, nowSum, odd), cs.pre1udp))
+		} else if len(cs.preCk) > 0 {
+			// Adjust the checksums from the frame's own values: the
+			// signature's change, and that of every checksum inside.
+			var d [maxCks]uint64
+			ss := sigSum(seq, nowSum, odd)
+			for k := range cs.preCk {
+				r := &cs.preCk[k]
+				c := r.c
+				old := binary.BigEndian.Uint16(b[r.field:])
+				right := old
+				if c.bad {
+					right = goodSum(old, c.udp)
+				}
+				sum := uint64(^right) + d[r.i&(maxCks-1)]
+				if L := cs.L; L.tail&(1<<r.i) != 0 {
+					sum += ss
+				}
+				x := c.finish(sum)
+				binary.BigEndian.PutUint16(b[r.field:], x)
+				for m := r.into; m != 0; m &= m - 1 {
+					d[bits.TrailingZeros8(m)&(maxCks-1)] += uint64(^old) + uint64(x)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// renderStream writes the stream's next frame into b from the image and
+// returns its length: the size's image, the length fields, the varying
+// fields, the signature, then the checksums finished per frame. One body,
+// the first two checksums' sums in registers from start to end.
+func (cs *cstream) renderStream(b []byte, now, nowSum uint64) int {
+	seq := cs.k | cs.seqTag
+	cs.k += cs.w
 	var se *sizeEntry
 	si := uint64(0)
 	if cs.sizeVar {
@@ -251,12 +268,9 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 		}
 	}
 	// Innermost first: an outer checksum adds the inner ones' values. The
-	// first (the L4 checksum, as a rule) is finished by hand here.
+	// first (the L4 checksum, as a rule) is finished here.
 	if c := cs.c0; c >= 0 {
-		x := ^header.Fold(s0)
-		if x == 0 && cs.c0udp {
-			x = 0xffff
-		}
+		x := finishSum(s0, cs.c0udp)
 		if cs.c0bad {
 			x = badSum(x, cs.c0udp)
 		}
@@ -265,10 +279,7 @@ func (cs *cstream) renderOne(b []byte, now, nowSum uint64) int {
 			if cs.c0in1 {
 				s1 += uint64(x)
 			}
-			y := ^header.Fold(s1)
-			if y == 0 && cs.c1udp {
-				y = 0xffff
-			}
+			y := finishSum(s1, cs.c1udp)
 			if cs.c1bad {
 				y = badSum(y, cs.c1udp)
 			}
@@ -296,12 +307,20 @@ func (cs *cstream) finishRest(b []byte, x0, x1 uint16) {
 
 // final turns the sum of checksum r into the value written.
 func (r *rtck) final(sum uint64) uint16 {
-	x := ^header.Fold(sum)
-	if x == 0 && r.udp {
-		x = 0xffff
-	}
+	x := finishSum(sum, r.udp)
 	if r.bad {
 		x = badSum(x, r.udp)
+	}
+	return x
+}
+
+// finishSum turns a checksum's sum into the value written: the complement
+// of its fold, 0xffff for a UDP checksum of 0 (0 means none). A checksum
+// meant to be wrong takes badSum of it. It inlines.
+func finishSum(sum uint64, udp bool) uint16 {
+	x := ^header.Fold(sum)
+	if x == 0 && udp {
+		x = 0xffff
 	}
 	return x
 }
@@ -351,7 +370,15 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 			best = s.rr.next()
 		}
 		cs := s.streams[best]
-		lens[n] = cs.renderOne(bufs[n], now, nowSum)
+		// renderOne's choice, here: a call less per frame.
+		switch {
+		case cs.rp != nil || cs.fr != nil:
+			lens[n] = cs.renderOne(bufs[n], now, nowSum)
+		case cs.pre:
+			lens[n] = cs.renderPre(bufs[n], now, nowSum)
+		default:
+			lens[n] = cs.renderStream(bufs[n], now, nowSum)
+		}
 		n++
 		if !cs.unlimited {
 			cs.left--
