@@ -118,7 +118,7 @@ func TestBenchNullJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if rep["schema"] != "wpg.report/v1" || rep["stop"] != "duration" {
+	if rep["schema"] != "wpg.report/v2" || rep["stop"] != "duration" {
 		t.Fatalf("schema/stop: %v %v", rep["schema"], rep["stop"])
 	}
 	if be := rep["backend"].(map[string]any); be["backend"] != "null" {

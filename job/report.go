@@ -268,7 +268,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		rep.Workers = append(rep.Workers, wr)
 	}
 	if len(verifications) > 0 {
-		rep.Verification, _ = json.Marshal(recv.Merge(verifications...))
+		rep.Verification, _ = recv.Merge(verifications...).MarshalPeer() // with its latency histogram: reports merge exactly
 	}
 	rep.Streams = streamCounts(res, pr.frames.spec)
 	if !pr.rate.Unlimited() || pr.frames.timed {

@@ -117,6 +117,11 @@ func Merge(rs ...Result) Result {
 	return m
 }
 
+// HasHistogram reports whether r carries the histogram behind its
+// latency (from a Tracker or UnmarshalPeer of what MarshalPeer wrote), so
+// that Merge takes exact percentiles from it.
+func (r Result) HasHistogram() bool { return r.lat != nil }
+
 // Merge returns Merge(r, other).
 func (r Result) Merge(other Result) Result { return Merge(r, other) }
 

@@ -17,8 +17,11 @@ import (
 
 // Schema is the version of the JSON report. It changes when a field is
 // renamed or removed or changes meaning; new fields may be added within a
-// version.
-const Schema = "wpg.report/v1"
+// version. v2 (issue #25) carries what an exact merge of reports needs
+// (lateness_histogram, the verification's latency_histogram, started,
+// job) and what a merge writes (segment, inputs[], workers[].segment);
+// every v1 field keeps its meaning.
+const Schema = "wpg.report/v2"
 
 // Report is the outcome of `wpg send` or `wpg bench`.
 type Report struct {
@@ -125,6 +128,10 @@ type Report struct {
 	// Repeats summarises bench --repeat: the report is the last run's,
 	// Repeats the median and range of all.
 	Repeats *Repeats `json:"repeats,omitempty"`
+	// Inputs are, for a report wpg report merge made (Merge), the
+	// reports it merged: each one's segment, totals, backend, environment
+	// and provenance.
+	Inputs []Input `json:"inputs,omitempty"`
 
 	// Failed is the check the run asked for that failed (the receiver's
 	// verification, the fail-under rate check), nil when every check
@@ -228,6 +235,9 @@ type Worker struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	Mode       string  `json:"mode,omitempty"`
 	Error      string  `json:"error,omitempty"`
+	// Segment is, in a merged report, the segment (or the report) the
+	// worker ran in.
+	Segment string `json:"segment,omitempty"`
 	// Verification is this worker's receiver report (local paths start one
 	// receiver per worker).
 	Verification json.RawMessage `json:"verification,omitempty"`
@@ -278,6 +288,17 @@ func (r *Report) WriteTable(w io.Writer) {
 	if r.Segment != "" {
 		row("segment", "%s of job %s", r.Segment, r.Job)
 	}
+	if len(r.Inputs) > 0 {
+		var names []string
+		for _, in := range r.Inputs {
+			if in.Segment != "" {
+				names = append(names, in.Segment)
+			} else {
+				names = append(names, in.File)
+			}
+		}
+		row("merged", "%d reports of job %s: %s", len(r.Inputs), r.Job, printable.Escape(strings.Join(names, ", ")))
+	}
 	row("workers", "%d, batch %d", len(r.Workers), r.Batch)
 	row("frames", "%d (%.1f bytes mean)", r.Frames, r.FrameSize)
 	if r.Payload {
@@ -312,6 +333,9 @@ func (r *Report) WriteTable(w io.Writer) {
 			cpu := "unpinned"
 			if wk.CPU >= 0 {
 				cpu = fmt.Sprintf("cpu %d", wk.CPU)
+			}
+			if wk.Segment != "" {
+				cpu += ", " + printable.Escape(wk.Segment)
 			}
 			row(fmt.Sprintf("  worker %d", wk.Worker), "%s pps, %d frames, %s", SI(wk.PPS, ""), wk.Frames, cpu)
 		}

@@ -62,7 +62,7 @@ func TestJSONFieldsOfSchemaV1(t *testing.T) {
 			t.Errorf("JSON report lacks %q", k)
 		}
 	}
-	if m["schema"] != "wpg.report/v1" {
+	if m["schema"] != "wpg.report/v2" {
 		t.Fatalf("schema %v", m["schema"])
 	}
 }

@@ -149,7 +149,7 @@ func TestDiskFullAtJobEnd(t *testing.T) {
 		t.Logf("close: %v", err)
 	}
 	l := logs.String()
-	if !strings.Contains(l, fmt.Sprintf("job=%d", w.ID)) || !strings.Contains(l, "wpg.report/v1") {
+	if !strings.Contains(l, fmt.Sprintf("job=%d", w.ID)) || !strings.Contains(l, "wpg.report/v2") {
 		t.Errorf("the log lacks the unstored job's report:\n%s", l)
 	}
 	os.Remove(filler)

@@ -228,7 +228,7 @@ func TestJobLifecycle(t *testing.T) {
 	}
 
 	code, data := ts.do("GET", fmt.Sprintf("/api/v1/jobs/%d/report", v.ID), nil)
-	if code != http.StatusOK || !bytes.Contains(data, []byte(`"schema": "wpg.report/v1"`)) {
+	if code != http.StatusOK || !bytes.Contains(data, []byte(`"schema": "wpg.report/v2"`)) {
 		t.Fatalf("report: %d %s", code, data)
 	}
 	code, data = ts.do("GET", fmt.Sprintf("/api/v1/jobs/%d", v.ID), nil)

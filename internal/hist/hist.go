@@ -32,6 +32,12 @@ func NewCoarse(lo, hi int64) *Hist {
 	return &Hist{lo: lo, hi: hi, h: hdrhistogram.New(lo, hi, 2)}
 }
 
+// Lo and Hi are the histogram's bounds.
+func (h *Hist) Lo() int64 { return h.lo }
+
+// Hi is the histogram's upper bound (Lo).
+func (h *Hist) Hi() int64 { return h.hi }
+
 // Record counts v.
 func (h *Hist) Record(v int64) {
 	_ = h.h.RecordValue(min(max(v, h.lo), h.hi))

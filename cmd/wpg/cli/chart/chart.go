@@ -44,7 +44,7 @@ const MaxInput = 64 << 20
 
 // Plots builds the panels for the report document b: a matrix
 // (wpg.bench/v1) gives one ranking per size, and with intervals each
-// path's run over time; a send or bench report (wpg.report/v1) its run
+// path's run over time; a send or bench report (wpg.report/v1 and v2) its run
 // over time (Timeline), when paced its lateness and with its own receiver
 // the receiver's latency; a receiver's (wpg.recv/v1) its run over time
 // and its latency. A report with nothing to draw is an error
@@ -69,7 +69,7 @@ func Plots(b []byte) ([]*plot.Plot, error) {
 			return nil, fmt.Errorf("matrix report: %w", jsonError(b, err))
 		}
 		return matrixPlots(&r)
-	case report.Schema:
+	case report.Schema, "wpg.report/v1": // v2 added fields only (a merge's)
 		var r report.Report
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("report: %w", jsonError(b, err))
