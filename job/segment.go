@@ -170,3 +170,15 @@ func segmentNote(pr *prepared, res *engine.Result) string {
 	}
 	return ""
 }
+
+// Job returns the run's job identity (Identity; "" when its files could
+// not be read again): the report's job, and the job label of its metrics.
+func (r *Run) Job() string { return r.pr.jobID }
+
+// Segment returns the run's segment, "I/N", or "" for a whole job.
+func (r *Run) Segment() string {
+	if r.pr.segs <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", r.pr.seg, r.pr.segs)
+}

@@ -83,6 +83,11 @@ type runFlags struct {
 	srcIP, gateway     string
 	rxSrcIP, rxGateway string
 	bidir              bool
+
+	// send --segment and --metrics-listen (send.go, metrics.go)
+	segment string
+	metrics metricsFlags
+	live    liveRun
 }
 
 func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {

@@ -11,6 +11,7 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/metrics"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 )
@@ -45,6 +46,7 @@ type recvFlags struct {
 
 	interval time.Duration
 	hdrOut   string
+	metrics  metricsFlags
 }
 
 // exitVerifyFailed is the exit code of a run with --expect whose frames
@@ -97,6 +99,7 @@ missing.`,
 	fl.StringVar(&f.size, "size", "", "payload frame size, when the backend needs it before the sender says")
 	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, loss, latency p99 where measured) and add intervals[] to the JSON, e.g. 200ms or 1s (at least 50ms; 0: none)")
 	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the one-way latency histogram to this `FILE` as an HdrHistogram log")
+	addMetricsFlags(fl, &f.metrics)
 	return cmd
 }
 
@@ -144,10 +147,35 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		return fmt.Errorf("recv: --interval %v: give %v or more, e.g. 200ms or 1s (0: none)", f.interval, recv.MinProgressEvery)
 	}
 	prov := provenance()
+	// --metrics-listen: the receiver's counters from before it waits for
+	// its first frame.
+	var mr *metrics.Receiver
+	stopMetrics := func() {}
+	if f.metrics.listen != "" {
+		name := spec.Interface
+		if name == "" {
+			name = spec.Listen
+		}
+		be := spec.Backend
+		if be == "" {
+			be = "afpacket"
+		}
+		mr = metrics.NewReceiver("", name, be)
+		stop, err := serveMetrics(cmd, &f.metrics, mr, "", f.json)
+		if err != nil {
+			return err
+		}
+		stopMetrics = stop
+	}
 	rcv, err := job.Receive(cmd.Context(), spec, cliEnv(cmd))
 	if err != nil {
+		if mr != nil {
+			f.metrics.linger = 0 // nothing ran: nothing to see
+			stopMetrics()
+		}
 		return startError(cmd, "recv: ", err)
 	}
+	defer stopMetrics()
 	markStarted(cmd) // the input is valid: what fails from here on is the run
 	stderr := cmd.ErrOrStderr()
 	if info := rcv.Info(); rcv.Kind() == backend.KindNetwork {
@@ -179,8 +207,20 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			}
 		}
 	}
+	if mr != nil {
+		show := progress
+		progress = func(p recv.Progress) {
+			mr.Update(p)
+			if show != nil {
+				show(p)
+			}
+		}
+	}
 	waitStart := time.Now()
 	res, err := rcv.Wait(progress, f.interval)
+	if mr != nil {
+		mr.Finish(res)
+	}
 	if terminal {
 		fmt.Fprintln(stderr)
 	}
@@ -195,14 +235,14 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			}
 		}
 	}
+	var peer struct {
+		Hist json.RawMessage `json:"latency_histogram"`
+	}
+	b, merr := res.MarshalPeer()
+	if merr == nil {
+		merr = json.Unmarshal(b, &peer)
+	}
 	if f.hdrOut != "" {
-		var peer struct {
-			Hist json.RawMessage `json:"latency_histogram"`
-		}
-		b, merr := res.MarshalPeer()
-		if merr == nil {
-			merr = json.Unmarshal(b, &peer)
-		}
 		if merr == nil {
 			start, _ := time.Parse(time.RFC3339, prov.Start)
 			merr = writeHdr(f.hdrOut, peer.Hist, start, res.Seconds, "latency", "wpg recv: one-way latency (ns)",
@@ -215,9 +255,12 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if f.json {
 		doc := struct {
 			recv.Result
-			Provenance *report.Provenance `json:"provenance,omitempty"`
-			Intervals  []report.Interval  `json:"intervals,omitempty"`
-		}{res, &prov, intervals}
+			// The histogram behind latency, for an exact wpg report
+			// merge of several receivers.
+			LatencyHistogram json.RawMessage    `json:"latency_histogram,omitempty"`
+			Provenance       *report.Provenance `json:"provenance,omitempty"`
+			Intervals        []report.Interval  `json:"intervals,omitempty"`
+		}{res, peer.Hist, &prov, intervals}
 		if jerr := writeJSON(out, doc); jerr != nil && err == nil {
 			err = jerr
 		}

@@ -45,6 +45,25 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		out = cmd.ErrOrStderr()
 	}
 	prov := provenance()
+	var stopMetrics func() // --metrics-listen, from the first run's start
+	defer func() {
+		if stopMetrics != nil {
+			stopMetrics()
+		}
+	}()
+	started := func(run *job.Run) error {
+		f.live.set(run, spec)
+		if stopMetrics != nil || f.metrics.listen == "" {
+			return nil
+		}
+		var err error
+		stopMetrics, err = serveMetrics(cmd, &f.metrics, &f.live, run.Segment(), f.json || job.DataOnStdout(spec))
+		if err != nil {
+			run.Stop()
+			<-run.Done()
+		}
+		return err
+	}
 	var rep *report.Report
 	var runErr error
 	var pps []float64
@@ -57,7 +76,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 				fmt.Fprintf(out, "run %d of %d\n", i+1, repeat)
 			}
 		}
-		rep, runErr, lateness, err = runOnce(cmd, f, spec, lines)
+		rep, runErr, lateness, err = runOnce(cmd, f, spec, lines, started)
 		if err != nil {
 			return err
 		}
@@ -112,12 +131,15 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 // it draws the progress line on a terminal. lateness is the pacer's
 // histogram (internal/hist JSON; nil flat out); err is a start error
 // (already an exit error), runErr the run's.
-func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer) (rep *report.Report, runErr error, lateness []byte, err error) {
+func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, started func(*job.Run) error) (rep *report.Report, runErr error, lateness []byte, err error) {
 	env := cliEnv(cmd)
 	env.SnapshotEvery = f.interval // an own receiver's progress as often as the lines
 	run, err := job.Start(cmd.Context(), spec, env)
 	if err != nil {
 		return nil, nil, nil, startError(cmd, "", err)
+	}
+	if err := started(run); err != nil {
+		return nil, nil, nil, err
 	}
 	markStarted(cmd) // the input is valid: what fails from here on is the run
 	var iv report.Intervals
@@ -237,6 +259,7 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 		Clock:      f.clock,
 
 		Count:    f.count,
+		Segment:  f.segment,
 		Duration: f.duration,
 		Workers:  f.workers,
 		Batch:    f.batch,
@@ -269,6 +292,9 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	}
 	if f.pinCore >= 0 {
 		s.Cores = strconv.Itoa(f.pinCore)
+	}
+	if s.Segment, err = segmentValue(f.segment, lookupEnv); err != nil {
+		return s, usageError(err)
 	}
 	if set("ring-depth") {
 		s.RingDepth = f.ringDepth

@@ -33,6 +33,8 @@ no rate is given) until --count frames, --duration, the template's counts, or Ct
 	cmd.Flags().StringVar(&f.pcap, "pcap", "", "replay this pcap or pcapng `FILE` as captured, with its own timing (or at --rate), instead of a template")
 	cmd.Flags().Float64Var(&f.pcapSpeed, "pcap-speed", 0, "--pcap with its own timing: divide the capture's gaps by this `FACTOR`, 0.001 to 1e6 (2 = twice as fast; default 1)")
 	addPairFlags(cmd, f)
+	cmd.Flags().StringVar(&f.segment, "segment", "", "send segment `I/N` of the job, N senders together sending what one would (k6's execution segments): a disjoint share of every stream, of --rate and of --count; auto in a Kubernetes Indexed Job's pod (JOB_COMPLETION_INDEX of WPG_SEGMENTS; docs/distributed.md)")
+	addMetricsFlags(cmd.Flags(), &f.metrics)
 	addReportFlags(cmd, f)
 	return cmd
 }

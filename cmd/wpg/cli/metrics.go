@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/metrics"
+)
+
+// metricsFlags are --metrics-listen and --metrics-linger of send and recv.
+type metricsFlags struct {
+	listen string
+	linger time.Duration
+}
+
+func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags) {
+	fl.StringVar(&f.listen, "metrics-listen", "", "serve the run's live counters for Prometheus at http://`ADDR`/metrics while it runs: PORT or :PORT listens on 127.0.0.1, HOST:PORT on that address (0.0.0.0:PORT: every interface, your choice); the names of wpg serve's /metrics (docs/distributed.md)")
+	fl.DurationVar(&f.linger, "metrics-linger", 5*time.Second, "with --metrics-listen: keep serving this long after the run (not after Ctrl-C), so that the last scrape sees the final counts; at least the scrape interval")
+}
+
+// serveMetrics starts the --metrics-listen endpoint for c (segment: the
+// constant label of a segmented run). It says where on stderr unless the
+// output is JSON (a pod's log holds the report alone). The returned stop
+// lingers as --metrics-linger asks (unless the command was interrupted),
+// then closes the endpoint; nil without --metrics-listen.
+func serveMetrics(cmd *cobra.Command, f *metricsFlags, c prometheus.Collector, segment string, quiet bool) (func(), error) {
+	if f.listen == "" {
+		return nil, nil
+	}
+	if f.linger < 0 {
+		return nil, usageError(fmt.Errorf("--metrics-linger %v: give 0 or more, e.g. 30s (at least the scrape interval)", f.linger))
+	}
+	ep, err := metrics.Listen(f.listen, metrics.Registry(c, segment))
+	if err != nil {
+		return nil, &ExitError{Code: ExitRuntime, Err: fmt.Errorf("--metrics-listen %s: %w; give a free port (0: any) or another address", f.listen, err)}
+	}
+	if !quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: metrics at %s\n", cmd.CommandPath(), ep.URL())
+	}
+	return func() {
+		if f.linger > 0 && cmd.Context().Err() == nil {
+			t := time.NewTimer(f.linger)
+			select {
+			case <-t.C:
+			case <-cmd.Context().Done():
+				t.Stop()
+			}
+		}
+		_ = ep.Close()
+	}, nil
+}
+
+// liveRun is the collector of the run a command has going now (send; bench
+// --repeat starts one after another): nothing before the first.
+type liveRun struct{ cur atomic.Pointer[metrics.Run] }
+
+func (l *liveRun) set(run *job.Run, spec job.Spec) {
+	l.cur.Store(metrics.NewRun(run, run.Job(), runName(spec), spec.BackendName()))
+}
+
+// Describe implements prometheus.Collector.
+func (l *liveRun) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range metrics.RunDescs {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (l *liveRun) Collect(ch chan<- prometheus.Metric) {
+	if r := l.cur.Load(); r != nil {
+		r.Collect(ch)
+	}
+}
+
+// runName is a run's name label: its template's or capture's file name,
+// "default" for the embedded template, "payload" for payload frames.
+func runName(s job.Spec) string {
+	switch {
+	case s.Template != "":
+		return filepath.Base(s.Template)
+	case s.Pcap != "":
+		return filepath.Base(s.Pcap)
+	case s.TemplateText != "":
+		return "template"
+	}
+	return "default"
+}

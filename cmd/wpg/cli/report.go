@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/recv"
+	"github.com/wpg-dev/wpg/report"
+)
+
+func init() { register(newReportCmd) }
+
+// maxReportFile bounds one report read by wpg report merge.
+const maxReportFile = 256 << 20
+
+func newReportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "work with wpg's JSON reports: merge the reports of one job's segments",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	var out string
+	merge := &cobra.Command{
+		Use:   "merge REPORT.json REPORT.json...",
+		Short: "merge the reports of one job's segments (or of several receivers) into one report of the same schema",
+		Long: `merge reads the JSON reports (--json) of the segments of one job (wpg send --segment I/N) and writes one
+report of the same schema, as if one sender had sent everything: frames, bytes and each stream's frames
+summed, the rates over the union of the runs' time spans, the lateness percentiles from the merged
+histograms (never averaged), the receivers' verifications merged, the workers of every segment listed
+with their segment, and every report's backend, environment and provenance kept in inputs[]. It refuses
+reports of different jobs (their job identity: template, count, duration, rate, workers, segments),
+of other schema versions, and a segment given twice; it notes segments that are missing.
+
+Reports of several wpg recv (their --json) merge the same way: counts summed, latency percentiles from
+the merged histograms, the rates summed (the receivers of one job run at the same time).
+
+Without -o the merged JSON goes to standard output; with -o FILE it goes to FILE and its table to
+standard output. wpg plot draws a merged report like any other (docs/distributed.md).`,
+		Example: `  wpg report merge seg-0.json seg-1.json seg-2.json -o merged.json
+  wpg plot merged.json -o merged.svg`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
+	}
+	merge.Flags().StringVarP(&out, "output", "o", "", "write the merged report's JSON to `FILE` (and its table to standard output); default: the JSON to standard output")
+	cmd.AddCommand(merge)
+	return cmd
+}
+
+// reportDoc is a report file read for a merge.
+type reportDoc struct {
+	name   string
+	schema string
+	raw    []byte
+}
+
+func runMerge(cmd *cobra.Command, files []string, out string) error {
+	var docs []reportDoc
+	for _, name := range files {
+		b, err := readReport(cmd, name)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report merge: %w", err)}
+		}
+		var head struct {
+			Schema string `json:"schema"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return usageError(fmt.Errorf("report merge: %s: not a wpg JSON report: %v; give the JSON that wpg send or recv --json wrote", name, err))
+		}
+		if len(docs) > 0 && kind(head.Schema) != kind(docs[0].schema) {
+			return usageError(fmt.Errorf("report merge: %s is a %s report and %s a %s report: merge the senders' reports (wpg send) or the receivers' (wpg recv), not both", name, head.Schema, docs[0].name, docs[0].schema))
+		}
+		docs = append(docs, reportDoc{name, head.Schema, b})
+	}
+	var merged any
+	var table func(io.Writer)
+	switch kind(docs[0].schema) {
+	case "send":
+		var in []report.Named
+		for _, d := range docs {
+			var r report.Report
+			if err := json.Unmarshal(d.raw, &r); err != nil {
+				return usageError(fmt.Errorf("report merge: %s: %v", d.name, err))
+			}
+			in = append(in, report.Named{Name: d.name, Report: &r})
+		}
+		m, err := report.Merge(in...)
+		if err != nil {
+			return usageError(fmt.Errorf("report merge: %w", err))
+		}
+		prov := provenance()
+		m.Provenance = &prov
+		merged, table = m, m.WriteTable
+	case "recv":
+		m, err := mergeReceivers(docs)
+		if err != nil {
+			return usageError(fmt.Errorf("report merge: %w", err))
+		}
+		merged, table = m, m.Result.WriteTable
+	default:
+		return usageError(fmt.Errorf("report merge: %s: schema %q: merge takes the reports of wpg send and bench (%s) or wpg recv (%s)", docs[0].name, docs[0].schema, report.Schema, recv.Schema))
+	}
+	markStarted(cmd) // the input was good: what fails from here on is the writing
+	if out == "" {
+		return writeJSON(cmd.OutOrStdout(), merged)
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, merged); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report merge: -o: %w", err)
+	}
+	table(cmd.OutOrStdout())
+	return nil
+}
+
+// kind is "send" for a sender's report schema, "recv" for a receiver's.
+func kind(schema string) string {
+	switch {
+	case strings.HasPrefix(schema, "wpg.report/"):
+		return "send"
+	case strings.HasPrefix(schema, "wpg.recv/"):
+		return "recv"
+	}
+	return schema
+}
+
+// readReport reads one report ("-": standard input), bounded.
+func readReport(cmd *cobra.Command, name string) ([]byte, error) {
+	var r io.Reader
+	if name == "-" {
+		r = cmd.InOrStdin()
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxReportFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxReportFile {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a wpg report", name, maxReportFile>>20)
+	}
+	return b, nil
+}
+
+// mergedRecv is the merged report of several receivers: the form of wpg
+// recv --json, with the inputs' provenance.
+type mergedRecv struct {
+	recv.Result
+	LatencyHistogram json.RawMessage    `json:"latency_histogram,omitempty"`
+	Provenance       *report.Provenance `json:"provenance,omitempty"`
+	Inputs           []recvInput        `json:"inputs"`
+}
+
+// recvInput is one receiver's report in a merge.
+type recvInput struct {
+	File       string             `json:"file"`
+	Frames     uint64             `json:"frames"`
+	Seconds    float64            `json:"seconds"`
+	Backend    any                `json:"backend,omitempty"`
+	Provenance *report.Provenance `json:"provenance,omitempty"`
+}
+
+// mergeReceivers merges wpg recv --json reports with recv.Merge,
+// refusing one whose latency lacks the histogram behind it.
+func mergeReceivers(docs []reportDoc) (*mergedRecv, error) {
+	var rs []recv.Result
+	m := &mergedRecv{}
+	for _, d := range docs {
+		if d.schema != recv.Schema {
+			return nil, fmt.Errorf("%s: schema %q, not %s; merge the reports of this wpg's recv", d.name, d.schema, recv.Schema)
+		}
+		r, err := recv.UnmarshalPeer(d.raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", d.name, err)
+		}
+		if r.Latency != nil && !r.HasHistogram() {
+			return nil, errors.New(d.name + ": has a latency but no latency_histogram (an older wpg recv): its percentiles cannot be merged exactly; run the receiver again with this wpg")
+		}
+		var extra struct {
+			Provenance *report.Provenance `json:"provenance"`
+		}
+		_ = json.Unmarshal(d.raw, &extra)
+		m.Inputs = append(m.Inputs, recvInput{File: d.name, Frames: r.Frames, Seconds: r.Seconds, Backend: r.Backend, Provenance: extra.Provenance})
+		rs = append(rs, r)
+	}
+	m.Result = recv.Merge(rs...)
+	if b, err := m.Result.MarshalPeer(); err == nil {
+		var peer struct {
+			Hist json.RawMessage `json:"latency_histogram"`
+		}
+		if json.Unmarshal(b, &peer) == nil {
+			m.LatencyHistogram = peer.Hist
+		}
+	}
+	prov := provenance()
+	m.Provenance = &prov
+	return m, nil
+}
