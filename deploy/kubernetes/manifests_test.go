@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wpg-dev/wpg/cmd/wpg/cli"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
@@ -529,5 +530,46 @@ func TestScrapeConfigPromtool(t *testing.T) {
 	}
 	if err != nil || !strings.Contains(out, "SUCCESS") {
 		t.Fatalf("promtool check config: %v\n%s", err, out)
+	}
+}
+
+// TestArgsAreWpgs parses every container's args with wpg's own command
+// line, $(VAR) expanded from the container's environment as Kubernetes
+// expands it: a flag wpg does not have, or a value it refuses at parse
+// time, fails here rather than in a pod.
+func TestArgsAreWpgs(t *testing.T) {
+	m := load(t)
+	base := container(t, "base", m.jobs[filepath.Join("base", "sender-job.yaml")])
+	vars := regexp.MustCompile(`\$\(([A-Z_]+)\)`)
+	for path, j := range m.jobs {
+		c := container(t, path, j)
+		env := map[string]string{"POD_IP": "198.18.0.1"}
+		for _, cc := range []*corev1.Container{base, c} { // a patch keeps the base's variables
+			for _, e := range cc.Env {
+				if e.ValueFrom == nil {
+					env[e.Name] = e.Value
+				}
+			}
+		}
+		var args []string
+		for _, a := range c.Args {
+			args = append(args, vars.ReplaceAllStringFunc(a, func(v string) string {
+				name := vars.FindStringSubmatch(v)[1]
+				val, ok := env[name]
+				if !ok {
+					t.Errorf("%s: $(%s) is not in the container's environment", path, name)
+				}
+				return val
+			}))
+		}
+		root := cli.NewRoot()
+		cmd, rest, err := root.Find(args)
+		if err != nil || cmd == root {
+			t.Errorf("%s: wpg %s: no such command (%v)", path, strings.Join(args, " "), err)
+			continue
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
+			t.Errorf("%s: wpg %s: %v", path, strings.Join(args, " "), err)
+		}
 	}
 }
