@@ -28,40 +28,78 @@ var (
 
 // headers decodes one layer stack into h: the stream's own (tunnel "") or
 // the inner stack of a tunnel of that kind. path is the YAML path of the
-// mapping holding the layer keys.
+// mapping holding the layer keys. One step per layer, outermost first.
 func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string) error {
-	count := func(xs ...bool) int {
-		n := 0
-		for _, x := range xs {
-			if x {
-				n++
-			}
-		}
-		return n
+	l3, l4, err := p.checkStack(r, path, tunnel)
+	if err != nil {
+		return err
 	}
+	hasEth, err := p.ethernet(r, path, h, tunnel, l3)
+	if err != nil {
+		return err
+	}
+	if err := p.vlans(r, path, h); err != nil {
+		return err
+	}
+	if err := p.mpls(r, path, h); err != nil {
+		return err
+	}
+	if err := p.layer3(r, path, h, tunnel, l4 > 0 || r.GRE != nil); err != nil {
+		return err
+	}
+	if err := p.layer4(r, path, h); err != nil {
+		return err
+	}
+	if err := p.tunnel(r, path, h); err != nil {
+		return err
+	}
+	// Raw bytes after named layers.
+	return p.raws(r, path, h, hasEth)
+}
+
+// countTrue is how many of xs are true.
+func countTrue(xs ...bool) int {
+	n := 0
+	for _, x := range xs {
+		if x {
+			n++
+		}
+	}
+	return n
+}
+
+// checkStack checks that the stack's layers go together (one of each
+// kind, each on a layer that can carry it) and returns how many layer-3
+// and layer-4 layers it has.
+func (p *parser0) checkStack(r *rawHeaders, path string, tunnel string) (l3, l4 int, err error) {
 	where := "a stream"
 	if tunnel != "" {
 		where = "an inner stack"
 	}
-	l3 := count(r.IPv4 != nil, r.IPv6 != nil, r.ARP != nil)
+	l3 = countTrue(r.IPv4 != nil, r.IPv6 != nil, r.ARP != nil)
 	if l3 > 1 {
-		return p.errAt(nil, path, where+" has at most one of ipv4, ipv6 and arp", "split the layers into two streams")
+		return 0, 0, p.errAt(nil, path, where+" has at most one of ipv4, ipv6 and arp", "split the layers into two streams")
 	}
-	l4 := count(r.UDP != nil, r.TCP != nil, r.ICMP != nil, r.ICMPv6 != nil)
+	l4 = countTrue(r.UDP != nil, r.TCP != nil, r.ICMP != nil, r.ICMPv6 != nil)
 	if l4 > 1 {
-		return p.errAt(nil, path, where+" has at most one of udp, tcp, icmp and icmpv6", "split the layers into two streams")
+		return 0, 0, p.errAt(nil, path, where+" has at most one of udp, tcp, icmp and icmpv6", "split the layers into two streams")
 	}
-	if count(r.GRE != nil, r.VXLAN != nil, r.Geneve != nil) > 1 {
-		return p.errAt(nil, path, where+" has at most one of gre, vxlan and geneve", "put one tunnel inside the other's inner: stack, or split the stream")
+	if countTrue(r.GRE != nil, r.VXLAN != nil, r.Geneve != nil) > 1 {
+		return 0, 0, p.errAt(nil, path, where+" has at most one of gre, vxlan and geneve", "put one tunnel inside the other's inner: stack, or split the stream")
 	}
 	if r.GRE != nil || r.VXLAN != nil || r.Geneve != nil {
 		if strings.Count(path, ".inner") >= maxTunnelDepth {
-			return p.errAt(nil, path, fmt.Sprintf("tunnels nest at most %d deep", maxTunnelDepth), "remove the innermost tunnel (its checksums and headers would not fit the frame's bookkeeping)")
+			return 0, 0, p.errAt(nil, path, fmt.Sprintf("tunnels nest at most %d deep", maxTunnelDepth), "remove the innermost tunnel (its checksums and headers would not fit the frame's bookkeeping)")
 		}
 	}
 	if r.VLAN != nil && r.QinQ != nil {
-		return p.keyErr(path+".qinq", "vlan and qinq are exclusive", "use vlan for one 802.1Q tag or qinq {outer, inner} for two")
+		return 0, 0, p.keyErr(path+".qinq", "vlan and qinq are exclusive", "use vlan for one 802.1Q tag or qinq {outer, inner} for two")
 	}
+	return l3, l4, p.checkCarriers(r, path, l4)
+}
+
+// checkCarriers checks that every layer has the layer that carries it.
+func (p *parser0) checkCarriers(r *rawHeaders, path string, l4 int) error {
 	switch {
 	case (r.UDP != nil || r.TCP != nil) && r.IPv4 == nil && r.IPv6 == nil:
 		l := "udp"
@@ -94,55 +132,59 @@ func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string)
 	case r.ARP != nil && len(r.MPLS) > 0:
 		return p.keyErr(path+".arp", "arp does not ride on MPLS", "remove mpls, or use ipv4/ipv6")
 	}
+	return nil
+}
 
-	// Ethernet: always in a stream's own stack and inside VXLAN/Geneve;
-	// inside GRE only when written (then GRE carries 0x6558, transparent
-	// Ethernet bridging).
-	hasEth := tunnel != TunnelGRE || r.Ethernet != nil
-	if !hasEth {
+// ethernet decodes the Ethernet header into h.Ethernet and says whether
+// the stack has one: always in a stream's own stack and inside
+// VXLAN/Geneve; inside GRE only when written (then GRE carries 0x6558,
+// transparent Ethernet bridging).
+func (p *parser0) ethernet(r *rawHeaders, path string, h *Headers, tunnel string, l3 int) (hasEth bool, err error) {
+	if tunnel == TunnelGRE && r.Ethernet == nil {
 		switch {
 		case r.VLAN != nil || r.QinQ != nil:
-			return p.keyErr(path+".vlan", "VLAN tags need an Ethernet header", "add ethernet: {} to the inner stack (GRE then carries Ethernet, protocol 0x6558)")
+			return false, p.keyErr(path+".vlan", "VLAN tags need an Ethernet header", "add ethernet: {} to the inner stack (GRE then carries Ethernet, protocol 0x6558)")
 		case r.ARP != nil:
-			return p.keyErr(path+".arp", "arp needs an Ethernet header", "add ethernet: {} to the inner stack")
+			return false, p.keyErr(path+".arp", "arp needs an Ethernet header", "add ethernet: {} to the inner stack")
 		case l3 == 0 && len(r.MPLS) == 0:
-			return p.errAt(nil, path, "the GRE inner stack is empty", "give it a layer: ipv4, ipv6, mpls, or ethernet (then GRE carries Ethernet)")
+			return false, p.errAt(nil, path, "the GRE inner stack is empty", "give it a layer: ipv4, ipv6, mpls, or ethernet (then GRE carries Ethernet)")
 		}
+		return false, nil
 	}
-	var err error
-	if hasEth {
-		eth := r.Ethernet
-		if eth == nil {
-			eth = &rawEthernet{}
-		}
-		ep := path + ".ethernet"
-		defDst := macDst
-		if r.ARP != nil {
-			defDst = macBC
-		}
-		if h.Ethernet.Src, err = p.opt(eth.Src, ep+".src", tMAC, macSrc); err != nil {
-			return err
-		}
-		if h.Ethernet.Dst, err = p.opt(eth.Dst, ep+".dst", tMAC, defDst); err != nil {
-			return err
-		}
-		et, err := p.optFixed(eth.Type, ep+".type", ftype{"EtherType", fUint, 0xffff, "0x88b5"}, 0)
-		if err != nil {
-			return err
-		}
-		if eth.Type.set() && l3 > 0 {
-			return p.errAt(eth.Type.n, ep+".type", "type is set from the ipv4/ipv6/arp layer", "remove ethernet.type (it is only for raw payload streams)")
-		}
-		if eth.Type.set() && len(r.MPLS) > 0 {
-			return p.errAt(eth.Type.n, ep+".type", "type is set from the mpls layer (0x8847)", "remove ethernet.type")
-		}
-		if eth.Type.set() && et < 0x0600 {
-			return p.errAt(eth.Type.n, ep+".type", fmt.Sprintf("EtherType %#04x is a length, not a type", et), "use a value >= 0x0600, e.g. 0x88b5")
-		}
-		h.Ethernet.Type = uint16(et)
+	eth := r.Ethernet
+	if eth == nil {
+		eth = &rawEthernet{}
 	}
+	ep := path + ".ethernet"
+	defDst := macDst
+	if r.ARP != nil {
+		defDst = macBC
+	}
+	if h.Ethernet.Src, err = p.opt(eth.Src, ep+".src", tMAC, macSrc); err != nil {
+		return true, err
+	}
+	if h.Ethernet.Dst, err = p.opt(eth.Dst, ep+".dst", tMAC, defDst); err != nil {
+		return true, err
+	}
+	et, err := p.optFixed(eth.Type, ep+".type", ftype{"EtherType", fUint, 0xffff, "0x88b5"}, 0)
+	if err != nil {
+		return true, err
+	}
+	if eth.Type.set() && l3 > 0 {
+		return true, p.errAt(eth.Type.n, ep+".type", "type is set from the ipv4/ipv6/arp layer", "remove ethernet.type (it is only for raw payload streams)")
+	}
+	if eth.Type.set() && len(r.MPLS) > 0 {
+		return true, p.errAt(eth.Type.n, ep+".type", "type is set from the mpls layer (0x8847)", "remove ethernet.type")
+	}
+	if eth.Type.set() && et < 0x0600 {
+		return true, p.errAt(eth.Type.n, ep+".type", fmt.Sprintf("EtherType %#04x is a length, not a type", et), "use a value >= 0x0600, e.g. 0x88b5")
+	}
+	h.Ethernet.Type = uint16(et)
+	return true, nil
+}
 
-	// VLAN tags.
+// vlans decodes the VLAN tags (vlan, or qinq's two) into h.VLANs.
+func (p *parser0) vlans(r *rawHeaders, path string, h *Headers) error {
 	if r.VLAN != nil {
 		v, err := p.vlan(r.VLAN, path+".vlan", header.EtherTypeVLAN)
 		if err != nil {
@@ -164,8 +206,11 @@ func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string)
 		}
 		h.VLANs = []VLAN{o, in}
 	}
+	return nil
+}
 
-	// MPLS labels.
+// mpls decodes the MPLS labels into h.MPLS.
+func (p *parser0) mpls(r *rawHeaders, path string, h *Headers) error {
 	for i := range r.MPLS {
 		m := &r.MPLS[i]
 		mp := fmt.Sprintf("%s.mpls[%d]", path, i)
@@ -173,6 +218,7 @@ func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string)
 			return p.keyErr(mp, "an MPLS entry needs a label", "write mpls: [{label: 100}] (0..1048575; 16 and up are not reserved)")
 		}
 		var e MPLS
+		var err error
 		if e.Label, err = p.opt(m.Label, mp+".label", tLabel, Fix(16)); err != nil {
 			return err
 		}
@@ -186,9 +232,12 @@ func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string)
 		}
 		h.MPLS = append(h.MPLS, e)
 	}
+	return nil
+}
 
-	// Layer 3.
-	upper := l4 > 0 || r.GRE != nil
+// layer3 decodes the IP or ARP layer into h (upper: a layer 4 or a
+// tunnel follows).
+func (p *parser0) layer3(r *rawHeaders, path string, h *Headers, tunnel string, upper bool) (err error) {
 	if r.IPv4 != nil {
 		if h.IPv4, err = p.ipv4(r.IPv4, path+".ipv4", upper); err != nil {
 			return err
@@ -207,94 +256,63 @@ func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string)
 	if tunnel != "" && (r.IPv4 != nil && r.IPv4.Fragment != nil || r.IPv6 != nil && r.IPv6.Fragment != nil) {
 		return p.keyErr(path+".fragment", "only the stream's own IP layer is fragmented", "move fragment to the outer ipv4/ipv6 (the tunnel's packets are then cut)")
 	}
+	return nil
+}
 
-	// Layer 4.
+// layer4 decodes the UDP, TCP or ICMP layer into h.
+func (p *parser0) layer4(r *rawHeaders, path string, h *Headers) (err error) {
 	switch {
 	case r.UDP != nil:
-		u := &UDP{}
-		defDst := Fix(9)
-		switch {
-		case r.VXLAN != nil:
-			defDst = Fix(PortVXLAN)
-		case r.Geneve != nil:
-			defDst = Fix(PortGeneve)
-		}
-		if u.Src, err = p.opt(r.UDP.Src, path+".udp.src", tPort, Fix(1024)); err != nil {
-			return err
-		}
-		if u.Dst, err = p.opt(r.UDP.Dst, path+".udp.dst", tPort, defDst); err != nil {
-			return err
-		}
-		// A UDP tunnel over IPv4 sends no outer UDP checksum by default
-		// (RFC 7348 §5, RFC 8926 §3.4, as Linux does); over IPv6 it is
-		// computed over the whole inner frame.
-		def := ChecksumRight
-		if (r.VXLAN != nil || r.Geneve != nil) && r.IPv4 != nil {
-			def = ChecksumZero
-		}
-		if u.Checksum, err = p.checksum(r.UDP.Checksum, path+".udp.checksum", true, def); err != nil {
-			return err
-		}
-		if u.Checksum == ChecksumZero && r.IPv6 != nil {
-			return p.errAt(r.UDP.Checksum.n, path+".udp.checksum", "UDP over IPv6 must carry a checksum (RFC 8200 §8.1)", "use checksum: right or bad")
-		}
-		h.UDP = u
+		h.UDP, err = p.udp(r, path)
 	case r.TCP != nil:
-		if h.TCP, err = p.tcp(r.TCP, path+".tcp"); err != nil {
-			return err
-		}
+		h.TCP, err = p.tcp(r.TCP, path+".tcp")
 	case r.ICMP != nil:
-		if h.ICMP, err = p.icmp(r.ICMP, path+".icmp"); err != nil {
-			return err
-		}
+		h.ICMP, err = p.icmp(r.ICMP, path+".icmp")
 	case r.ICMPv6 != nil:
-		if h.ICMP, err = p.icmp(r.ICMPv6, path+".icmpv6"); err != nil {
-			return err
-		}
+		h.ICMP, err = p.icmp(r.ICMPv6, path+".icmpv6")
 	}
+	return err
+}
 
-	// A tunnel and its inner stack.
+// udp decodes the stack's UDP layer, whose defaults follow the tunnel it
+// carries and the IP version under it.
+func (p *parser0) udp(r *rawHeaders, path string) (*UDP, error) {
+	u := &UDP{}
+	defDst := Fix(9)
+	switch {
+	case r.VXLAN != nil:
+		defDst = Fix(PortVXLAN)
+	case r.Geneve != nil:
+		defDst = Fix(PortGeneve)
+	}
+	var err error
+	if u.Src, err = p.opt(r.UDP.Src, path+".udp.src", tPort, Fix(1024)); err != nil {
+		return nil, err
+	}
+	if u.Dst, err = p.opt(r.UDP.Dst, path+".udp.dst", tPort, defDst); err != nil {
+		return nil, err
+	}
+	// A UDP tunnel over IPv4 sends no outer UDP checksum by default
+	// (RFC 7348 §5, RFC 8926 §3.4, as Linux does); over IPv6 it is
+	// computed over the whole inner frame.
+	def := ChecksumRight
+	if (r.VXLAN != nil || r.Geneve != nil) && r.IPv4 != nil {
+		def = ChecksumZero
+	}
+	if u.Checksum, err = p.checksum(r.UDP.Checksum, path+".udp.checksum", true, def); err != nil {
+		return nil, err
+	}
+	if u.Checksum == ChecksumZero && r.IPv6 != nil {
+		return nil, p.errAt(r.UDP.Checksum.n, path+".udp.checksum", "UDP over IPv6 must carry a checksum (RFC 8200 §8.1)", "use checksum: right or bad")
+	}
+	return u, nil
+}
+
+// tunnel decodes a tunnel and its inner stack into h.Tunnel.
+func (p *parser0) tunnel(r *rawHeaders, path string, h *Headers) (err error) {
 	switch {
 	case r.GRE != nil:
-		gp := path + ".gre"
-		t := &Tunnel{Kind: TunnelGRE}
-		if r.GRE.Key.set() {
-			v, err := p.opt(r.GRE.Key, gp+".key", tU32, Fix(0))
-			if err != nil {
-				return err
-			}
-			t.Key = &v
-		}
-		if r.GRE.Seq.set() {
-			v, err := p.opt(r.GRE.Seq, gp+".seq", tU32, Fix(0))
-			if err != nil {
-				return err
-			}
-			t.Seq = &v
-		}
-		if r.GRE.Checksum.set() {
-			s, err := p.text(r.GRE.Checksum, gp+".checksum", "true, false or bad")
-			if err != nil {
-				return err
-			}
-			switch s {
-			case "true", "right":
-				t.Checksum = true
-			case "false":
-			case "bad":
-				t.Checksum, t.ChecksumMode = true, ChecksumBad
-			default:
-				return p.errAt(r.GRE.Checksum.n, gp+".checksum", fmt.Sprintf("%q is not a GRE checksum setting", s), "write checksum: true (computed), bad (computed, then made wrong) or false (no checksum field)")
-			}
-		}
-		if r.GRE.Inner == nil {
-			return p.keyErr(gp+".inner", "gre needs an inner stack", "write inner: {ipv4: {}, udp: {}} (or start it with ethernet: {} to carry Ethernet)")
-		}
-		t.Ethernet = r.GRE.Inner.Ethernet != nil
-		if err := p.headers(r.GRE.Inner, gp+".inner", &t.Inner, TunnelGRE); err != nil {
-			return err
-		}
-		h.Tunnel = t
+		h.Tunnel, err = p.gre(r.GRE, path+".gre")
 	case r.VXLAN != nil, r.Geneve != nil:
 		x, kind := r.VXLAN, TunnelVXLAN
 		if x == nil {
@@ -314,9 +332,50 @@ func (p *parser0) headers(r *rawHeaders, path string, h *Headers, tunnel string)
 		}
 		h.Tunnel = t
 	}
+	return err
+}
 
-	// Raw bytes after named layers.
-	return p.raws(r, path, h, hasEth)
+// gre decodes a GRE tunnel (its key, sequence number and checksum) and
+// its inner stack; gp is its YAML path.
+func (p *parser0) gre(g *rawGRE, gp string) (*Tunnel, error) {
+	t := &Tunnel{Kind: TunnelGRE}
+	if g.Key.set() {
+		v, err := p.opt(g.Key, gp+".key", tU32, Fix(0))
+		if err != nil {
+			return nil, err
+		}
+		t.Key = &v
+	}
+	if g.Seq.set() {
+		v, err := p.opt(g.Seq, gp+".seq", tU32, Fix(0))
+		if err != nil {
+			return nil, err
+		}
+		t.Seq = &v
+	}
+	if g.Checksum.set() {
+		s, err := p.text(g.Checksum, gp+".checksum", "true, false or bad")
+		if err != nil {
+			return nil, err
+		}
+		switch s {
+		case "true", "right":
+			t.Checksum = true
+		case "false":
+		case "bad":
+			t.Checksum, t.ChecksumMode = true, ChecksumBad
+		default:
+			return nil, p.errAt(g.Checksum.n, gp+".checksum", fmt.Sprintf("%q is not a GRE checksum setting", s), "write checksum: true (computed), bad (computed, then made wrong) or false (no checksum field)")
+		}
+	}
+	if g.Inner == nil {
+		return nil, p.keyErr(gp+".inner", "gre needs an inner stack", "write inner: {ipv4: {}, udp: {}} (or start it with ethernet: {} to carry Ethernet)")
+	}
+	t.Ethernet = g.Inner.Ethernet != nil
+	if err := p.headers(g.Inner, gp+".inner", &t.Inner, TunnelGRE); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // layerRank orders the layer names a raw layer may follow.
