@@ -55,8 +55,10 @@
 // The job database (Open) is SQLite (modernc.org/sqlite, pure Go) in WAL
 // mode with a busy timeout and a single connection, so there is one
 // writer; its schema is versioned (table schema_version) and migrated
-// forward on open. A job that was running when the previous server died
-// is marked "interrupted" when the database is opened again.
+// forward on open, after PRAGMA quick_check (a damaged database is
+// refused). Every answer of status 500 or more is logged. A job that was
+// running when the previous server died is marked "interrupted" when the
+// database is opened again.
 //
 // The package prints nothing and reads no environment: it logs through
 // Options.Logger.

@@ -61,6 +61,7 @@ func (s *Server) routes() http.Handler {
 	}))
 	h = cop.Handler(h)
 	h = s.checkHost(h) // first: a request for another host name is no one's
+	h = s.logFailures(h)
 	return h
 }
 

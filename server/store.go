@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite" // the database/sql driver "sqlite", and its errors
 
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -153,6 +154,15 @@ func openStore(ctx context.Context, path string) (*Store, int, error) {
 	}
 	db.SetMaxOpenConns(1) // one connection: one writer
 	s := &Store{db: db}
+	if err := s.quickCheck(ctx); err != nil {
+		db.Close()
+		var se *sqlite.Error
+		var dmg damage
+		if errors.As(err, &dmg) || errors.As(err, &se) && (se.Code()&0xff == sqliteCorrupt || se.Code()&0xff == sqliteNotADB) {
+			return nil, 0, fmt.Errorf("job database %s is damaged (PRAGMA quick_check: %v): move it aside (mv %s %s.damaged) and start with a new one; sqlite3's .recover command may save its jobs", path, err, path, path)
+		}
+		return nil, 0, fmt.Errorf("job database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, 0, fmt.Errorf("job database %s: %w", path, err)
@@ -164,6 +174,43 @@ func openStore(ctx context.Context, path string) (*Store, int, error) {
 	}
 	return s, n, nil
 }
+
+// quickCheck runs PRAGMA quick_check, which reads every page of every
+// table and index: nil when it says "ok". A server started on a damaged
+// page answered every call that read it with 500.
+func (s *Store) quickCheck(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(5)`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		found = append(found, line)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(found) == 1 && found[0] == "ok" {
+		return nil
+	}
+	return damage(strings.Join(found, "; "))
+}
+
+// damage is what quick_check found.
+type damage string
+
+func (d damage) Error() string { return string(d) }
+
+// SQLite's primary result codes of a damaged file.
+const (
+	sqliteCorrupt = 11 // SQLITE_CORRUPT
+	sqliteNotADB  = 26 // SQLITE_NOTADB
+)
 
 func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {

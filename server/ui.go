@@ -132,6 +132,18 @@ func (s *Server) render(w http.ResponseWriter, code int, name, title string, dat
 	if ld, ok := data.(loginData); ok && !ld.LoggedIn {
 		login = false // no Log out on the login page of someone not logged in
 	}
+	if code >= 500 {
+		why := title
+		switch d := data.(type) {
+		case string:
+			why = d
+		case newData:
+			why = ErrorBody{Errors: d.Errors}.line()
+		case loginData:
+			why = d.Error
+		}
+		noteFailure(w, why)
+	}
 	if err := t.ExecuteTemplate(&b, name, pageData{Title: title, Nav: name, Login: login, Data: data}); err != nil {
 		s.log.Error("web UI: render", "page", name, "err", err)
 		http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
