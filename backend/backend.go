@@ -332,12 +332,12 @@ const (
 func CheckMTU(path, iface string, mtu int, o Options) error {
 	wire := mtu + header.EthernetLen
 	if o.MaxFrame > wire+header.VLANLen {
-		return fmt.Errorf("%s: frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
-			path, o.MaxFrame, iface, mtu, wire, wire+header.VLANLen, iface, o.MaxFrame-header.EthernetLen)
+		return Errorf(path, "frames of %d bytes do not fit the MTU of %s (%d: at most %d bytes per frame, %d with a VLAN tag): use smaller frames or raise the MTU with `ip link set %s mtu %d`",
+			o.MaxFrame, iface, mtu, wire, wire+header.VLANLen, iface, o.MaxFrame-header.EthernetLen)
 	}
 	if o.MaxUntagged > wire {
-		return fmt.Errorf("%s: stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (--size, or size: in the template; a replayed capture's records go as captured) or raise the MTU with `ip link set %s mtu %d`",
-			path, o.UntaggedStream, o.MaxUntagged, iface, mtu, wire, iface, o.MaxUntagged-header.EthernetLen)
+		return Errorf(path, "stream %q has frames of %d bytes without a VLAN tag, more than the MTU of %s carries (%d: at most %d bytes per untagged frame): make them smaller (--size, or size: in the template; a replayed capture's records go as captured) or raise the MTU with `ip link set %s mtu %d`",
+			o.UntaggedStream, o.MaxUntagged, iface, mtu, wire, iface, o.MaxUntagged-header.EthernetLen)
 	}
 	return nil
 }

@@ -90,11 +90,20 @@ func NamesBackend(err error, name string) bool {
 type Error struct {
 	// Backend is the backend's registered name.
 	Backend string
-	// Err is the error, its text without the name.
+	// At, when set, follows the name: the side or the object the error is
+	// about ("sender", "on veth0", "receiver on lo queue 1"), as in
+	// "afpacket on veth0: needs CAP_NET_RAW".
+	At string
+	// Err is the error, its text without the name (and At).
 	Err error
 }
 
-func (e *Error) Error() string { return e.Backend + ": " + e.Err.Error() }
+func (e *Error) Error() string {
+	if e.At != "" {
+		return e.Backend + " " + e.At + ": " + e.Err.Error()
+	}
+	return e.Backend + ": " + e.Err.Error()
+}
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
@@ -109,22 +118,22 @@ func Errorf(name, format string, args ...any) error {
 	return &Error{Backend: name, Err: fmt.Errorf(format, args...)}
 }
 
+// ErrorfAt formats an error of backend name about at, a side or an object
+// ("sender", "on veth0"), as fmt.Errorf does: its text is the name, at, a
+// colon and the message ("afpacket on veth0: needs CAP_NET_RAW …").
+func ErrorfAt(name, at, format string, args ...any) error {
+	return &Error{Backend: name, At: at, Err: fmt.Errorf(format, args...)}
+}
+
 // Name returns err as an error of backend name: its text begins with the
 // name once, whichever layer the error came from. An error that names the
-// backend already (NamesBackend) is returned as it is; nil stays nil.
-// Every error a backend hands the engine (from Open, a sender or a
-// receiver) goes through it, so that each reads "afxdp: …", never
-// "backend afxdp: afxdp: …" or an error without the name.
-//
-// The network backends write their errors with Errorf; an error whose
-// text spells the name itself ("cma: the receiver has gone", "afpacket
-// on veth0: needs CAP_NET_RAW", "afxdp receiver on lo: …") is not named
-// twice either: that text is checked as a last resort.
+// backend already (NamesBackend: every backend writes its errors with
+// Errorf or ErrorfAt) is returned as it is; nil stays nil. Every error a
+// backend hands the engine (from Open, a sender or a receiver) goes
+// through it, so that each reads "afxdp: …" (or "afpacket on veth0: …"),
+// never "backend afxdp: afxdp: …" or an error without the name.
 func Name(name string, err error) error {
 	if err == nil || NamesBackend(err, name) {
-		return err
-	}
-	if t := err.Error(); strings.HasPrefix(t, name+": ") || strings.HasPrefix(t, name+" ") {
 		return err
 	}
 	return &Error{Backend: name, Err: err}

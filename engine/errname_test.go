@@ -39,8 +39,8 @@ func TestBackendErrorsNameTheBackendOnce(t *testing.T) {
 		{"unsupported", &backend.UnsupportedError{Backend: "net", What: "TX rings"}, nil, "net: TX rings is not supported"},
 		{"plain sender error", nil, errors.New("-o x.pcap: cannot create"), "worker 0: net: -o x.pcap: cannot create"},
 		{"sender error naming the backend", nil, named, "worker 0: net: the EAL found no port"},
-		{"text naming the backend", errors.New("net: the receiver has gone"), nil, "net: the receiver has gone"},
-		{"text naming the backend and the interface", nil, errors.New("net on veth0: needs CAP_NET_RAW"), "worker 0: net on veth0: needs CAP_NET_RAW"},
+		{"Errorf", backend.Errorf("net", "the receiver has gone"), nil, "net: the receiver has gone"},
+		{"ErrorfAt the interface", nil, backend.ErrorfAt("net", "on veth0", "needs CAP_NET_RAW"), "worker 0: net on veth0: needs CAP_NET_RAW"},
 		{"text beginning with a longer name", errors.New("network down"), nil, "net: network down"},
 	} {
 		reg := backend.Registration{Name: "net", Open: func(context.Context, backend.Options) (backend.Instance, error) {

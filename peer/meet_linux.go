@@ -3,10 +3,11 @@ package peer
 import (
 	"context"
 	"fmt"
-	"github.com/wpg-dev/wpg/backend"
 	"net"
 	"os"
 	"time"
+
+	"github.com/wpg-dev/wpg/backend"
 
 	"github.com/wpg-dev/wpg/internal/sys"
 )
@@ -27,7 +28,7 @@ type Meeting struct {
 // --listen, or nil.
 func NeedListen(name, listen string) error {
 	if listen == "" {
-		return fmt.Errorf("%s receiver: needs --listen SOCK (the socket the sender connects to with --connect SOCK)", name)
+		return backend.ErrorfAt(name, "receiver", "needs --listen SOCK (the socket the sender connects to with --connect SOCK)")
 	}
 	return nil
 }
@@ -49,12 +50,12 @@ func Meet(ctx context.Context, name string, o backend.Options, wait time.Duratio
 		conn, err = Accept(ctx, o.Listen)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s receiver: %w", name, err)
+		return nil, backend.ErrorfAt(name, "receiver", "%w", err)
 	}
 	h, fds, err := Recv(conn, wait)
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("%s receiver: %w", name, err)
+		return nil, backend.ErrorfAt(name, "receiver", "%w", err)
 	}
 	m := &Meeting{Name: name, Conn: conn, Hello: h, Fds: fds}
 	if h.Backend != name {
@@ -73,5 +74,5 @@ func (m *Meeting) Refuse(err error) error {
 	m.Fds = nil
 	_ = Send(m.Conn, Hello{Backend: m.Name, PID: os.Getpid(), Error: err.Error()})
 	m.Conn.Close()
-	return fmt.Errorf("%s receiver: %w", m.Name, err)
+	return backend.ErrorfAt(m.Name, "receiver", "%w", err)
 }

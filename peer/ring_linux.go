@@ -4,7 +4,6 @@ package peer
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"time"
@@ -155,7 +154,7 @@ func (r *RingReceiver) Answer(h Hello) error {
 	h.Backend, h.PID = r.Name, os.Getpid()
 	if err := Send(r.Conn, h); err != nil {
 		r.closeAll()
-		return fmt.Errorf("%s receiver: %w", r.Name, err)
+		return backend.ErrorfAt(r.Name, "receiver", "%w", err)
 	}
 	r.Cons = r.Ring.Consumer()
 	r.Gone = Watch(r.Conn)

@@ -83,12 +83,12 @@ func (s *Session) Reach(ctx context.Context, name string, o backend.Options, wai
 		}
 		sock, alive = s.Child.Sock, s.Child.Exited
 	default:
-		return fmt.Errorf("%s sender: the receiver must be reached over a socket (%s is for the pipe path): leave --connect out to let wpg start one, or give --connect SOCK", name, o.Peer)
+		return backend.ErrorfAt(name, "sender", "the receiver must be reached over a socket (%s is for the pipe path): leave --connect out to let wpg start one, or give --connect SOCK", o.Peer)
 	}
 	c, err := Dial(ctx, sock, wait, alive)
 	if err != nil {
 		s.Abort()
-		return fmt.Errorf("%s sender: %w", name, err)
+		return backend.ErrorfAt(name, "sender", "%w", err)
 	}
 	s.Conn = c
 	return nil
@@ -99,7 +99,7 @@ func (s *Session) Reach(ctx context.Context, name string, o backend.Options, wai
 func (s *Session) control(ctx context.Context, sock string, wait time.Duration, alive func() error, q RecvRequest) error {
 	c, err := Dial(ctx, sock, wait, alive)
 	if err != nil {
-		return fmt.Errorf("%s sender: %w", s.Name, err)
+		return backend.ErrorfAt(s.Name, "sender", "%w", err)
 	}
 	live := liveFrom(ctx)
 	if live != nil {
@@ -107,7 +107,7 @@ func (s *Session) control(ctx context.Context, sock string, wait time.Duration, 
 	}
 	if err := request(c, q, wait, s.Where); err != nil {
 		c.Close()
-		return fmt.Errorf("%s sender: %w", s.Name, err)
+		return backend.ErrorfAt(s.Name, "sender", "%w", err)
 	}
 	s.Ctrl = c
 	if live != nil {
@@ -167,7 +167,7 @@ func (s *Session) Start(ctx context.Context, name string, o backend.Options, std
 	s.Name = name
 	p, err := StartWith(o.Env.Launcher, o.Env.Stderr, name, stdin)
 	if err != nil {
-		return fmt.Errorf("%s sender: %w", name, err)
+		return backend.ErrorfAt(name, "sender", "%w", err)
 	}
 	s.Child, s.Where = p, fmt.Sprintf("receiver process %d", p.PID())
 	if err := s.control(ctx, p.Sock, childDial, p.Exited, Request(name, o, q)); err != nil {
@@ -192,12 +192,12 @@ func (s *Session) Exchange(h Hello, wait time.Duration, fds ...int) (Hello, erro
 	}
 	if err := Send(s.Conn, h, fds...); err != nil {
 		s.Abort()
-		return Hello{}, fmt.Errorf("%s sender (%s): %w", s.Name, s.Where, err)
+		return Hello{}, backend.ErrorfAt(s.Name, "sender ("+s.Where+")", "%w", err)
 	}
 	rh, _, err := Recv(s.Conn, wait)
 	if err != nil {
 		s.Abort()
-		return Hello{}, fmt.Errorf("%s sender (%s): %w", s.Name, s.Where, err)
+		return Hello{}, backend.ErrorfAt(s.Name, "sender ("+s.Where+")", "%w", err)
 	}
 	s.PeerPID = rh.PID
 	return rh, nil
@@ -260,9 +260,9 @@ func (s *Session) Wait() error {
 	}
 	err := s.Child.Wait(childWait, answered)
 	if err == nil && !answered {
-		err = fmt.Errorf("%s sender: the receiver's answer: %v", s.Name, aerr)
+		err = backend.ErrorfAt(s.Name, "sender", "the receiver's answer: %v", aerr)
 		if a.Error != "" {
-			err = fmt.Errorf("%s sender: the receiver: %s", s.Name, a.Error)
+			err = backend.ErrorfAt(s.Name, "sender", "the receiver: %s", a.Error)
 		}
 	}
 	return err

@@ -1,6 +1,6 @@
 package peer
 
-import "fmt"
+import "github.com/wpg-dev/wpg/backend"
 
 // SlotStride is the distance between staging slots: whole pages for frames
 // of a page or more (each frame starts page aligned), else 64 bytes.
@@ -15,7 +15,7 @@ func SlotStride(maxFrame int) int {
 // (limit), which SlotCount would otherwise lower without a word.
 func CheckSlots(name string, want, limit int) error {
 	if want > limit {
-		return fmt.Errorf("%s: --slots %d: its descriptor ring takes at most %d slots: give --slots %d or fewer (0: the default for the frame size)", name, want, limit, limit)
+		return backend.Errorf(name, "--slots %d: its descriptor ring takes at most %d slots: give --slots %d or fewer (0: the default for the frame size)", want, limit, limit)
 	}
 	return nil
 }

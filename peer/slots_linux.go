@@ -3,10 +3,10 @@ package peer
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"time"
 
+	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/shmring"
 )
 
@@ -64,7 +64,7 @@ func (s *Slots) Reserve(bufs [][]byte) (int, error) {
 		if g := s.PeerGone(); g != nil {
 			return 0, g
 		}
-		return 0, fmt.Errorf("%s: %w", s.Name, err)
+		return 0, backend.Errorf(s.Name, "%w", err)
 	}
 	for i := 0; i < n; i++ {
 		off := s.Offset(i)
@@ -130,7 +130,7 @@ func Drain(ctx context.Context, name string, prod *shmring.Producer, wait time.D
 			return err
 		}
 		if stall.Still(uint64(pending)) {
-			return fmt.Errorf("%s: the receiver took no frame for %v after the run stopped: %d frames left undelivered in the ring", name, StallGrace, pending)
+			return backend.Errorf(name, "the receiver took no frame for %v after the run stopped: %d frames left undelivered in the ring", StallGrace, pending)
 		}
 		_ = prod.WaitSpace(wait)
 		time.Sleep(100 * time.Microsecond)
@@ -145,10 +145,10 @@ func Drain(ctx context.Context, name string, prod *shmring.Producer, wait time.D
 func GoneError(name string, pid int, gone <-chan struct{}, prod *shmring.Producer, sent uint64, taken string) error {
 	select {
 	case <-gone:
-		return fmt.Errorf("%s: the receiver (pid %d) has gone: its socket closed after %d frames %s", name, pid, sent-uint64(max(0, prod.Pending())), taken)
+		return backend.Errorf(name, "the receiver (pid %d) has gone: its socket closed after %d frames %s", pid, sent-uint64(max(0, prod.Pending())), taken)
 	default:
 		if prod.PeerClosed() {
-			return fmt.Errorf("%s: the receiver (pid %d) closed the ring after %d frames", name, pid, sent-uint64(max(0, prod.Pending())))
+			return backend.Errorf(name, "the receiver (pid %d) closed the ring after %d frames", pid, sent-uint64(max(0, prod.Pending())))
 		}
 		return nil
 	}

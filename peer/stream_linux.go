@@ -2,9 +2,9 @@ package peer
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
+	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -13,9 +13,9 @@ import (
 // the CPU for up to spin — the writer is usually mid-write, and an idle
 // vCPU is slow to wake — then waits up to timeout in poll(2) for fd to
 // become readable and reads once more. It returns 0 frames and no error
-// when nothing arrived in time; a poll error is prefixed with what (the
-// path's name, e.g. "unix receiver").
-func (s *StreamReader) NextOrWait(views [][]byte, fd int, timeout, spin time.Duration, empty error, what string) (int, error) {
+// when nothing arrived in time; a poll error is an error of backend name
+// about at (backend.ErrorfAt: "pipe (fifo x): …").
+func (s *StreamReader) NextOrWait(views [][]byte, fd int, timeout, spin time.Duration, empty error, name, at string) (int, error) {
 	n, err := s.Next(views)
 	if !errors.Is(err, empty) {
 		return n, err
@@ -28,7 +28,7 @@ func (s *StreamReader) NextOrWait(views [][]byte, fd int, timeout, spin time.Dur
 	}
 	ready, err := sys.PollIn(fd, timeout)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return 0, backend.ErrorfAt(name, at, "%w", err)
 	}
 	if !ready {
 		return 0, nil

@@ -43,15 +43,17 @@ func lookupInterface(name string) (iface, error) {
 	return iface{name: l.Name, index: l.Index, mtu: l.MTU, numa: l.NUMANode, virtual: l.Virtual, loopback: l.Loopback(), rps: l.RPS}, nil
 }
 
-// openError turns a socket setup failure into an error that names the fix.
-func openError(ifname string, err error) error {
+// openError turns a socket setup failure into an error that names the
+// fix; orElse follows the RLIMIT_MEMLOCK advice (the receiver's other way
+// out, "; or receive without a ring: --no-rx-ring").
+func openError(ifname string, err error, orElse string) error {
 	switch {
 	case errors.Is(err, sys.ErrMemlock):
-		return inputerr.WithFix(fmt.Errorf("afpacket on %s: %w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth", ifname, err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
+		return inputerr.WithFix(backend.ErrorfAt("afpacket", "on "+ifname, "%w: raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth%s", err, orElse), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
 	case sys.IsPermission(err):
-		return inputerr.WithFix(fmt.Errorf("afpacket on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", ifname, err), "grant CAP_NET_RAW")
+		return inputerr.WithFix(backend.ErrorfAt("afpacket", "on "+ifname, "needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw,cap_ipc_lock+ep $(which wpg)`: %w", err), "grant CAP_NET_RAW")
 	}
-	return fmt.Errorf("afpacket on %s: %w", ifname, err)
+	return backend.ErrorfAt("afpacket", "on "+ifname, "%w", err)
 }
 
 // Sender sends frames on one interface through a TX ring or sendmmsg.
@@ -159,14 +161,14 @@ func newSenderOn(ifc iface, loFrags bool, o backend.Options) (*Sender, error) {
 		case errors.Is(err, sys.ErrNotSupported) || sys.IsNoMemory(err):
 			s.info.Reason = "TX ring unavailable, fell back to sendmmsg: " + err.Error()
 		default:
-			return nil, openError(ifc.name, err)
+			return nil, openError(ifc.name, err, "")
 		}
 	} else {
 		s.info.Reason = "--no-tx-ring"
 	}
 	mm, err := tpacket.NewMmsg(ifc.index, batch, o.MaxFrame, o.Net.QdiscBypass)
 	if err != nil {
-		return nil, openError(ifc.name, err)
+		return nil, openError(ifc.name, err, "")
 	}
 	s.mm = mm
 	s.info.Mode = ModeSendmmsg
@@ -193,7 +195,7 @@ func (s *Sender) Reserve(bufs [][]byte) (int, error) {
 	n := s.ring.Reserve(bufs)
 	if n == 0 {
 		if err := s.ring.Kick(false); err != nil {
-			return 0, fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
+			return 0, backend.ErrorfAt("afpacket", "on "+s.info.Interface, "%w", err)
 		}
 		if n = s.ring.Reserve(bufs); n == 0 {
 			if err := s.ring.WaitWritable(time.Millisecond); err != nil {
@@ -217,21 +219,21 @@ func (s *Sender) Commit(lens []int) (int, error) {
 	if s.checkTag {
 		for i, l := range lens {
 			if l > s.wire && !header.VLANTagged(s.reserved[i]) {
-				return 0, fmt.Errorf("afpacket on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+header.VLANLen)
+				return 0, backend.ErrorfAt("afpacket", "on "+s.info.Interface, "frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", l, s.wire, s.wire+header.VLANLen)
 			}
 		}
 	}
 	if s.mm != nil {
 		n, err := s.mm.Send(lens)
 		if err != nil {
-			err = fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
+			err = backend.ErrorfAt("afpacket", "on "+s.info.Interface, "%w", err)
 		}
 		return n, err
 	}
 	if err := s.ring.Commit(lens); err != nil {
 		// The frames stay requested in the ring; the error (interface
 		// gone or down) ends the run.
-		return len(lens), fmt.Errorf("afpacket on %s: %w", s.info.Interface, err)
+		return len(lens), backend.ErrorfAt("afpacket", "on "+s.info.Interface, "%w", err)
 	}
 	return len(lens), nil
 }
@@ -349,10 +351,10 @@ func (s *Sender) Flush() error {
 	}
 	busy, err := s.ring.Drain(flushTimeout)
 	if err != nil {
-		return fmt.Errorf("afpacket on %s: flush: %w", s.info.Interface, err)
+		return backend.ErrorfAt("afpacket", "on "+s.info.Interface, "flush: %w", err)
 	}
 	if busy > 0 {
-		return fmt.Errorf("afpacket on %s: %d frames still in the TX ring after %s (is the link up and the device transmitting?)", s.info.Interface, busy, flushTimeout)
+		return backend.ErrorfAt("afpacket", "on "+s.info.Interface, "%d frames still in the TX ring after %s (is the link up and the device transmitting?)", busy, flushTimeout)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func newReceiverOn(ifc iface, o backend.Options) (*Receiver, error) {
 	}
 	blocks := int(ringBytes / rxBlock)
 	if blocks < 2 {
-		return nil, fmt.Errorf("afpacket receiver: --ring-bytes %d: need at least %d bytes (two %d-byte blocks)", ringBytes, 2*rxBlock, rxBlock)
+		return nil, backend.ErrorfAt("afpacket", "receiver", "--ring-bytes %d: need at least %d bytes (two %d-byte blocks)", ringBytes, 2*rxBlock, rxBlock)
 	}
 	snap := min(ifc.mtu+header.EthernetLen+header.VLANLen, rxBlock-256)
 	r := &Receiver{info: backend.Info{
@@ -91,17 +91,15 @@ func newReceiverOn(ifc iface, o backend.Options) (*Receiver, error) {
 			return r, nil
 		case errors.Is(err, sys.ErrNotSupported) || sys.IsNoMemory(err):
 			r.info.Reason = "RX ring unavailable, fell back to recvmmsg: " + err.Error()
-		case errors.Is(err, sys.ErrMemlock):
-			return nil, fmt.Errorf("%w; or receive without a ring: --no-rx-ring", openError(ifc.name, err))
 		default:
-			return nil, openError(ifc.name, err)
+			return nil, openError(ifc.name, err, "; or receive without a ring: --no-rx-ring")
 		}
 	} else {
 		r.info.Reason = "--no-rx-ring"
 	}
 	mm, err := tpacket.NewMmsgRx(ifc.index, rxMmsgBatch, snap, rxMmsgBuf)
 	if err != nil {
-		return nil, openError(ifc.name, err)
+		return nil, openError(ifc.name, err, "")
 	}
 	r.ring, r.info.Mode = mm, ModeRecvmmsg
 	return r, nil
@@ -122,7 +120,7 @@ func (r *Receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 	}
 	r.ts = r.ts[:n]
 	if err != nil {
-		err = fmt.Errorf("afpacket on %s: %w", r.info.Interface, err)
+		err = backend.ErrorfAt("afpacket", "on "+r.info.Interface, "%w", err)
 	}
 	return n, err
 }

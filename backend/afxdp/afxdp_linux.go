@@ -83,25 +83,24 @@ func openError(ifc iface, queue int, mode string, umem int64, err error) error {
 		return inputerr.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "AF_XDP sockets", Reason: "this kernel has none (" + err.Error() + ")",
 			Fix: "use a kernel built with CONFIG_XDP_SOCKETS=y (Linux 4.18+), or --backend afpacket"}, "a kernel with CONFIG_XDP_SOCKETS")
 	case sys.IsPermission(err) && stage == "socket":
-		return inputerr.WithFix(fmt.Errorf("afxdp on %s: needs CAP_NET_RAW for an AF_XDP socket: run as root or `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", ifc.name, err), "grant CAP_NET_RAW")
+		return inputerr.WithFix(backend.ErrorfAt("afxdp", "on "+ifc.name, "needs CAP_NET_RAW for an AF_XDP socket: run as root or `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", err), "grant CAP_NET_RAW")
 	case stage == "umem" && (xsk.IsNoBufs(err) || sys.IsPermission(err)):
 		lim, _ := sys.MemlockLimit()
-		return inputerr.WithFix(fmt.Errorf("afxdp on %s queue %d: the kernel could not pin the %d-byte UMEM: %w (RLIMIT_MEMLOCK %s): raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth: %w",
-			ifc.name, queue, umem, sys.ErrMemlock, limitString(lim), err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
+		return inputerr.WithFix(backend.ErrorfAt("afxdp", fmt.Sprintf("on %s queue %d", ifc.name, queue), "the kernel could not pin the %d-byte UMEM: %w (RLIMIT_MEMLOCK %s): raise it with `ulimit -l` (systemd: LimitMEMLOCK=), grant CAP_IPC_LOCK, or lower --ring-bytes / --ring-depth: %w", umem, sys.ErrMemlock, limitString(lim), err), "raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK")
 	case stage == "bind" && xsk.IsBusy(err):
-		return fmt.Errorf("afxdp on %s: queue %d is in use (EBUSY): another AF_XDP socket is bound to it, or the driver's queue is taken by a zero-copy user; `ss --xdp -p` lists XDP sockets and their processes where the kernel has CONFIG_XDP_SOCKETS_DIAG, and `ip link show %s` the XDP program of a receiver; pick another with --queue: %w", ifc.name, queue, ifc.name, err)
+		return backend.ErrorfAt("afxdp", "on "+ifc.name, "queue %d is in use (EBUSY): another AF_XDP socket is bound to it, or the driver's queue is taken by a zero-copy user; `ss --xdp -p` lists XDP sockets and their processes where the kernel has CONFIG_XDP_SOCKETS_DIAG, and `ip link show %s` the XDP program of a receiver; pick another with --queue: %w", queue, ifc.name, err)
 	case stage == "bind" && xsk.IsNotSupported(err) && mode == XDPNative:
 		return inputerr.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "zero-copy (--xdp-mode native) on " + ifc.name,
 			Reason: ifc.driverName() + " has no AF_XDP zero-copy support (" + err.Error() + ")",
 			Fix:    "use --xdp-mode auto (falls back to copy mode) or --xdp-mode generic"}, "--xdp-mode auto or generic")
 	case stage == "bind" && xsk.IsInvalid(err):
-		return fmt.Errorf("afxdp on %s: bind to queue %d refused (EINVAL): the interface has %d TX / %d RX queues; check --queue, or `ethtool -l %s`: %w", ifc.name, queue, ifc.txQueues, ifc.rxQueues, ifc.name, err)
+		return backend.ErrorfAt("afxdp", "on "+ifc.name, "bind to queue %d refused (EINVAL): the interface has %d TX / %d RX queues; check --queue, or `ethtool -l %s`: %w", queue, ifc.txQueues, ifc.rxQueues, ifc.name, err)
 	case xsk.IsDown(err):
-		return fmt.Errorf("afxdp on %s: the interface is down or gone: bring it up with `ip link set %s up`: %w", ifc.name, ifc.name, err)
+		return backend.ErrorfAt("afxdp", "on "+ifc.name, "the interface is down or gone: bring it up with `ip link set %s up`: %w", ifc.name, err)
 	case sys.IsPermission(err):
-		return inputerr.WithFix(fmt.Errorf("afxdp on %s: %w: needs CAP_NET_RAW (and CAP_NET_ADMIN for busy polling): run as root or grant them with setcap", ifc.name, err), "grant CAP_NET_RAW and CAP_NET_ADMIN")
+		return inputerr.WithFix(backend.ErrorfAt("afxdp", "on "+ifc.name, "%w: needs CAP_NET_RAW (and CAP_NET_ADMIN for busy polling): run as root or grant them with setcap", err), "grant CAP_NET_RAW and CAP_NET_ADMIN")
 	}
-	return fmt.Errorf("afxdp on %s queue %d: %w", ifc.name, queue, err)
+	return backend.ErrorfAt("afxdp", fmt.Sprintf("on %s queue %d", ifc.name, queue), "%w", err)
 }
 
 func limitString(v uint64) string {
@@ -276,12 +275,12 @@ func (s *Sender) Reserve(bufs [][]byte) (int, error) {
 // rest of the reservation stays free.
 func (s *Sender) Commit(lens []int) (int, error) {
 	if len(lens) > s.reserved {
-		return 0, fmt.Errorf("afxdp on %s: commit of %d frames, %d reserved", s.info.Interface, len(lens), s.reserved)
+		return 0, backend.ErrorfAt("afxdp", "on "+s.info.Interface, "commit of %d frames, %d reserved", len(lens), s.reserved)
 	}
 	if s.checkTag {
 		for i, l := range lens {
 			if l > s.wire && !header.VLANTagged(s.bufs[i]) {
-				return 0, fmt.Errorf("afxdp on %s: frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", s.info.Interface, l, s.wire, s.wire+header.VLANLen)
+				return 0, backend.ErrorfAt("afxdp", "on "+s.info.Interface, "frame of %d bytes exceeds the MTU (%d bytes untagged; only VLAN-tagged frames may be %d)", l, s.wire, s.wire+header.VLANLen)
 			}
 		}
 	}
@@ -303,9 +302,9 @@ func (s *Sender) Commit(lens []int) (int, error) {
 
 func (s *Sender) ioError(err error) error {
 	if xsk.IsDown(err) {
-		return fmt.Errorf("afxdp on %s: %w (is the link up? `ip link set %s up`)", s.info.Interface, err, s.info.Interface)
+		return backend.ErrorfAt("afxdp", "on "+s.info.Interface, "%w (is the link up? `ip link set %s up`)", err, s.info.Interface)
 	}
-	return fmt.Errorf("afxdp on %s: %w", s.info.Interface, err)
+	return backend.ErrorfAt("afxdp", "on "+s.info.Interface, "%w", err)
 }
 
 // MaxFrame is the largest frame a buffer holds (Options.MaxFrame).
@@ -349,7 +348,7 @@ func (s *Sender) Flush() error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("afxdp on %s: %d frames still not completed after %s (is the link up and the device transmitting?)", s.info.Interface, s.submitted-s.completed, flushTimeout)
+			return backend.ErrorfAt("afxdp", "on "+s.info.Interface, "%d frames still not completed after %s (is the link up and the device transmitting?)", s.submitted-s.completed, flushTimeout)
 		}
 		if s.sock.TxPending() > 0 && s.sock.NeedsKick() {
 			if err := s.sock.Kick(); err != nil {

@@ -56,7 +56,7 @@ func newReceiver(_ context.Context, ifc iface, o backend.Options) (_ *Receiver, 
 	}
 	first := o.Net.Queue
 	if first >= ifc.rxQueues {
-		return nil, fmt.Errorf("afxdp receiver: %w", checkQueues(ifc, first, 1, ifc.rxQueues, "RX"))
+		return nil, backend.ErrorfAt("afxdp", "receiver", "%w", checkQueues(ifc, first, 1, ifc.rxQueues, "RX"))
 	}
 	n := ifc.rxQueues - first
 	ringBytes := o.Net.RingBytes
@@ -66,11 +66,11 @@ func newReceiver(_ context.Context, ifc iface, o backend.Options) (_ *Receiver, 
 	page := os.Getpagesize()
 	if ifc.mtu > maxRxMTU(page) {
 		// RxGeometry's words, with this interface's name in the command.
-		return nil, fmt.Errorf("afxdp receiver on %s: an MTU of %d does not fit a UMEM chunk (at most %d bytes with the kernel's %d-byte headroom): lower it with `ip link set %s mtu %d`, or receive with --backend afpacket", ifc.name, ifc.mtu, page, rxHeadroom, ifc.name, maxRxMTU(page))
+		return nil, backend.ErrorfAt("afxdp", "receiver on "+ifc.name, "an MTU of %d does not fit a UMEM chunk (at most %d bytes with the kernel's %d-byte headroom): lower it with `ip link set %s mtu %d`, or receive with --backend afpacket", ifc.mtu, page, rxHeadroom, ifc.name, maxRxMTU(page))
 	}
 	chunk, chunks, err := RxGeometry(ifc.mtu, ringBytes, page)
 	if err != nil {
-		return nil, fmt.Errorf("afxdp receiver on %s (%d queues): %w", ifc.name, n, err)
+		return nil, backend.ErrorfAt("afxdp", fmt.Sprintf("receiver on %s (%d queues)", ifc.name, n), "%w", err)
 	}
 	batch := max(o.Batch, 64)
 	r := &Receiver{busy: o.Net.BusyPoll}
@@ -118,7 +118,7 @@ func newReceiver(_ context.Context, ifc iface, o backend.Options) (_ *Receiver, 
 	}
 	for _, rq := range r.queues {
 		if err := r.steer.Add(rq.queue, rq.sock.FD()); err != nil {
-			return nil, fmt.Errorf("afxdp receiver on %s: %w", ifc.name, err)
+			return nil, backend.ErrorfAt("afxdp", "receiver on "+ifc.name, "%w", err)
 		}
 	}
 	r.poll = xsk.NewPoller(socks)
@@ -163,14 +163,14 @@ func queueRange(a, b int) string {
 func steerError(ifc iface, err error) error {
 	switch {
 	case sys.IsPermission(err):
-		return inputerr.WithFix(fmt.Errorf("afxdp receiver on %s: loading and attaching the XDP program needs CAP_BPF and CAP_NET_ADMIN (or root): `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", ifc.name, err), "grant CAP_BPF and CAP_NET_ADMIN")
+		return inputerr.WithFix(backend.ErrorfAt("afxdp", "receiver on "+ifc.name, "loading and attaching the XDP program needs CAP_BPF and CAP_NET_ADMIN (or root): `sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep $(which wpg)`: %w", err), "grant CAP_BPF and CAP_NET_ADMIN")
 	case xsk.IsBusy(err) || errors.Is(err, os.ErrExist):
-		return fmt.Errorf("afxdp receiver on %s: another XDP program is attached (`ip link show %s` shows it; a program attached with `ip link set %s xdp …` must be removed with `ip link set %s xdp off` first): %w", ifc.name, ifc.name, ifc.name, ifc.name, err)
+		return backend.ErrorfAt("afxdp", "receiver on "+ifc.name, "another XDP program is attached (`ip link show %s` shows it; a program attached with `ip link set %s xdp …` must be removed with `ip link set %s xdp off` first): %w", ifc.name, ifc.name, ifc.name, err)
 	case xsk.IsNotSupported(err):
 		return inputerr.WithFix(&backend.UnsupportedError{Backend: "afxdp", What: "driver-mode XDP (--xdp-mode native) on " + ifc.name,
 			Reason: ifc.driverName() + " refused it (" + err.Error() + ")", Fix: "use --xdp-mode auto or generic"}, "--xdp-mode auto or generic")
 	}
-	return fmt.Errorf("afxdp receiver on %s: %w", ifc.name, err)
+	return backend.ErrorfAt("afxdp", "receiver on "+ifc.name, "%w", err)
 }
 
 // refill gives the kernel as many spare chunks as the fill ring takes.
@@ -211,7 +211,7 @@ func (r *Receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 		}
 		if n == 0 {
 			if err := r.poll.WaitReadable(timeout); err != nil {
-				return 0, fmt.Errorf("afxdp on %s: %w", r.info.Interface, err)
+				return 0, backend.ErrorfAt("afxdp", "on "+r.info.Interface, "%w", err)
 			}
 			n = r.take(views)
 		}

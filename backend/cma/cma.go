@@ -1,8 +1,6 @@
 package cma
 
 import (
-	"fmt"
-
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/peer"
 )
@@ -40,5 +38,5 @@ func modeOf(m string) (writev bool, err error) {
 	case "writev":
 		return true, nil
 	}
-	return false, fmt.Errorf("cma: --recv-mode %q: choose readv (the receiver pulls, default) or writev (the sender pushes)", m)
+	return false, backend.Errorf("cma", "--recv-mode %q: choose readv (the receiver pulls, default) or writev (the sender pushes)", m)
 }

@@ -92,11 +92,11 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, err
 	}
 	if err := sys.AllowAnyPtracer(); err != nil {
-		return nil, fmt.Errorf("cma sender: let the receiver read our memory: %w", err)
+		return nil, backend.ErrorfAt("cma", "sender", "let the receiver read our memory: %w", err)
 	}
 	ring, err := shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Mem.Slots), SlotSize: 8})
 	if err != nil {
-		return nil, fmt.Errorf("cma sender: %w", err)
+		return nil, backend.ErrorfAt("cma", "sender", "%w", err)
 	}
 	s := &sender{maxFrame: o.MaxFrame, stride: stride(o.MaxFrame), writev: writev, staged: ring.Slots()}
 	s.Ring = ring
@@ -108,7 +108,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	s.staging, err = sys.AllocHuge(s.staged*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", s.staged, s.stride))
 	if err != nil {
 		ring.Close()
-		return nil, fmt.Errorf("cma sender: %w", err)
+		return nil, backend.ErrorfAt("cma", "sender", "%w", err)
 	}
 	s.Release = s.staging.Close
 	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.staged, Addr: uint64(sys.AddrOf(s.staging.Bytes())), Len: s.stride, Mode: "readv"}
@@ -124,7 +124,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		if rh.Addr == 0 || rh.Len < s.maxFrame {
 			s.Abort()
 			s.Discard()
-			return nil, fmt.Errorf("cma sender (%s): the receiver did not announce its buffers (an older wpg?)", s.Where)
+			return nil, backend.ErrorfAt("cma", fmt.Sprintf("sender (%s)", s.Where), "the receiver did not announce its buffers (an older wpg?)")
 		}
 		s.remoteBase, s.remoteStr = uintptr(rh.Addr), rh.Len
 		s.pvm = sys.NewPVMBatch(1024)
@@ -154,11 +154,11 @@ func (s *sender) Commit(lens []int) (int, error) {
 			if err := s.pvm.Transfer(s.PeerPID, true, s.locals[:k], s.remotes[:k]); err != nil {
 				if g := s.PeerGone(); g != nil || sys.IsESRCH(err) {
 					if g == nil {
-						g = fmt.Errorf("cma: the receiver (pid %d) has gone: %w", s.PeerPID, err)
+						g = backend.Errorf("cma", "the receiver (pid %d) has gone: %w", s.PeerPID, err)
 					}
 					return 0, g
 				}
-				return 0, fmt.Errorf("cma: %w", permHint(err))
+				return 0, backend.Errorf("cma", "%w", permHint(err))
 			}
 			done += k
 		}

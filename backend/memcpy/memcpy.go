@@ -55,7 +55,7 @@ func newSender(_ context.Context, o backend.Options) (backend.Sender, error) {
 	half := s.src.PerCall * o.MaxFrame
 	var err error
 	if s.mem, err = sys.Alloc(2*half, fmt.Sprintf("the memcpy source and destination buffers (2 × %d bytes)", half)); err != nil {
-		return nil, fmt.Errorf("memcpy: %w", err)
+		return nil, backend.Errorf("memcpy", "%w", err)
 	}
 	b := s.mem.Bytes()
 	s.src.Mem, s.dst = b[:half:half], b[half:]

@@ -5,7 +5,6 @@ package null
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/wpg-dev/wpg/backend"
 )
@@ -29,7 +28,7 @@ type Sender struct {
 // New opens a null sender with room for o.Batch frames of o.MaxFrame bytes.
 func New(_ context.Context, o backend.Options) (backend.Sender, error) {
 	if o.MaxFrame <= 0 {
-		return nil, fmt.Errorf("null backend: frame size %d must be positive", o.MaxFrame)
+		return nil, backend.ErrorfAt("null", "backend", "frame size %d must be positive", o.MaxFrame)
 	}
 	batch := o.Batch
 	if batch <= 0 {

@@ -5,7 +5,6 @@ package pcap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -85,13 +84,13 @@ func NewSender(_ context.Context, o backend.Options) (*Sender, error) {
 func openError(name string, err error) error {
 	switch {
 	case errors.Is(err, os.ErrPermission):
-		return inputerr.WithFix(fmt.Errorf("pcap on %s: needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw+ep $(which wpg)`: %w", name, err), "grant CAP_NET_RAW")
+		return inputerr.WithFix(backend.ErrorfAt("pcap", "on "+name, "needs CAP_NET_RAW: run as root or `sudo setcap cap_net_raw+ep $(which wpg)`: %w", err), "grant CAP_NET_RAW")
 	case errors.Is(err, libpcap.ErrNoSuchDevice):
-		return fmt.Errorf("pcap on %s: %w; existing interfaces: %s (-i IFACE)", name, err, strings.Join(backend.InterfaceNames(), ", "))
+		return backend.ErrorfAt("pcap", "on "+name, "%w; existing interfaces: %s (-i IFACE)", err, strings.Join(backend.InterfaceNames(), ", "))
 	case errors.Is(err, libpcap.ErrNotUp):
-		return fmt.Errorf("pcap on %s: %w: bring it up with `ip link set %s up`", name, err, name)
+		return backend.ErrorfAt("pcap", "on "+name, "%w: bring it up with `ip link set %s up`", err, name)
 	}
-	return fmt.Errorf("pcap on %s: %w", name, err)
+	return backend.ErrorfAt("pcap", "on "+name, "%w", err)
 }
 
 // Reserve hands out the staging buffers.
@@ -107,7 +106,7 @@ func (s *Sender) Commit(lens []int) (int, error) {
 	}
 	n, err := s.in.Inject(lens, maxRetries)
 	if err != nil {
-		return n, fmt.Errorf("pcap on %s: %w", s.info.Interface, err)
+		return n, backend.ErrorfAt("pcap", "on "+s.info.Interface, "%w", err)
 	}
 	return n, nil
 }

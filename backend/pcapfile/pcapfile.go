@@ -110,7 +110,7 @@ func New(_ context.Context, o backend.Options) (backend.Sender, error) {
 		return nil, backend.Errorf("pcapfile", "no output file: add -o FILE.pcap")
 	}
 	if o.Workers > 1 {
-		return nil, fmt.Errorf("pcapfile writes one file from one worker, got --workers %d: use --workers 1", o.Workers)
+		return nil, backend.ErrorfAt("pcapfile", fmt.Sprintf("writes one file from one worker, got --workers %d", o.Workers), "use --workers 1")
 	}
 	if o.MaxFrame <= 0 || o.MaxFrame > Snaplen {
 		return nil, backend.Errorf("pcapfile", "frame size %d is outside 1…%d", o.MaxFrame, Snaplen)

@@ -27,7 +27,6 @@ type receiver struct {
 	wasNonblock bool
 	closed      bool
 	where       string
-	label       string // "pipe (where)", for errors
 	pipeSize    int
 	warn        string
 	sr          *peer.StreamReader
@@ -42,20 +41,19 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	if o.Pipe.FIFO != "" {
 		fd, err := sys.OpenFIFO(o.Pipe.FIFO, false)
 		if err != nil {
-			return nil, fmt.Errorf("pipe receiver: %w", err)
+			return nil, backend.ErrorfAt("pipe", "receiver", "%w", err)
 		}
 		r.fd, r.ownFd, r.where = fd, true, "fifo "+o.Pipe.FIFO
 	} else if o.Env.Stdin == nil {
-		return nil, errors.New("pipe receiver: no standard input to read from (backend.Env.Stdin is not set)")
+		return nil, backend.ErrorfAt("pipe", "receiver", "no standard input to read from (backend.Env.Stdin is not set)")
 	} else if r.fd = int(o.Env.Stdin.Fd()); !sys.IsPipe(r.fd) {
-		return nil, errors.New("pipe receiver: standard input is not a pipe: run `wpg send --backend pipe … | wpg recv --backend pipe`, or use --fifo PATH on both sides")
+		return nil, backend.ErrorfAt("pipe", "receiver", "standard input is not a pipe: run `wpg send --backend pipe … | wpg recv --backend pipe`, or use --fifo PATH on both sides")
 	}
-	r.label = "pipe (" + r.where + ")"
 	if pipeSize > 0 {
 		var err error
 		r.pipeSize, r.warn, err = Size(r.fd, pipeSize)
 		if err != nil {
-			return nil, fmt.Errorf("pipe receiver (%s): %w", r.where, err)
+			return nil, backend.ErrorfAt("pipe", fmt.Sprintf("receiver (%s)", r.where), "%w", err)
 		}
 	} else {
 		r.pipeSize, _ = sys.PipeSize(r.fd)
@@ -78,7 +76,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	var err error
 	if r.wasNonblock, err = sys.SetNonblock(fd, true); err != nil {
 		r.Close()
-		return nil, fmt.Errorf("pipe receiver (%s): %w", r.where, err)
+		return nil, backend.ErrorfAt("pipe", fmt.Sprintf("receiver (%s)", r.where), "%w", err)
 	}
 	r.sr = peer.NewStreamReader(func(b []byte) (int, error) {
 		n, err := sys.ReadRaw(fd, b)
@@ -93,12 +91,12 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		// a header claiming more is a corrupted frame.
 		if o.MaxFrame > peer.MaxFrameLen {
 			r.Close()
-			return nil, fmt.Errorf("pipe receiver: --size %d: more than the largest frame (%d bytes: a %d-byte payload and its %d-byte header)", o.MaxFrame, peer.MaxFrameLen, frame.MaxPayload, frame.PayloadHeaderLen)
+			return nil, backend.ErrorfAt("pipe", "receiver", "--size %d: more than the largest frame (%d bytes: a %d-byte payload and its %d-byte header)", o.MaxFrame, peer.MaxFrameLen, frame.MaxPayload, frame.PayloadHeaderLen)
 		}
 		r.sr.Max = min(o.MaxFrame+frame.PayloadHeaderLen, peer.MaxFrameLen)
 		if err := r.sr.Presize(r.sr.Max); err != nil {
 			r.Close()
-			return nil, fmt.Errorf("pipe receiver (%s): %w", r.where, err)
+			return nil, backend.ErrorfAt("pipe", fmt.Sprintf("receiver (%s)", r.where), "%w", err)
 		}
 	}
 	return r, nil
@@ -107,7 +105,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 // Next returns the frames already buffered, or waits up to timeout for the
 // pipe to become readable and reads once.
 func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
-	return r.sr.NextOrWait(views, r.fd, timeout, spinWait, errEmpty, r.label)
+	return r.sr.NextOrWait(views, r.fd, timeout, spinWait, errEmpty, "pipe", "("+r.where+")")
 }
 
 func (r *receiver) Info() backend.Info {

@@ -4,7 +4,6 @@ package pipe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,13 +60,13 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		s.Where = "fifo " + o.Pipe.FIFO
 		s.fd, err = sys.OpenFIFO(o.Pipe.FIFO, true)
 		if err != nil {
-			return nil, fmt.Errorf("pipe sender: %w", err)
+			return nil, backend.ErrorfAt("pipe", "sender", "%w", err)
 		}
 		s.ownFd = true
 	case o.Peer.Mode == backend.PeerOwn:
 		r, w, err := sys.NewPipe()
 		if err != nil {
-			return nil, fmt.Errorf("pipe sender: %w", err)
+			return nil, backend.ErrorfAt("pipe", "sender", "%w", err)
 		}
 		s.fd, s.ownFd = w, true
 		rf := os.NewFile(uintptr(r), "pipe-read")
@@ -82,24 +81,24 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	case o.Peer.Mode == backend.PeerStream:
 		s.Where = "stdout"
 		if o.Env.Stdout == nil {
-			return nil, errors.New("pipe sender: no standard output to write to (backend.Env.Stdout is not set)")
+			return nil, backend.ErrorfAt("pipe", "sender", "no standard output to write to (backend.Env.Stdout is not set)")
 		}
 		s.fd = int(o.Env.Stdout.Fd())
 		if !sys.IsPipe(s.fd) {
-			return nil, errors.New("pipe sender: standard output is not a pipe: pipe it into a reader (wpg send --backend pipe … | wpg recv --backend pipe), or use --fifo PATH")
+			return nil, backend.ErrorfAt("pipe", "sender", "standard output is not a pipe: pipe it into a reader (wpg send --backend pipe … | wpg recv --backend pipe), or use --fifo PATH")
 		}
 	default:
-		return nil, fmt.Errorf("pipe sender: --connect %q: the pipe path has no rendezvous socket; use --fifo PATH, or pipe stdout into the reader", o.Peer.Sock)
+		return nil, backend.ErrorfAt("pipe", "sender", "--connect %q: the pipe path has no rendezvous socket; use --fifo PATH, or pipe stdout into the reader", o.Peer.Sock)
 	}
 	s.pipeSize, s.warn, err = Size(s.fd, o.Pipe.Size)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("pipe sender (%s): %w", s.Where, err)
+		return nil, backend.ErrorfAt("pipe", fmt.Sprintf("sender (%s)", s.Where), "%w", err)
 	}
 	// Non-blocking writes, made with sys.WriteRaw/VmspliceRaw (see push).
 	if err := s.setNonblock(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("pipe sender (%s): %w", s.Where, err)
+		return nil, backend.ErrorfAt("pipe", fmt.Sprintf("sender (%s)", s.Where), "%w", err)
 	}
 	s.stride = s.maxFrame
 	// Hand out at most half a pipe of frames per Reserve, so that
@@ -121,7 +120,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	s.mem, err = sys.Alloc(s.slots*s.stride, fmt.Sprintf("the staging slots (%d × %d bytes)", s.slots, s.stride))
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("pipe sender: %w", err)
+		return nil, backend.ErrorfAt("pipe", "sender", "%w", err)
 	}
 	return s, nil
 }
@@ -248,7 +247,7 @@ func (s *sender) roomFor(n int) error {
 		}
 		if i&255 == 255 {
 			if !s.readerAlive() {
-				return fmt.Errorf("pipe (%s): the reader has gone: %w", s.Where, syscall.EPIPE)
+				return backend.ErrorfAt("pipe", fmt.Sprintf("(%s)", s.Where), "the reader has gone: %w", syscall.EPIPE)
 			}
 			if s.stall.Still(uint64(q)) {
 				return s.stalled(n)
@@ -269,7 +268,7 @@ func (s *sender) roomFor(n int) error {
 // stalled is the error of a sender whose reader, still there, read nothing
 // for peer.StallGrace after the run stopped.
 func (s *sender) stalled(left int) error {
-	return fmt.Errorf("pipe (%s): the reader read nothing for %v after the run stopped: %d bytes left unsent", s.Where, peer.StallGrace, left)
+	return backend.ErrorfAt("pipe", fmt.Sprintf("(%s)", s.Where), "the reader read nothing for %v after the run stopped: %d bytes left unsent", peer.StallGrace, left)
 }
 
 // readerAlive reports whether the pipe still has a reader (poll says
@@ -316,9 +315,9 @@ func (s *sender) push(b []byte) (int, error) {
 			err = io.ErrShortWrite
 		}
 		if sys.IsEPIPE(err) {
-			return total, fmt.Errorf("pipe (%s): the reader has gone (EPIPE): %w", s.Where, err)
+			return total, backend.ErrorfAt("pipe", fmt.Sprintf("(%s)", s.Where), "the reader has gone (EPIPE): %w", err)
 		}
-		return total, fmt.Errorf("pipe (%s): write: %w", s.Where, err)
+		return total, backend.ErrorfAt("pipe", fmt.Sprintf("(%s)", s.Where), "write: %w", err)
 	}
 	return total, nil
 }

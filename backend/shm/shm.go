@@ -1,7 +1,6 @@
 package shm
 
 import (
-	"fmt"
 	"math/bits"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -22,7 +21,7 @@ func init() {
 			case "", "inplace", "copy":
 				return nil
 			}
-			return fmt.Errorf("shm: --recv-mode %q: choose inplace (the default) or copy", o.Mem.RecvMode)
+			return backend.Errorf("shm", "--recv-mode %q: choose inplace (the default) or copy", o.Mem.RecvMode)
 		},
 	})
 }

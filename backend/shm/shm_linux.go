@@ -39,9 +39,9 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if err != nil {
 		var ae *sys.AllocError
 		if errors.As(err, &ae) {
-			return nil, fmt.Errorf("shm sender: %w", err) // says how to fix it
+			return nil, backend.ErrorfAt("shm", "sender", "%w", err) // says how to fix it
 		}
-		return nil, fmt.Errorf("shm sender: %w (lower --slots or --size)", err)
+		return nil, backend.ErrorfAt("shm", "sender", "%w (lower --slots or --size)", err)
 	}
 	s := &sender{busy: o.Mem.BusyWait, ringBytes: ring.Size()}
 	s.Ring = ring
@@ -84,7 +84,7 @@ func (s *sender) peerGoneOr(err error) error {
 	if g := s.PeerGone(); g != nil {
 		return g
 	}
-	return fmt.Errorf("shm: %w", err)
+	return backend.Errorf("shm", "%w", err)
 }
 
 func (s *sender) Commit(lens []int) (int, error) {
@@ -135,7 +135,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	case "copy":
 		copyOut = true
 	default:
-		return nil, fmt.Errorf("shm receiver: --recv-mode %q: choose inplace or copy", o.Mem.RecvMode)
+		return nil, backend.ErrorfAt("shm", "receiver", "--recv-mode %q: choose inplace or copy", o.Mem.RecvMode)
 	}
 	r := &receiver{copyOut: copyOut, busy: o.Mem.BusyWait}
 	m, err := r.Meet(ctx, "shm", o)

@@ -1,9 +1,6 @@
 package udmabuf
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/dmabuf"
 	"github.com/wpg-dev/wpg/peer"
@@ -32,11 +29,11 @@ const (
 
 func check(o backend.Options) error {
 	if o.Listen == "" && o.Device.Device == "" {
-		return errors.New("udmabuf: --device is required: /dev/udmabufN (ikwzm's u-dma-buf) or /dev/udmabuf (mainline, CONFIG_UDMABUF)")
+		return backend.Errorf("udmabuf", "--device is required: /dev/udmabufN (ikwzm's u-dma-buf) or /dev/udmabuf (mainline, CONFIG_UDMABUF)")
 	}
 	if o.Device.SyncMode != nil {
 		if err := dmabuf.CheckSyncMode(*o.Device.SyncMode); err != nil {
-			return fmt.Errorf("udmabuf: --sync-mode: %w", err)
+			return backend.Errorf("udmabuf", "--sync-mode: %w", err)
 		}
 	}
 	return peer.CheckSlots("udmabuf", o.Mem.Slots, maxSlots)

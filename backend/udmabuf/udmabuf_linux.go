@@ -52,7 +52,7 @@ func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
 	if mainline {
 		inst.slots = pow2(max(peer.SlotCount(o.MaxFrame, o.Mem.Slots, budget/workers, maxSlots), 2))
 		if o.Mem.Slots > 0 && inst.slots != o.Mem.Slots {
-			return nil, fmt.Errorf("udmabuf: --slots %d: give a power of two (the ring of descriptors has one), e.g. %d", o.Mem.Slots, inst.slots)
+			return nil, backend.Errorf("udmabuf", "--slots %d: give a power of two (the ring of descriptors has one), e.g. %d", o.Mem.Slots, inst.slots)
 		}
 		opts.Size = int64(workers) * int64(inst.slots) * int64(inst.stride)
 	}
@@ -74,17 +74,17 @@ func open(ctx context.Context, o backend.Options) (backend.Instance, error) {
 	if o.Mem.Slots > 0 {
 		if o.Mem.Slots&(o.Mem.Slots-1) != 0 {
 			buf.Close()
-			return nil, fmt.Errorf("udmabuf: --slots %d: give a power of two (the ring of descriptors has one), e.g. %d", o.Mem.Slots, pow2(o.Mem.Slots))
+			return nil, backend.Errorf("udmabuf", "--slots %d: give a power of two (the ring of descriptors has one), e.g. %d", o.Mem.Slots, pow2(o.Mem.Slots))
 		}
 		if o.Mem.Slots > fit {
 			buf.Close()
-			return nil, fmt.Errorf("udmabuf: --slots %d: %s holds %d bytes, room for %d slots of %d bytes per worker (%d workers): lower --slots or --size", o.Mem.Slots, o.Device.Device, buf.Size, fit, inst.stride, workers)
+			return nil, backend.Errorf("udmabuf", "--slots %d: %s holds %d bytes, room for %d slots of %d bytes per worker (%d workers): lower --slots or --size", o.Mem.Slots, o.Device.Device, buf.Size, fit, inst.stride, workers)
 		}
 		inst.slots = o.Mem.Slots
 	}
 	if inst.slots < 2 {
 		buf.Close()
-		return nil, fmt.Errorf("udmabuf: %s holds %d bytes: too small for 2 slots of %d-byte frames per worker (%d workers): lower --size or --workers, or load the driver with a larger buffer", o.Device.Device, buf.Size, inst.stride, workers)
+		return nil, backend.Errorf("udmabuf", "%s holds %d bytes: too small for 2 slots of %d-byte frames per worker (%d workers): lower --size or --workers, or load the driver with a larger buffer", o.Device.Device, buf.Size, inst.stride, workers)
 	}
 	inst.window = inst.slots * inst.stride
 	return inst, nil
@@ -108,14 +108,14 @@ func isMainline(o dmabuf.Options) bool {
 
 func (in *instance) NewSender(w backend.Worker) (backend.Sender, error) {
 	if in.buf == nil {
-		return nil, errors.New("udmabuf sender: no --device")
+		return nil, backend.ErrorfAt("udmabuf", "sender", "no --device")
 	}
 	maxFrame := max(in.o.MaxFrame, w.MaxFrame)
 	if maxFrame > in.stride {
-		return nil, fmt.Errorf("udmabuf sender: worker %d renders %d-byte frames, the slots hold %d", w.Index, maxFrame, in.stride)
+		return nil, backend.ErrorfAt("udmabuf", "sender", "worker %d renders %d-byte frames, the slots hold %d", w.Index, maxFrame, in.stride)
 	}
 	if w.Index < 0 || (w.Index+1)*in.window > in.buf.Size {
-		return nil, fmt.Errorf("udmabuf sender: worker %d has no window in the %d-byte buffer", w.Index, in.buf.Size)
+		return nil, backend.ErrorfAt("udmabuf", "sender", "worker %d has no window in the %d-byte buffer", w.Index, in.buf.Size)
 	}
 	return newSender(in, w.Index, maxFrame)
 }
@@ -152,13 +152,13 @@ func newSender(in *instance, index, maxFrame int) (*sender, error) {
 	s := &sender{in: in, offset: index * in.window, maxFrame: maxFrame, sy: b.NewSyncer()}
 	var err error
 	if s.Ring, err = shmring.Create(shmring.Config{Slots: in.slots, SlotSize: 8}); err != nil {
-		return nil, fmt.Errorf("udmabuf sender: %w", err)
+		return nil, backend.ErrorfAt("udmabuf", "sender", "%w", err)
 	}
 	if s.Ring.Slots() != in.slots {
 		// shmring rounds up to a power of two: keep the descriptors in
 		// step with the buffer's slots.
 		s.Ring.Close()
-		return nil, fmt.Errorf("udmabuf sender: %d slots: internal error, the ring took %d", in.slots, s.Ring.Slots())
+		return nil, backend.ErrorfAt("udmabuf", "sender", "%d slots: internal error, the ring took %d", in.slots, s.Ring.Slots())
 	}
 	fds := []int{b.Fd()}
 	if fd := b.SyncForCPUFd(); fd >= 0 {

@@ -67,7 +67,7 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 			sys.CloseFd(s.fd)
 		}
 		s.Abort()
-		return nil, fmt.Errorf("unix sender (%s): %w", s.Where, err)
+		return nil, backend.ErrorfAt("unix", fmt.Sprintf("sender (%s)", s.Where), "%w", err)
 	}
 	if s.fd, err = dataFd(s.Conn); err != nil {
 		return fail(err)
@@ -96,9 +96,9 @@ func (s *sender) Commit(lens []int) (int, error) {
 			m := peer.WholeFrames(lens[done:done+k], w)
 			s.frames += uint64(m)
 			if sys.IsConnReset(err) {
-				return done + m, fmt.Errorf("unix: the receiver (%s, pid %d) has gone: %w", s.Where, s.PeerPID, err)
+				return done + m, backend.Errorf("unix", "the receiver (%s, pid %d) has gone: %w", s.Where, s.PeerPID, err)
 			}
-			return done + m, fmt.Errorf("unix (%s): write: %w", s.Where, err)
+			return done + m, backend.ErrorfAt("unix", fmt.Sprintf("(%s)", s.Where), "write: %w", err)
 		}
 		s.frames += uint64(k)
 		done += k
@@ -217,12 +217,12 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	}
 	if err := peer.Send(conn, peer.Hello{Backend: "unix", PID: os.Getpid()}); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("unix receiver: %w", err)
+		return nil, backend.ErrorfAt("unix", "receiver", "%w", err)
 	}
 	fd, err := dataFd(conn)
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("unix receiver: %w", err)
+		return nil, backend.ErrorfAt("unix", "receiver", "%w", err)
 	}
 	r.fd = fd
 	r.sr = peer.NewStreamReader(func(b []byte) (int, error) {
@@ -242,7 +242,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	r.sr.Max = h.MaxFrame
 	if err := r.sr.Presize(h.MaxFrame); err != nil {
 		r.Close()
-		return nil, fmt.Errorf("unix receiver: %w", err)
+		return nil, backend.ErrorfAt("unix", "receiver", "%w", err)
 	}
 	return r, nil
 }
@@ -260,7 +260,7 @@ func (r *receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 			}
 			ready, err := sys.PollIn(r.fd, left)
 			if err != nil {
-				return 0, fmt.Errorf("unix receiver: %w", err)
+				return 0, backend.ErrorfAt("unix", "receiver", "%w", err)
 			}
 			if !ready {
 				return 0, nil

@@ -22,7 +22,7 @@ var open = backend.Factories{Sender: newSender, Receiver: newReceiver}.Open
 
 // errNotLoaded explains a missing /dev/xpmem with the fix.
 func errNotLoaded(side string, err error) error {
-	return fmt.Errorf("xpmem %s: %w: load the xpmem kernel module (https://github.com/hpc/xpmem) or use --backend cma/shm", side, err)
+	return backend.ErrorfAt("xpmem", ""+side, "%w: load the xpmem kernel module (https://github.com/hpc/xpmem) or use --backend cma/shm", err)
 }
 
 // stride is the staging slot stride (peer.SlotStride).
@@ -60,27 +60,27 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		if errors.Is(err, sys.ErrXPMEMNotLoaded) {
 			return nil, errNotLoaded("sender", err)
 		}
-		return nil, fmt.Errorf("xpmem sender: %w", err)
+		return nil, backend.ErrorfAt("xpmem", "sender", "%w", err)
 	}
 	s := &sender{xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
 	s.Release = s.release
 	if s.version, err = xp.Version(); err != nil {
 		xp.Close()
-		return nil, fmt.Errorf("xpmem sender: %w (is %s really the xpmem module?)", err, sys.XPMEMDevice)
+		return nil, backend.ErrorfAt("xpmem", "sender", "%w (is %s really the xpmem module?)", err, sys.XPMEMDevice)
 	}
 	s.Ring, err = shmring.Create(shmring.Config{Slots: slotsFor(o.MaxFrame, o.Mem.Slots), SlotSize: 8})
 	if err != nil {
 		xp.Close()
-		return nil, fmt.Errorf("xpmem sender: %w", err)
+		return nil, backend.ErrorfAt("xpmem", "sender", "%w", err)
 	}
 	n := exportLen(s.Ring.Slots(), s.stride)
 	if s.staging, err = sys.MapAnonLazy(n, false); err != nil {
 		s.Discard()
-		return nil, fmt.Errorf("xpmem sender staging (%d × %d bytes): %w", s.Ring.Slots(), s.stride, err)
+		return nil, backend.ErrorfAt("xpmem", fmt.Sprintf("sender staging (%d × %d bytes)", s.Ring.Slots(), s.stride), "%w", err)
 	}
 	if s.segid, err = xp.Make(s.staging.Addr(), uint64(n), exportMode); err != nil {
 		s.Discard()
-		return nil, fmt.Errorf("xpmem sender: export the staging slots: %w", err)
+		return nil, backend.ErrorfAt("xpmem", "sender", "export the staging slots: %w", err)
 	}
 	// Addr carries the segment id, Len the slot stride.
 	h := peer.Hello{MaxFrame: o.MaxFrame, Slots: s.Ring.Slots(), Addr: uint64(s.segid), Len: s.stride, Mode: "attach"}
@@ -150,7 +150,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		if errors.Is(err, sys.ErrXPMEMNotLoaded) {
 			return nil, errNotLoaded("receiver", err)
 		}
-		return nil, fmt.Errorf("xpmem receiver: %w", err)
+		return nil, backend.ErrorfAt("xpmem", "receiver", "%w", err)
 	}
 	r := &receiver{xp: xp}
 	m, err := r.Meet(ctx, "xpmem", o)
