@@ -1,10 +1,8 @@
 package template
 
 import (
-	"encoding/binary"
 	"slices"
 
-	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/header"
 )
 
@@ -161,22 +159,36 @@ func (L *layout) checksum(c cksum, m Checksum) {
 }
 
 // stack lays out the headers of h from offset off (eth: h starts with its
-// Ethernet header) and returns the offset after them.
+// Ethernet header) and returns the offset after them: one step per layer,
+// each followed by the raw layers written after it.
 func (L *layout) stack(h *Headers, eth bool, off int) int {
-	raw := func(after string) {
-		for i := range h.Raw {
-			if r := &h.Raw[i]; r.After == after {
-				L.hdr(lhdr{kind: hRaw, off: off, n: len(r.Bytes), h: h, raw: r})
-				off += len(r.Bytes)
-			}
+	off = L.link(h, eth, off)
+	off, l3, v6 := L.network(h, off)
+	off = L.transport(h, off, l3, v6)
+	return L.tunnel(h, off)
+}
+
+// raws lays out the raw layers of h written after the layer named after,
+// from off, and returns the offset after them.
+func (L *layout) raws(h *Headers, after string, off int) int {
+	for i := range h.Raw {
+		if r := &h.Raw[i]; r.After == after {
+			L.hdr(lhdr{kind: hRaw, off: off, n: len(r.Bytes), h: h, raw: r})
+			off += len(r.Bytes)
 		}
 	}
+	return off
+}
+
+// link lays out the Ethernet header (eth), the VLAN tags and the MPLS
+// labels.
+func (L *layout) link(h *Headers, eth bool, off int) int {
 	if eth {
 		L.hdr(lhdr{kind: hEth, off: off, n: header.EthernetLen, h: h})
 		L.add("ethernet.dst", h.Ethernet.Dst, off, 6, 0, 48)
 		L.add("ethernet.src", h.Ethernet.Src, off+6, 6, 0, 48)
 		off += header.EthernetLen
-		raw("ethernet")
+		off = L.raws(h, "ethernet", off)
 	}
 	for i, v := range h.VLANs {
 		L.hdr(lhdr{kind: hVLAN, off: off, n: header.VLANLen, h: h, i: i})
@@ -184,7 +196,7 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		off += header.VLANLen
 	}
 	if len(h.VLANs) > 0 {
-		raw("vlan")
+		off = L.raws(h, "vlan", off)
 	}
 	for i, m := range h.MPLS {
 		L.hdr(lhdr{kind: hMPLS, off: off, n: 4, h: h, i: i, last: i == len(h.MPLS)-1})
@@ -193,9 +205,16 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		off += 4
 	}
 	if len(h.MPLS) > 0 {
-		raw("mpls")
+		off = L.raws(h, "mpls", off)
 	}
-	l3, v6 := -1, false
+	return off
+}
+
+// network lays out the IPv4, IPv6 or ARP header; l3 is the IP header's
+// offset (-1 for none), for the pseudo-header of the checksums above it,
+// and v6 says it is IPv6.
+func (L *layout) network(h *Headers, off int) (next, l3 int, v6 bool) {
+	l3 = -1
 	switch {
 	case h.IPv4 != nil:
 		l3 = off
@@ -209,7 +228,7 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		L.checksum(cksum{field: off + 10, start: off, end: off + header.IPv4MinLen, pseudo: -1}, x.Checksum)
 		L.lens = append(L.lens, lenField{off + 2, off})
 		off += header.IPv4MinLen
-		raw("ipv4")
+		off = L.raws(h, "ipv4", off)
 	case h.IPv6 != nil:
 		l3, v6 = off, true
 		x := h.IPv6
@@ -221,7 +240,7 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		L.add("ipv6.dst", x.Dst.Lo, off+32, 8, 0, 64)
 		L.lens = append(L.lens, lenField{off + 4, off + header.IPv6Len})
 		off += header.IPv6Len
-		raw("ipv6")
+		off = L.raws(h, "ipv6", off)
 	case h.ARP != nil:
 		x := h.ARP
 		L.hdr(lhdr{kind: hARP, off: off, n: header.ARPLen, h: h})
@@ -230,8 +249,14 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		L.add("arp.tha", x.THA, off+18, 6, 0, 48)
 		L.add("arp.tpa", x.TPA, off+24, 4, 0, 32)
 		off += header.ARPLen
-		raw("arp")
+		off = L.raws(h, "arp", off)
 	}
+	return off, l3, v6
+}
+
+// transport lays out the UDP, TCP or ICMP header over the IP header at l3
+// (v6: IPv6).
+func (L *layout) transport(h *Headers, off, l3 int, v6 bool) int {
 	switch {
 	case h.UDP != nil:
 		L.hdr(lhdr{kind: hUDP, off: off, n: header.UDPLen, h: h})
@@ -240,7 +265,7 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		L.checksum(cksum{field: off + 6, start: off, end: -1, pseudo: l3, v6: v6, proto: header.ProtoUDP, udp: true}, h.UDP.Checksum)
 		L.lens = append(L.lens, lenField{off + 4, off})
 		off += header.UDPLen
-		raw("udp")
+		off = L.raws(h, "udp", off)
 	case h.TCP != nil:
 		x := h.TCP
 		n := header.TCPMinLen + x.Options.Len()
@@ -261,7 +286,7 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		}
 		L.checksum(cksum{field: off + 16, start: off, end: -1, pseudo: l3, v6: v6, proto: header.ProtoTCP}, x.Checksum)
 		off += n
-		raw("tcp")
+		off = L.raws(h, "tcp", off)
 	case h.ICMP != nil:
 		L.hdr(lhdr{kind: hICMP, off: off, n: header.ICMPEchoLen, h: h, v6: v6})
 		L.add("icmp.id", h.ICMP.ID, off+4, 2, 0, 16)
@@ -273,46 +298,52 @@ func (L *layout) stack(h *Headers, eth bool, off int) int {
 		L.checksum(c, h.ICMP.Checksum)
 		off += header.ICMPEchoLen
 		if v6 {
-			raw("icmpv6")
+			off = L.raws(h, "icmpv6", off)
 		} else {
-			raw("icmp")
+			off = L.raws(h, "icmp", off)
 		}
-	}
-	if t := h.Tunnel; t != nil {
-		switch t.Kind {
-		case TunnelGRE:
-			n := 4
-			at := off + 4
-			if t.Checksum {
-				mode := t.ChecksumMode
-				L.checksum(cksum{field: off + 4, start: off, end: -1, pseudo: -1}, mode)
-				n += 4
-				at += 4
-			}
-			if t.Key != nil {
-				L.add("gre.key", *t.Key, at, 4, 0, 32)
-				n += 4
-				at += 4
-			}
-			if t.Seq != nil {
-				L.add("gre.seq", *t.Seq, at, 4, 0, 32)
-				n += 4
-			}
-			L.hdr(lhdr{kind: hGRE, off: off, n: n, h: h})
-			off += n
-		case TunnelVXLAN, TunnelGeneve:
-			k := hVXLAN
-			if t.Kind == TunnelGeneve {
-				k = hGeneve
-			}
-			L.hdr(lhdr{kind: k, off: off, n: 8, h: h})
-			L.add(t.Kind+".vni", t.VNI, off+4, 4, 8, 24)
-			off += 8
-		}
-		raw(t.Kind)
-		off = L.stack(&t.Inner, t.Ethernet, off)
 	}
 	return off
+}
+
+// tunnel lays out the tunnel header of h, if any, and its inner stack.
+func (L *layout) tunnel(h *Headers, off int) int {
+	t := h.Tunnel
+	if t == nil {
+		return off
+	}
+	switch t.Kind {
+	case TunnelGRE:
+		n := 4
+		at := off + 4
+		if t.Checksum {
+			mode := t.ChecksumMode
+			L.checksum(cksum{field: off + 4, start: off, end: -1, pseudo: -1}, mode)
+			n += 4
+			at += 4
+		}
+		if t.Key != nil {
+			L.add("gre.key", *t.Key, at, 4, 0, 32)
+			n += 4
+			at += 4
+		}
+		if t.Seq != nil {
+			L.add("gre.seq", *t.Seq, at, 4, 0, 32)
+			n += 4
+		}
+		L.hdr(lhdr{kind: hGRE, off: off, n: n, h: h})
+		off += n
+	case TunnelVXLAN, TunnelGeneve:
+		k := hVXLAN
+		if t.Kind == TunnelGeneve {
+			k = hGeneve
+		}
+		L.hdr(lhdr{kind: k, off: off, n: 8, h: h})
+		L.add(t.Kind+".vni", t.VNI, off+4, 4, 8, 24)
+		off += 8
+	}
+	off = L.raws(h, t.Kind, off)
+	return L.stack(&t.Inner, t.Ethernet, off)
 }
 
 // nextType is the value of the next-protocol field of header i: the raw
@@ -354,294 +385,4 @@ func (L *layout) nextType(i int) (t uint16, ok bool) {
 		return 0, false
 	}
 	return 0, false
-}
-
-// loadSlot reads a slot of width bytes at off.
-func loadSlot(b []byte, off, width int) uint64 {
-	switch width {
-	case 2:
-		return uint64(binary.BigEndian.Uint16(b[off:]))
-	case 4:
-		return uint64(binary.BigEndian.Uint32(b[off:]))
-	case 6:
-		return uint64(binary.BigEndian.Uint16(b[off:]))<<32 | uint64(binary.BigEndian.Uint32(b[off+2:]))
-	default:
-		return binary.BigEndian.Uint64(b[off:])
-	}
-}
-
-// storeSlot writes a slot of width bytes at off.
-func storeSlot(b []byte, off, width int, v uint64) {
-	switch width {
-	case 2:
-		binary.BigEndian.PutUint16(b[off:], uint16(v))
-	case 4:
-		binary.BigEndian.PutUint32(b[off:], uint32(v))
-	case 6:
-		binary.BigEndian.PutUint16(b[off:], uint16(v>>32))
-		binary.BigEndian.PutUint32(b[off+2:], uint32(v))
-	default:
-		binary.BigEndian.PutUint64(b[off:], v)
-	}
-}
-
-// write renders the frame of packet k at size n into b[:n] with every
-// header, field, payload byte and signature (sequence seq, time 0), and
-// the checksums, computed in full. With zero set, varying fields are
-// written as 0 and checksums are left 0: the base image the streaming
-// patcher adds to.
-func (L *layout) write(b []byte, n int, k, seq uint64, zero bool) {
-	st := L.st
-	b = b[:n]
-	// Payload first (headers overwrite nothing of it).
-	pat := st.Payload.Pattern
-	if len(pat) == 0 {
-		clear(b[L.pay:])
-	} else {
-		// Doubling copies: O(log n) calls whatever the pattern length.
-		p := b[L.pay:]
-		done := copy(p, pat)
-		for done < len(p) {
-			done += copy(p[done:], p[:done])
-		}
-	}
-	for i := range L.hdrs {
-		L.writeHeader(b, i)
-	}
-	for _, f := range L.lens {
-		binary.BigEndian.PutUint16(b[f.off:], uint16(n-f.sub))
-	}
-	// Every field, fixed or varying, through its slot.
-	for i := range L.slots {
-		s := &L.slots[i]
-		var v uint64
-		if !zero || s.v.Kind == Fixed {
-			v = s.v.At(k)
-		}
-		old := loadSlot(b, s.off, s.width)
-		storeSlot(b, s.off, s.width, old&^s.mask|(v<<s.shift)&s.mask)
-	}
-	if st.Signature {
-		frame.PutSignature(b, frame.Signature{Stream: L.id, Seq: seq})
-	}
-	if !zero {
-		L.checksums(b)
-	}
-}
-
-// writeHeader writes the constant bytes of header i (fields and lengths
-// come after), its checksum field 0.
-func (L *layout) writeHeader(b []byte, i int) {
-	x := &L.hdrs[i]
-	h := x.h
-	at := b[x.off:]
-	next, ok := L.nextType(i)
-	switch x.kind {
-	case hEth:
-		if !ok {
-			next = h.Ethernet.Type
-			if next == 0 {
-				next = header.EtherTypeLocal
-			}
-		}
-		binary.BigEndian.PutUint16(at[12:], next)
-	case hVLAN:
-		v := h.VLANs[x.i]
-		header.VLAN(at).SetTCI(v.PCP, v.DEI, 0)
-		if !ok {
-			next = h.Ethernet.Type
-			if next == 0 {
-				next = header.EtherTypeLocal
-			}
-		}
-		binary.BigEndian.PutUint16(at[2:], next)
-	case hMPLS:
-		w := uint32(h.MPLS[x.i].TC&7) << 9
-		if x.last {
-			w |= 1 << 8
-		}
-		binary.BigEndian.PutUint32(at, w)
-	case hIPv4:
-		ip := header.IPv4(at)
-		clear(ip[:header.IPv4MinLen])
-		ip.Init()
-		ip.SetTOS(0, h.IPv4.ECN)
-		ip.SetDontFragment(h.IPv4.DF)
-		if !ok {
-			next = uint16(h.IPv4.Protocol)
-			if next == 0 {
-				next = 253
-			}
-		}
-		ip.SetProtocol(uint8(next))
-	case hIPv6:
-		ip := header.IPv6(at)
-		clear(ip[:header.IPv6Len])
-		ip.SetVersionClassFlow(h.IPv6.ECN, 0)
-		if !ok {
-			next = uint16(h.IPv6.NextHeader)
-			if next == 0 {
-				next = 253
-			}
-		}
-		ip.SetNextHeader(uint8(next))
-		binary.BigEndian.PutUint64(ip[8:], h.IPv6.Src.Hi)
-		binary.BigEndian.PutUint64(ip[24:], h.IPv6.Dst.Hi)
-	case hARP:
-		a := header.ARP(at)
-		a.Init()
-		a.SetOp(h.ARP.Op)
-	case hUDP:
-		binary.BigEndian.PutUint16(at[6:], 0)
-	case hTCP:
-		t := header.TCP(at)
-		clear(t[:x.n])
-		t.SetDataOffset(x.n)
-		t.SetFlags(h.TCP.Flags)
-		t.SetWindow(h.TCP.Window)
-		writeTCPOptions(t[header.TCPMinLen:x.n], h.TCP.Options)
-	case hICMP:
-		c := header.ICMP(at)
-		var typ uint8
-		switch {
-		case x.v6 && h.ICMP.Reply:
-			typ = header.ICMPv6EchoReply
-		case x.v6:
-			typ = header.ICMPv6EchoRequest
-		case h.ICMP.Reply:
-			typ = header.ICMPv4EchoReply
-		default:
-			typ = header.ICMPv4EchoRequest
-		}
-		c.SetTypeCode(typ, 0)
-		binary.BigEndian.PutUint16(c[2:], 0)
-	case hGRE:
-		t := h.Tunnel
-		g := header.GRE(at)
-		clear(g[:x.n])
-		g.SetFlags(t.Checksum, t.Key != nil, t.Seq != nil)
-		g.SetProtocol(next)
-	case hVXLAN:
-		clear(at[:8])
-		at[0] = header.VXLANFlagVNI
-	case hGeneve:
-		clear(at[:8])
-		binary.BigEndian.PutUint16(at[2:], header.EtherTypeTEB)
-	case hRaw:
-		copy(at, x.raw.Bytes)
-	}
-}
-
-// writeTCPOptions writes the options o into b (o.Len() bytes) in the order
-// Linux sends them in a SYN: MSS, SACK permitted and timestamps, window
-// scale, NOP-padded to 4-byte boundaries. TSval and TSecr are fields.
-func writeTCPOptions(b []byte, o *TCPOptions) {
-	if o == nil {
-		return
-	}
-	i := 0
-	if o.MSS != 0 {
-		b[0], b[1] = header.TCPOptMSS, 4
-		binary.BigEndian.PutUint16(b[2:], o.MSS)
-		i = 4
-	}
-	switch {
-	case o.Timestamps:
-		if o.SACKPermitted {
-			b[i], b[i+1] = header.TCPOptSACKPermitted, 2
-		} else {
-			b[i], b[i+1] = header.TCPOptNOP, header.TCPOptNOP
-		}
-		b[i+2], b[i+3] = header.TCPOptTimestamps, 10
-		i += 12
-	case o.SACKPermitted:
-		b[i], b[i+1], b[i+2], b[i+3] = header.TCPOptNOP, header.TCPOptNOP, header.TCPOptSACKPermitted, 2
-		i += 4
-	}
-	if o.WScale >= 0 {
-		b[i], b[i+1], b[i+2], b[i+3] = header.TCPOptNOP, header.TCPOptWScale, 3, uint8(o.WScale)
-	}
-}
-
-// pseudoSum is the pseudo-header sum of checksum c over a segment of n
-// bytes, from the addresses in b.
-func (c *cksum) pseudoSum(b []byte, n int) uint64 {
-	switch {
-	case c.pseudo < 0:
-		return 0
-	case c.v6:
-		h := header.IPv6(b[c.pseudo:])
-		return header.PseudoSumIPv6(h.Src(), h.Dst(), c.proto, n)
-	}
-	h := header.IPv4(b[c.pseudo:])
-	return header.PseudoSumIPv4(h.Src(), h.Dst(), c.proto, n)
-}
-
-func (c *cksum) region(b []byte) []byte {
-	if c.end < 0 {
-		return b[c.start:]
-	}
-	return b[c.start:c.end]
-}
-
-// finish turns a folded sum into the value written: complemented, a UDP 0
-// sent as 0xffff, made wrong on request.
-func (c *cksum) finish(sum uint64) uint16 {
-	x := finishSum(sum, c.udp)
-	if c.bad {
-		x = badSum(x, c.udp)
-	}
-	return x
-}
-
-// badSum makes a right checksum x wrong: its lowest bit flipped, which no
-// one's-complement equivalence undoes (0x0000 and 0xffff are the same sum,
-// x^1 is never the other). For UDP, where 0 means "no checksum" and a
-// right value is never 0, it steps through 1…0xffff instead (0xffff → 1).
-func badSum(x uint16, udp bool) uint16 {
-	if !udp {
-		return x ^ 1
-	}
-	if x == 0xffff {
-		return 1
-	}
-	return x + 1
-}
-
-// goodSum undoes badSum.
-func goodSum(x uint16, udp bool) uint16 {
-	if !udp {
-		return x ^ 1
-	}
-	if x == 1 {
-		return 0xffff
-	}
-	return x - 1
-}
-
-// checksums computes every checksum of frame b in full, innermost first.
-func (L *layout) checksums(b []byte) {
-	for i := range L.cks {
-		c := &L.cks[i]
-		binary.BigEndian.PutUint16(b[c.field:], 0)
-		seg := c.region(b)
-		binary.BigEndian.PutUint16(b[c.field:], c.finish(header.Sum(seg, c.pseudoSum(b, len(seg)))))
-	}
-}
-
-// baseSums returns the one's-complement sums a streaming patcher starts
-// from for a frame of size n, per checksum: the frame with every varying
-// field zeroed, signature sequence and time zero, checksum fields zero,
-// plus the pseudo-header. scratch must hold n bytes.
-func (L *layout) baseSums(scratch []byte, n int) (sums [maxCks]uint64) {
-	L.write(scratch, n, 0, 0, true)
-	b := scratch[:n]
-	for i := range L.cks {
-		c := &L.cks[i]
-		seg := c.region(b)
-		// Addresses may be varying (zeroed here): the sum has only the
-		// constant part of the pseudo-header.
-		sums[i] = header.Sum(seg, c.pseudoSum(b, len(seg)))
-	}
-	return sums
 }
