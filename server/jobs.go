@@ -173,9 +173,9 @@ func (s *Server) resolveCoresLocked(spec *job.Spec) ([]int, error) {
 		if err != nil {
 			return nil, nil // Validate names the problem
 		}
-		if len(list) > spec.Workers && spec.Workers > 0 {
-			list = list[:spec.Workers]
-		}
+		// Every core it names counts, for the check and as held: docs/api.md
+		// says a job naming a held core is refused (only the first
+		// worker-count ones were checked).
 		conflict := &ConflictError{}
 		for _, c := range list {
 			if id, ok := held[c]; ok {
