@@ -109,7 +109,28 @@ func (cs *cstream) compileStream() {
 	maxN := int(st.Size.Max())
 	cs.img = make([]byte, maxN)
 	L.write(cs.img, maxN, 0, 0, true)
-	scratch := make([]byte, maxN)
+	cs.compileSizes()
+	remap := cs.compileChecksums()
+	for i := range L.slots {
+		sl := &L.slots[i]
+		if sl.v.Kind == Fixed {
+			continue
+		}
+		rmw := false
+		for _, g := range cs.fields {
+			if sl.off < g.off+g.width && g.off < sl.off+sl.width {
+				rmw = true
+			}
+		}
+		cs.fields = append(cs.fields, pfield{rmw: rmw, base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: remap(sl.cov), c: newCursor(&sl.v, cs.k, cs.w)})
+	}
+}
+
+// compileSizes builds the size table (one entry per distinct size, with
+// its base sums) and, when the size varies, the cursor over its indexes.
+func (cs *cstream) compileSizes() {
+	L, st := cs.L, cs.L.st
+	scratch := make([]byte, int(st.Size.Max()))
 	var distinct []uint64
 	if st.Size.Kind == Fixed {
 		distinct = []uint64{st.Size.From}
@@ -124,37 +145,46 @@ func (cs *cstream) compileStream() {
 		cs.sizes = append(cs.sizes, sizeEntry{n: int(n), sums: L.baseSums(scratch, int(n)), oddSig: (int(n)-frame.SignatureLen)&1 == 1})
 		index[n] = uint64(i)
 	}
-	if cs.sizeVar {
-		// A Value over size-table indexes with the same sequence as Size.
-		iv := st.Size
-		switch iv.Kind {
-		case Increment, Decrement:
-			// Map through a list of one period.
-			list := make([]uint64, iv.n())
-			for j := range list {
-				list[j] = index[iv.At(uint64(j))]
-			}
-			iv = Value{Kind: List, List: list}
-		case List, Weighted:
+	if !cs.sizeVar {
+		return
+	}
+	// A Value over size-table indexes with the same sequence as Size.
+	iv := st.Size
+	switch iv.Kind {
+	case Increment, Decrement:
+		// Map through a list of one period.
+		list := make([]uint64, iv.n())
+		for j := range list {
+			list[j] = index[iv.At(uint64(j))]
+		}
+		iv = Value{Kind: List, List: list}
+	case List, Weighted:
+		list := make([]uint64, len(iv.List))
+		for j, x := range iv.List {
+			list[j] = index[x]
+		}
+		iv.List = list
+	case Random:
+		if len(iv.List) > 0 {
 			list := make([]uint64, len(iv.List))
 			for j, x := range iv.List {
 				list[j] = index[x]
 			}
 			iv.List = list
-		case Random:
-			if len(iv.List) > 0 {
-				list := make([]uint64, len(iv.List))
-				for j, x := range iv.List {
-					list[j] = index[x]
-				}
-				iv.List = list
-			} else {
-				iv.From, iv.To = 0, iv.To-iv.From // distinct sizes are From..To in order
-			}
+		} else {
+			iv.From, iv.To = 0, iv.To-iv.From // distinct sizes are From..To in order
 		}
-		cs.sizeCur = newCursor(&iv, cs.k, cs.w)
-		cs.lens = L.lens
 	}
+	cs.sizeCur = newCursor(&iv, cs.k, cs.w)
+	cs.lens = L.lens
+}
+
+// compileChecksums picks the checksums finished per frame (rck) and
+// finishes the others in the image and the base sums. It returns the map
+// from the layout's checksum bits to positions in rck, by which the
+// fields and the signature name the checksums covering them from then on.
+func (cs *cstream) compileChecksums() (remap func(uint8) uint8) {
+	L := cs.L
 	// A checksum changes only with a varying field it covers, the size,
 	// the signature or a checksum inside it that changes; otherwise it is
 	// final in the image (and in the base sums of those covering it).
@@ -181,7 +211,7 @@ func (cs *cstream) compileStream() {
 		}
 	}
 	// From here on, checksums are known by their position in rck.
-	remap := func(m uint8) uint8 {
+	remap = func(m uint8) uint8 {
 		var out uint8
 		for k := range cs.rck {
 			if m&(1<<cs.rck[k].i) != 0 {
@@ -214,19 +244,7 @@ func (cs *cstream) compileStream() {
 		r := &cs.rck[1]
 		cs.c1, cs.c1udp, cs.c1bad = r.field, r.udp, r.bad
 	}
-	for i := range L.slots {
-		sl := &L.slots[i]
-		if sl.v.Kind == Fixed {
-			continue
-		}
-		rmw := false
-		for _, g := range cs.fields {
-			if sl.off < g.off+g.width && g.off < sl.off+sl.width {
-				rmw = true
-			}
-		}
-		cs.fields = append(cs.fields, pfield{rmw: rmw, base: loadSlot(cs.img, sl.off, sl.width) &^ sl.mask, off: sl.off, width: sl.width, shift: sl.shift, mask: sl.mask, cov: remap(sl.cov), c: newCursor(&sl.v, cs.k, cs.w)})
-	}
+	return remap
 }
 
 // distinctSizes lists the sizes a varying size takes, ascending; for a
