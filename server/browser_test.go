@@ -17,6 +17,7 @@ import (
 
 	_ "github.com/wpg-dev/wpg/backend/all" // the new-job and host pages show every backend and its probes
 	"github.com/wpg-dev/wpg/internal/testbed"
+	"github.com/wpg-dev/wpg/job"
 )
 
 var screenshots = flag.String("screenshots", "", "directory the browser test writes a PNG of each page into (serve-*.png; docs/img)")
@@ -235,18 +236,78 @@ func TestBrowser(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#compare-table thead th").length`); n != 3 {
 		t.Errorf("the compare table has %d header cells, want 3", n)
 	}
-	if n := eval[int](t, ctx, `wpg.charts["chart-cmp-pps"] ? wpg.charts["chart-cmp-pps"].series.length : 0`); n != 3 {
-		t.Errorf("the compare chart has %d series, want 3 (x and two jobs)", n)
-	}
+	// app.js is deferred: the chart comes once it has run.
+	until(t, ctx, "the compare chart with x and two jobs", `window.wpg && wpg.charts["chart-cmp-pps"] && wpg.charts["chart-cmp-pps"].series.length == 3`, 10*time.Second)
 	shot(t, ctx, "compare")
 
 	do("host page", chromedp.Navigate(u.url+"/host"), chromedp.WaitVisible(chromedp.ID("sysinfo")))
 	shot(t, ctx, "host")
 
-	// Readable on a phone: nothing wider than the screen but the tables' own scrollers.
-	do("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
-	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
-		t.Errorf("the jobs page is %d px wide on a 390 px phone", w)
+	// Every page usable on a phone and on a laptop.
+	spec := job.NewSpec()
+	spec.Rate = "500pps"
+	e, err := u.s.create(context.Background(), Creator{Name: "running for the widths"}, spec)
+	if err != nil {
+		t.Fatal(err)
 	}
-	shot(t, ctx, "phone")
+	running := e.id
+	pages := []struct{ name, path, wait string }{
+		{"jobs", "/", "finished"},
+		{"new", "/jobs/new", "preview"},
+		{"running job", fmt.Sprintf("/jobs/%d", running), "chart-pps"},
+		{"finished job", fmt.Sprintf("/jobs/%d", first), "report"},
+		{"compare", fmt.Sprintf("/compare?id=%d&id=%d", first, first+1), "compare-table"},
+		{"host", "/host", "sysinfo"},
+		{"run again", fmt.Sprintf("/jobs/new?from=%d", first), "preview"},
+		{"no such job", "/jobs/999999", ""},
+		{"no such page", "/nowhere", ""},
+	}
+	for _, width := range []int64{390, 1280} {
+		for _, pg := range pages {
+			wait := chromedp.WaitVisible(chromedp.CSS("main"))
+			if pg.wait != "" {
+				wait = chromedp.WaitVisible(chromedp.ID(pg.wait))
+			}
+			do(fmt.Sprintf("%s at %d px", pg.name, width), chromedp.EmulateViewport(width, 844), chromedp.Navigate(u.url+pg.path), wait)
+			if pg.name == "jobs" && width == 390 {
+				shot(t, ctx, "phone")
+			}
+			fitsWidth(t, ctx, fmt.Sprintf("the %s page at %d px", pg.name, width))
+		}
+		// The editor is there to type in: whole and of a usable width.
+		do("new job", chromedp.Navigate(u.url+"/jobs/new"), chromedp.WaitVisible(chromedp.ID("preview")))
+		if ok := eval[bool](t, ctx, `(() => { const r = document.getElementById("template_text").getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth && r.width >= innerWidth * 0.5 || r.width >= 600; })()`); !ok {
+			t.Errorf("at %d px the template editor is cut off or too narrow", width)
+		}
+	}
+	// The login page, without a session.
+	for _, width := range []int64{390, 1280} {
+		do("log out", chromedp.EmulateViewport(width, 844), chromedp.Navigate(u.url+"/login"), chromedp.WaitVisible(chromedp.CSS("main")))
+		fitsWidth(t, ctx, fmt.Sprintf("the login page at %d px", width))
+	}
+}
+
+// fitsWidth fails when the page is wider than the window, or when an
+// element sticks out of it other than inside a scroller of its own (a
+// table's, a hex dump's) that itself fits.
+func fitsWidth(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	got := eval[string](t, ctx, `(() => {
+		const W = document.documentElement.clientWidth, bad = [];
+		for (const el of document.body.querySelectorAll("*")) {
+			const r = el.getBoundingClientRect();
+			if (r.width === 0 || r.right <= W + 1 || r.left < -1000) continue;
+			let p = el.parentElement, clipped = false;
+			for (; p && p !== document.body; p = p.parentElement) {
+				if (getComputedStyle(p).overflowX !== "visible") { clipped = p.getBoundingClientRect().right <= W + 1; break; }
+			}
+			if (!clipped) bad.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+				(typeof el.className === "string" && el.className ? "." + el.className.trim().split(/\s+/).join(".") : "") + " to " + Math.round(r.right) + " px");
+		}
+		const sw = document.documentElement.scrollWidth;
+		return sw > W + 1 || bad.length ? "the page is " + sw + " px wide in a " + W + " px window; sticking out: " + bad.slice(0, 6).join(", ") : "";
+	})()`)
+	if got != "" {
+		t.Errorf("%s: %s", what, got)
+	}
 }
