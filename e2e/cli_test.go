@@ -22,6 +22,16 @@ func run(t *testing.T, dir string, args ...string) (string, string, int) {
 	return runCmd(t, cmd)
 }
 
+// writeIn writes body to the file name in dir and returns its path.
+func writeIn(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // runCmd runs cmd and returns stdout, stderr and the exit code; it fails
 // the test only when the command cannot be run at all.
 func runCmd(t *testing.T, cmd *exec.Cmd) (string, string, int) {
@@ -40,13 +50,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (string, string, int) {
 
 func TestBadInputGivesOneLineErrorWithFix(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeIn(t, dir, name, body) }
 	badConfigDir := filepath.Join(dir, "cfg-unknown")
 	os.Mkdir(badConfigDir, 0o755)
 	os.WriteFile(filepath.Join(badConfigDir, "wpg.toml"), []byte("[tx]\nring_byte = 5\n"), 0o644)

@@ -175,6 +175,11 @@ type Limits struct {
 	Gateway   string `json:"gateway,omitempty"`
 	RxSrcIP   string `json:"rx_src_ip,omitempty"`
 	RxGateway string `json:"rx_gateway,omitempty"`
+	// Rate is the site's rate (wpg.toml send.rate), in Spec.Rate's
+	// syntax: used for a run whose spec gives none and whose input keeps
+	// no schedule of its own (not a template whose streams have their own
+	// rates, nor a capture replayed with its own timing).
+	Rate string `json:"rate,omitempty"`
 }
 
 // Built-in defaults of Spec and Limits.

@@ -95,6 +95,16 @@ func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 	}
 	checkPair(&p, s, reg) // pair.go
 
+	var parsed *template.Spec // the template, when timedInput read it
+	timed, looked := false, false
+	if s.Rate == "" && s.Limits.Rate != "" {
+		// The site's rate, unless the input keeps its own schedule.
+		if timed, parsed = timedInput(s); !timed {
+			s.Rate = s.Limits.Rate
+			pr.spec.Rate = s.Rate
+		}
+		looked = true
+	}
 	rateOK := true
 	if pr.rate, err = pace.ParseRate(s.Rate); err != nil {
 		p.wrap("rate", s.Rate, err, "give a rate such as 1Mpps, 10Gbps or 15fps, or nothing for flat out")
@@ -107,9 +117,7 @@ func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 			pr.notes = append(pr.notes, note)
 		}
 	}
-	var parsed *template.Spec // the template, when timedInput read it
-	timed := false
-	if rateOK && pr.rate.Unlimited() {
+	if rateOK && pr.rate.Unlimited() && !looked {
 		timed, parsed = timedInput(s)
 	}
 	checkApplies(&p, s, reg, rateOK && (!pr.rate.Unlimited() || timed))

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -18,9 +19,12 @@ func newConfigCmd() *cobra.Command {
 		Use:   "config",
 		Short: "print every effective configuration value and where it came from",
 		Long: `config reads wpg.toml (--config, $WPG_CONFIG, ./wpg.toml, $XDG_CONFIG_HOME/wpg/wpg.toml) over the
-built-in defaults and prints each key's effective value and its source. Flags of send and bench override
-the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packets).`,
-		Args: cobra.NoArgs,
+built-in defaults, and with --profile NAME its [profile.NAME] table over the file's keys, and prints each
+key's effective value and its source (default, FILE:LINE, or profile NAME, FILE:LINE). Flags of send and
+bench override both for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packets; send's
+-i, --backend, --rate, --workers, --pin-cores; recv's -i).`,
+		Example: "  wpg config\n  wpg config --profile lab --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
@@ -46,13 +50,20 @@ the file for one run (--ring-bytes, --prerender-max-bytes, --prerender-max-packe
 				}
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"file": cfg.File, "keys": list})
+				return enc.Encode(map[string]any{"file": cfg.File, "profile": cfg.Profile, "profiles": cfg.Profiles, "keys": list})
 			}
 			file := cfg.File
 			if file == "" {
 				file = "(none found; defaults only)"
 			}
 			fmt.Fprintf(out, "configuration file: %s\n", file)
+			if len(cfg.Profiles) > 0 {
+				chosen := cfg.Profile
+				if chosen == "" {
+					chosen = "none (--profile NAME)"
+				}
+				fmt.Fprintf(out, "profile: %s (the file's profiles: %s)\n", chosen, strings.Join(cfg.Profiles, ", "))
+			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE\tFLAG")
 			for _, k := range config.Keys {

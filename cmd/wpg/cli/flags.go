@@ -77,6 +77,9 @@ type runFlags struct {
 	pcap      string
 	pcapSpeed float64
 
+	// origins names the spec's fields that wpg.toml gave (defaults.go).
+	origins origins
+
 	// send's port pair (send.go: addPairFlags)
 	rxIface, rxBackend string
 	netns, rxNetns     string

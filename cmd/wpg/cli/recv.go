@@ -116,6 +116,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if err != nil {
 		return err
 	}
+	o := recvDefaults(cfg, &spec, func(name string) bool { return changed(cmd, name) != nil })
 	spec.DPDKArgs = dpdkArgs(changed(cmd, "dpdk-args") != nil, f.dpdkArgs, spec.Backend, cfg)
 	if changed(cmd, "ring-bytes") != nil {
 		n, err := config.ParseSize(f.ringBytes)
@@ -173,7 +174,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			f.metrics.linger = 0 // nothing ran: nothing to see
 			stopMetrics()
 		}
-		return startError(cmd, "recv: ", err)
+		return startError(cmd, "recv: ", o, err)
 	}
 	defer stopMetrics()
 	markStarted(cmd) // the input is valid: what fails from here on is the run

@@ -36,6 +36,7 @@ func NewRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().String("config", "", "configuration file (default: $WPG_CONFIG, ./wpg.toml, $XDG_CONFIG_HOME/wpg/wpg.toml)")
+	root.PersistentFlags().String("profile", "", "apply the configuration file's [profile.`NAME`] table over its keys (flags still go first; docs/config.md)")
 	root.SetFlagErrorFunc(flagError)
 	for _, b := range builders {
 		root.AddCommand(b())
@@ -273,11 +274,12 @@ func Explain(err error) string {
 
 // loadConfig reads wpg.toml for a command: --config, else the locations
 // config.Find names, with the environment variables read here (the config
-// package reads no environment).
+// package reads no environment), and its --profile over the file's keys.
 func loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	path, _ := cmd.Flags().GetString("config")
+	profile, _ := cmd.Flags().GetString("profile")
 	home, _ := os.UserHomeDir()
-	return config.Load(path, config.Env{
+	return config.LoadProfile(path, profile, config.Env{
 		WPGConfig:     os.Getenv("WPG_CONFIG"),
 		XDGConfigHome: os.Getenv("XDG_CONFIG_HOME"),
 		Home:          home,

@@ -136,7 +136,7 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, st
 	env.SnapshotEvery = f.interval // an own receiver's progress as often as the lines
 	run, err := job.Start(cmd.Context(), spec, env)
 	if err != nil {
-		return nil, nil, nil, startError(cmd, "", err)
+		return nil, nil, nil, startError(cmd, "", f.origins, err)
 	}
 	if err := started(run); err != nil {
 		return nil, nil, nil, err
@@ -293,6 +293,9 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	if f.pinCore >= 0 {
 		s.Cores = strconv.Itoa(f.pinCore)
 	}
+	if command == "send" {
+		f.origins = sendDefaults(cfg, &s, set) // wpg.toml's [send] (defaults.go)
+	}
 	if s.Segment, err = segmentValue(f.segment, lookupEnv); err != nil {
 		return s, usageError(err)
 	}
@@ -391,9 +394,9 @@ func cliEnv(cmd *cobra.Command) job.Env {
 // the Spec's problems are usage errors, shown as one line with the flags'
 // names (the first problem; the others follow from the same input more
 // often than not), anything else a runtime error.
-func startError(cmd *cobra.Command, prefix string, err error) error {
+func startError(cmd *cobra.Command, prefix string, o origins, err error) error {
 	if ps := job.AsProblems(err); len(ps) > 0 {
-		return &ExitError{Code: ExitUsage, Err: &flagMessage{msg: prefix + formatProblem(cmd, ps[0]), err: err}}
+		return &ExitError{Code: ExitUsage, Err: &flagMessage{msg: prefix + formatProblem(cmd, o, ps[0]), err: err}}
 	}
 	markStarted(cmd)
 	return &ExitError{Code: ExitRuntime, Err: err}
@@ -421,15 +424,22 @@ var specFlags = map[string]string{
 
 // formatProblem tells p in cmd's words: the field at fault as the flag
 // ("-o/--output", "--rate"), fields named in the text in their short form
-// ("add -o FILE.pcap").
-func formatProblem(cmd *cobra.Command, p *job.OptionError) string {
+// ("add -o FILE.pcap"); a field whose value came from wpg.toml (o) as its
+// key and place ("send.rate (wpg.toml:4)").
+func formatProblem(cmd *cobra.Command, o origins, p *job.OptionError) string {
 	head := func(field string) string {
+		if key, ok := o[field]; ok {
+			return key
+		}
 		if fl := fieldFlag(cmd, field); fl != nil {
 			return flagName(fl)
 		}
 		return fieldFlagName(cmd, field)
 	}
 	mention := func(field string) string {
+		if key, ok := o[field]; ok {
+			return key
+		}
 		fl := fieldFlag(cmd, field)
 		switch {
 		case fl == nil:

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -20,8 +21,11 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/internal/suggest"
+	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/sysinfo"
 	"github.com/wpg-dev/wpg/units"
 )
 
@@ -31,10 +35,40 @@ type Config struct {
 	Server Server
 	DPDK   DPDK
 	Port   Port
-	// Sources maps each key ("tx.ring_bytes") to where its value came from.
+	Send   Send
+	Recv   Recv
+	// Sources maps each key ("tx.ring_bytes") to where its value came from:
+	// "default", "FILE:LINE", "profile NAME, FILE:LINE" or a flag.
 	Sources map[string]string
 	// File is the configuration file read, "" when none.
 	File string
+	// Profile is the [profile.NAME] table applied over the file's keys
+	// ("" = none); Profiles lists the file's profiles, sorted.
+	Profile  string
+	Profiles []string
+}
+
+// Send holds the [send] section: a lab box's defaults for wpg send, each
+// taken where its flag is not given and the run reads it.
+type Send struct {
+	// Interface is the interface to send on (-i) for the backends that
+	// send on one.
+	Interface string
+	// Backend is the data path (--backend).
+	Backend string
+	// Rate is the target rate (--rate), in pace.ParseRate's syntax, for a
+	// run whose input keeps no schedule of its own.
+	Rate string
+	// Workers is the number of sender workers (--workers).
+	Workers int64
+	// PinCores pins worker i to the i-th CPU of this list (--pin-cores).
+	PinCores string
+}
+
+// Recv holds the [recv] section: wpg recv's defaults.
+type Recv struct {
+	// Interface is the interface to receive on (-i).
+	Interface string
 }
 
 // TX holds the [tx] section.
@@ -97,6 +131,9 @@ type Key struct {
 	Path        bool
 	DefaultText string
 	text        func(*Config) *string
+	// Check, when set, checks a text key's value (the error says why it
+	// is refused and what to write).
+	Check func(string) error
 }
 
 // Keys lists every key, in the order `wpg config` prints them.
@@ -135,6 +172,47 @@ var Keys = []Key{
 		Help: "the receiving port's address with its link's prefix (send --rx-interface)", text: func(c *Config) *string { return &c.Port.RxSrcIP }},
 	{Name: "port.rx_gateway", Flag: "--rx-gateway", Text: true,
 		Help: "the receiving port's next hop (send --bidir sends from that port through it)", text: func(c *Config) *string { return &c.Port.RxGateway }},
+	{Name: "send.interface", Flag: "--interface", Text: true,
+		Help: "the interface wpg send sends on without -i (backends that send on one; with it the default backend is afpacket)", text: func(c *Config) *string { return &c.Send.Interface }},
+	{Name: "send.backend", Flag: "--backend", Text: true, Check: checkBackend,
+		Help: "the data path of wpg send without --backend (\"\": afpacket with an interface, else null)", text: func(c *Config) *string { return &c.Send.Backend }},
+	{Name: "send.rate", Flag: "--rate", Text: true, Check: checkRate,
+		Help: "the target rate of wpg send without --rate, as --rate reads it (\"\": flat out; not for a template whose streams keep their own rates, or --pcap)", text: func(c *Config) *string { return &c.Send.Rate }},
+	{Name: "send.workers", Flag: "--workers", Min: 1, Default: 1,
+		Help: "sender workers of wpg send without --workers", field: func(c *Config) *int64 { return &c.Send.Workers }},
+	{Name: "send.pin_cores", Flag: "--pin-cores", Text: true, Check: checkCores,
+		Help: "pin wpg send's worker i to the i-th CPU of this list without --pin-core, --pin-cores or --auto-pin (e.g. \"2,3\")", text: func(c *Config) *string { return &c.Send.PinCores }},
+	{Name: "recv.interface", Flag: "--interface", Text: true,
+		Help: "the interface wpg recv captures on without -i (with it the default backend is afpacket)", text: func(c *Config) *string { return &c.Recv.Interface }},
+}
+
+// checkBackend refuses a backend name wpg does not know.
+func checkBackend(s string) error {
+	if s == "" || slices.Contains(backend.Known, s) {
+		return nil
+	}
+	msg := fmt.Sprintf("%q is not a backend: give one of %s", s, strings.Join(backend.Known, ", "))
+	if near := suggest.Closest(s, backend.Known); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return errors.New(msg)
+}
+
+// checkRate reads a rate as --rate does (docs/rate.md).
+func checkRate(s string) error {
+	_, err := pace.ParseRate(s)
+	return err
+}
+
+// checkCores reads a CPU list as --pin-cores does.
+func checkCores(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := sysinfo.ParseCPUList(s); err != nil {
+		return fmt.Errorf("%q is not a CPU list: %v: write CPUs and ranges, e.g. \"2,3\" or \"2-5\"", s, err)
+	}
+	return nil
 }
 
 // Default returns the built-in configuration.
@@ -238,26 +316,36 @@ func Find(explicit string, env Env) (string, error) {
 }
 
 // Load finds and reads the configuration (see Find), over the defaults.
-func Load(explicit string, env Env) (*Config, error) {
+func Load(explicit string, env Env) (*Config, error) { return LoadProfile(explicit, "", env) }
+
+// LoadProfile is Load with the [profile.NAME] table named profile applied
+// over the file's keys ("" = none; ParseProfile).
+func LoadProfile(explicit, profile string, env Env) (*Config, error) {
 	path, err := Find(explicit, env)
 	if err != nil {
 		return nil, err
 	}
 	c := Default()
 	if path == "" {
+		if profile != "" {
+			return nil, fmt.Errorf("--profile %s: no configuration file was found (--config, $WPG_CONFIG, ./wpg.toml, $XDG_CONFIG_HOME/wpg/wpg.toml), and profiles are its [profile.NAME] tables: write one, or leave out --profile", profile)
+		}
 		return c, nil
 	}
 	data, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Parse(path, data); err != nil {
+	if err := c.ParseProfile(path, data, profile); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-type rawConfig struct {
+// rawSections are the sections of wpg.toml as decoded, each value left
+// for Parse to check (the TOML type, the range); the field of each key is
+// found by its toml tags (values).
+type rawSections struct {
 	TX struct {
 		PrerenderMaxBytes   any `toml:"prerender_max_bytes"`
 		PrerenderMaxPackets any `toml:"prerender_max_packets"`
@@ -283,10 +371,48 @@ type rawConfig struct {
 		RxSrcIP   any `toml:"rx_src_ip"`
 		RxGateway any `toml:"rx_gateway"`
 	} `toml:"port"`
+	Send struct {
+		Interface any `toml:"interface"`
+		Backend   any `toml:"backend"`
+		Rate      any `toml:"rate"`
+		Workers   any `toml:"workers"`
+		PinCores  any `toml:"pin_cores"`
+	} `toml:"send"`
+	Recv struct {
+		Interface any `toml:"interface"`
+	} `toml:"recv"`
 }
 
-// Parse applies the TOML document data (named path in errors) over c.
-func (c *Config) Parse(path string, data []byte) error {
+// rawConfig is the whole document: the sections, and [profile.NAME]
+// tables of the same sections.
+type rawConfig struct {
+	rawSections
+	Profile map[string]rawSections `toml:"profile"`
+}
+
+// values maps each key given ("tx.ring_bytes") to its decoded value.
+func (r *rawSections) values() map[string]any {
+	out := map[string]any{}
+	secs := reflect.ValueOf(r).Elem()
+	for i := range secs.NumField() {
+		sec, keys := secs.Type().Field(i).Tag.Get("toml"), secs.Field(i)
+		for j := range keys.NumField() {
+			if v := keys.Field(j).Interface(); v != nil {
+				out[sec+"."+keys.Type().Field(j).Tag.Get("toml")] = v
+			}
+		}
+	}
+	return out
+}
+
+// Parse applies the TOML document data (named path in errors) over c:
+// its keys outside [profile.NAME] tables.
+func (c *Config) Parse(path string, data []byte) error { return c.ParseProfile(path, data, "") }
+
+// ParseProfile is Parse, then the keys of the [profile.NAME] table named
+// profile over the file's ("" = none). A profile the file does not define
+// is an error that lists those it does.
+func (c *Config) ParseProfile(path string, data []byte, profile string) error {
 	var raw rawConfig
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
@@ -316,57 +442,87 @@ func (c *Config) Parse(path string, data []byte) error {
 	if err := checkCase(path, data); err != nil {
 		return err
 	}
-	vals := map[string]any{
-		"tx.prerender_max_bytes":   raw.TX.PrerenderMaxBytes,
-		"tx.prerender_max_packets": raw.TX.PrerenderMaxPackets,
-		"tx.ring_bytes":            raw.TX.RingBytes,
-		"server.preview_max":       raw.Server.PreviewMax,
-		"server.job_history":       raw.Server.JobHistory,
-		"server.job_history_db":    raw.Server.JobHistoryDB,
-		"server.listen":            raw.Server.Listen,
-		"server.db":                raw.Server.DB,
-		"server.token_file":        raw.Server.TokenFile,
-		"server.job_files":         raw.Server.JobFiles,
-		"server.max_jobs":          raw.Server.MaxJobs,
-		"server.max_parses":        raw.Server.MaxParses,
-		"dpdk.eal_args":            raw.DPDK.EALArgs,
-		"port.src_ip":              raw.Port.SrcIP,
-		"port.gateway":             raw.Port.Gateway,
-		"port.rx_src_ip":           raw.Port.RxSrcIP,
-		"port.rx_gateway":          raw.Port.RxGateway,
-	}
 	c.File = path
+	for name := range raw.Profile {
+		c.Profiles = append(c.Profiles, name)
+	}
+	sort.Strings(c.Profiles)
+	if err := c.apply(path, data, raw.values(), "", func(line int) string { return fmt.Sprintf("%s:%d", path, line) }); err != nil {
+		return err
+	}
+	if _, ok := raw.Profile[profile]; profile != "" && !ok {
+		return unknownProfile(path, profile, c.Profiles)
+	}
+	// Every profile is checked, the one chosen applied: a mistake in
+	// another shows now, not on the day it is chosen.
+	for _, name := range c.Profiles {
+		dst := Default()
+		if name == profile {
+			dst, c.Profile = c, profile
+		}
+		prof := raw.Profile[name]
+		if err := dst.apply(path, data, prof.values(), "profile."+name+".", func(line int) string {
+			return fmt.Sprintf("profile %s, %s:%d", name, path, line)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unknownProfile is the error for --profile NAME that path does not
+// define, listing those it does.
+func unknownProfile(path, name string, profiles []string) error {
+	if len(profiles) == 0 {
+		return fmt.Errorf("%s: --profile %s: the file defines no profiles: add a [profile.%s] table with the keys it changes (e.g. [profile.%s] then send.rate = \"1Mpps\"), or leave out --profile", path, name, name, name)
+	}
+	msg := fmt.Sprintf("%s: --profile %s: no such profile; the profiles are %s", path, name, strings.Join(profiles, ", "))
+	if near := suggest.Closest(name, profiles); near != "" {
+		msg += fmt.Sprintf(": did you mean %s?", near)
+	}
+	return errors.New(msg)
+}
+
+// apply sets the keys of vals (values) over c: the file's (prefix "") or
+// a profile's (prefix "profile.NAME."), where a key's line is found by its
+// full dotted name; source names where a value came from.
+func (c *Config) apply(path string, data []byte, vals map[string]any, prefix string, source func(line int) string) error {
 	for _, k := range Keys {
 		v := vals[k.Name]
 		if v == nil {
 			continue
 		}
-		line, col := locate(data, k.Name)
+		line, col := locate(data, prefix+k.Name)
 		where := fmt.Sprintf("%s:%d:%d", path, line, col)
 		if k.Text {
 			str, ok := v.(string)
 			if !ok {
-				return fmt.Errorf("%s: %s: %v is not a string: want a quoted string, e.g. %s = %q", where, k.Name, v, k.Name[strings.LastIndex(k.Name, ".")+1:], textExample(k))
+				return fmt.Errorf("%s: %s%s: %v is not a string: want a quoted string, e.g. %s = %q", where, prefix, k.Name, v, k.Name[strings.LastIndex(k.Name, ".")+1:], textExample(k))
+			}
+			if k.Check != nil {
+				if err := k.Check(str); err != nil {
+					return fmt.Errorf("%s: %s%s: %v", where, prefix, k.Name, err)
+				}
 			}
 			if k.Path && str != "" && !filepath.IsAbs(str) {
 				str = filepath.Join(filepath.Dir(path), str)
 			}
 			*k.text(c) = str
-			c.Sources[k.Name] = fmt.Sprintf("%s:%d", path, line)
+			c.Sources[k.Name] = source(line)
 			continue
 		}
 		n, err := toInt(v, k)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %v", where, k.Name, err)
+			return fmt.Errorf("%s: %s%s: %v", where, prefix, k.Name, err)
 		}
 		if n < k.Min {
 			if k.Size {
-				return fmt.Errorf("%s: %s = %s is below the minimum %s: use %q or more (default %q)", where, k.Name, units.FormatSize(n), units.FormatSize(k.Min), units.FormatSizeShort(k.Min), units.FormatSizeShort(k.Default))
+				return fmt.Errorf("%s: %s%s = %s is below the minimum %s: use %q or more (default %q)", where, prefix, k.Name, units.FormatSize(n), units.FormatSize(k.Min), units.FormatSizeShort(k.Min), units.FormatSizeShort(k.Default))
 			}
-			return fmt.Errorf("%s: %s = %d is below the minimum %d: use a value ≥ %d (default %d)", where, k.Name, n, k.Min, k.Min, k.Default)
+			return fmt.Errorf("%s: %s%s = %d is below the minimum %d: use a value ≥ %d (default %d)", where, prefix, k.Name, n, k.Min, k.Min, k.Default)
 		}
 		*k.field(c) = n
-		c.Sources[k.Name] = fmt.Sprintf("%s:%d", path, line)
+		c.Sources[k.Name] = source(line)
 	}
 	return nil
 }
@@ -461,6 +617,35 @@ func checkSections(path string, data []byte) error {
 	if toml.Unmarshal(data, &top) != nil {
 		return nil
 	}
+	if err := checkSectionsIn(path, data, top, ""); err != nil {
+		return err
+	}
+	v, ok := top["profile"]
+	if !ok {
+		return nil
+	}
+	const example = "[profile.NAME] on a line of its own and below it the keys the profile changes, e.g. [profile.lab] then send.rate = \"1Mpps\""
+	profs, ok := v.(map[string]any)
+	if !ok {
+		line, col := locate(data, "profile")
+		return fmt.Errorf("%s:%d:%d: profile: %s, and profile holds tables, one per profile: write %s", path, line, col, describe(v), example)
+	}
+	for _, name := range slices.Sorted(maps.Keys(profs)) {
+		prof, ok := profs[name].(map[string]any)
+		if !ok {
+			line, col := locate(data, "profile."+name)
+			return fmt.Errorf("%s:%d:%d: profile.%s: %s, and a profile is a table: write %s", path, line, col, name, describe(profs[name]), example)
+		}
+		if err := checkSectionsIn(path, data, prof, "profile."+name+"."); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSectionsIn is checkSections for the sections of one table: the
+// document's (prefix "") or a profile's (prefix "profile.NAME.").
+func checkSectionsIn(path string, data []byte, top map[string]any, prefix string) error {
 	for _, sec := range sections() {
 		v, ok := top[sec]
 		if !ok {
@@ -469,20 +654,15 @@ func checkSections(path string, data []byte) error {
 		if _, ok := v.(map[string]any); ok {
 			continue
 		}
-		example := fmt.Sprintf("[%s] on a line of its own and its keys below it, e.g. [%s] then %s", sec, sec, keyExample(sec))
-		arrRe := regexp.MustCompile(`^\s*\[\[\s*` + regexp.QuoteMeta(sec) + `\s*\]\]`)
-		valRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(sec) + `\s*=\s*`)
-		line, col := 1, 1
-		for n, l := range strings.Split(string(data), "\n") {
-			if m := arrRe.FindStringIndex(l); m != nil {
-				return fmt.Errorf("%s:%d:%d: [[%s]] makes %s an array of tables, and %s is one table: write %s", path, n+1, m[0]+1, sec, sec, sec, example)
-			}
-			if m := valRe.FindStringIndex(l); m != nil {
-				line, col = n+1, m[1]+1
-				break
+		name := prefix + sec
+		example := fmt.Sprintf("[%s] on a line of its own and its keys below it, e.g. [%s] then %s", name, name, keyExample(sec))
+		for n, l := range scanLines(data) {
+			if l.array && l.name == name {
+				return fmt.Errorf("%s:%d:%d: [[%s]] makes %s an array of tables, and %s is one table: write %s", path, n+1, l.start, name, name, name, example)
 			}
 		}
-		return fmt.Errorf("%s:%d:%d: %s: %s, and %s is a section (a table): write %s", path, line, col, sec, describe(v), sec, example)
+		line, col := locate(data, name)
+		return fmt.Errorf("%s:%d:%d: %s: %s, and %s is a section (a table): write %s", path, line, col, name, describe(v), name, example)
 	}
 	return nil
 }
@@ -491,11 +671,23 @@ func checkSections(path string, data []byte) error {
 // know (its path: ["txx"], ["tx", "ring_byte"]) and what to write: the
 // section or key it is near, the section a bare key belongs in.
 func unknownKey(key []string) string {
+	if len(key) > 2 && key[0] == "profile" {
+		return fmt.Sprintf("in [profile.%s]: %s", key[1], unknownKeyIn(key[2:], false))
+	}
+	return unknownKeyIn(key, true)
+}
+
+// unknownKeyIn is unknownKey for a key of the document (top) or of a
+// profile (!top: a profile has no profiles).
+func unknownKeyIn(key []string, top bool) string {
 	secs := sections()
 	list := func() string {
 		names := make([]string, len(secs))
 		for i, s := range secs {
 			names[i] = "[" + s + "]"
+		}
+		if top {
+			names = append(names, "[profile.NAME]")
 		}
 		return strings.Join(names, ", ")
 	}
@@ -544,18 +736,34 @@ func checkCase(path string, data []byte) error {
 	if toml.Unmarshal(data, &top) != nil {
 		return nil
 	}
+	return checkCaseIn(path, data, top, "")
+}
+
+// checkCaseIn is checkCase for the sections of one table: the document's
+// (prefix "") or a profile's (prefix "profile.NAME.").
+func checkCaseIn(path string, data []byte, top map[string]any, prefix string) error {
 	known := keyNames()
 	for _, sec := range slices.Sorted(maps.Keys(top)) {
 		v := top[sec]
+		if prefix == "" && sec == "profile" {
+			profs, _ := v.(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(profs)) {
+				prof, _ := profs[name].(map[string]any)
+				if err := checkCaseIn(path, data, prof, "profile."+name+"."); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if !slices.Contains(sections(), sec) {
 			line, col := findName(data, sec)
-			return fmt.Errorf("%s:%d:%d: section [%s]: wpg.toml's names are lower case (TOML's are case-sensitive): write [%s]", path, line, col, sec, strings.ToLower(sec))
+			return fmt.Errorf("%s:%d:%d: section [%s%s]: wpg.toml's names are lower case (TOML's are case-sensitive): write [%s%s]", path, line, col, prefix, sec, prefix, strings.ToLower(sec))
 		}
 		m, _ := v.(map[string]any)
 		for _, key := range slices.Sorted(maps.Keys(m)) {
 			if !slices.Contains(known, sec+"."+key) {
 				line, col := findName(data, key)
-				return fmt.Errorf("%s:%d:%d: key %s.%s: wpg.toml's names are lower case (TOML's are case-sensitive): write %s", path, line, col, sec, key, strings.ToLower(key))
+				return fmt.Errorf("%s:%d:%d: key %s%s.%s: wpg.toml's names are lower case (TOML's are case-sensitive): write %s", path, line, col, prefix, sec, key, strings.ToLower(key))
 			}
 		}
 	}
@@ -612,28 +820,72 @@ func describe(v any) string {
 	return fmt.Sprintf("%v is a %T", v, v)
 }
 
-// locate finds the line and column of key's value in a TOML document (1-based;
-// 1:1 when not found).
+// locate finds the line and column of the value of the key whose full
+// dotted name is dotted ("tx.ring_bytes", "profile.lab.send.rate"),
+// however the document spells it: below a [tx] or [profile.lab] header,
+// or dotted (1-based; 1:1 when not found).
 func locate(data []byte, dotted string) (int, int) {
-	i := strings.LastIndex(dotted, ".")
-	section, key := dotted[:i], dotted[i+1:]
-	keyRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=\s*`)
-	dottedRe := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(dotted) + `\s*=\s*`)
-	cur := ""
-	for n, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
-			cur = strings.TrimSpace(strings.Trim(t, "[]"))
-			continue
-		}
-		if m := dottedRe.FindStringIndex(line); m != nil && cur == "" {
-			return n + 1, m[1] + 1
-		}
-		if m := keyRe.FindStringIndex(line); m != nil && cur == section {
-			return n + 1, m[1] + 1
+	for n, l := range scanLines(data) {
+		if !l.table && l.name == dotted {
+			return n + 1, l.value
 		}
 	}
 	return 1, 1
+}
+
+// tomlLine is what scanLines sees of one line of a TOML document.
+type tomlLine struct {
+	// table is true for a [table] header, array also for [[table]].
+	table, array bool
+	// name is the header's dotted name, or the full dotted name of the
+	// key set on the line (its table's name, a dot, the key); "" for
+	// other lines.
+	name string
+	// start is the 1-based column where the line's text starts, value
+	// where a key's value starts.
+	start, value int
+}
+
+var (
+	tomlName   = `(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*`
+	tomlHeader = regexp.MustCompile(`^\s*(\[\[?)\s*(` + tomlName + `)\s*\]`)
+	tomlKey    = regexp.MustCompile(`^\s*(` + tomlName + `)\s*=\s*`)
+)
+
+// scanLines reads each line of a TOML document as a header, a key, or
+// neither, naming keys by their full dotted names. It is what locate and
+// the checks need of positions, not a parser: a line inside a multi-line
+// string may look like a key.
+func scanLines(data []byte) []tomlLine {
+	lines := strings.Split(string(data), "\n")
+	out := make([]tomlLine, len(lines))
+	table := ""
+	for n, line := range lines {
+		start := len(line) - len(strings.TrimLeft(line, " \t")) + 1
+		if m := tomlHeader.FindStringSubmatchIndex(line); m != nil {
+			table = dottedName(line[m[4]:m[5]])
+			out[n] = tomlLine{table: true, array: line[m[2]:m[3]] == "[[", name: table, start: start}
+			continue
+		}
+		if m := tomlKey.FindStringSubmatchIndex(line); m != nil {
+			name := dottedName(line[m[2]:m[3]])
+			if table != "" {
+				name = table + "." + name
+			}
+			out[n] = tomlLine{name: name, start: start, value: m[1] + 1}
+		}
+	}
+	return out
+}
+
+// dottedName writes a TOML key or header name without blanks around its
+// dots and without quotes.
+func dottedName(s string) string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
 }
 
 // ParseSize parses a byte size with the units every wpg command uses

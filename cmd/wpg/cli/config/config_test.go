@@ -133,6 +133,12 @@ func ExampleDefault() {
 	// port.gateway "" default
 	// port.rx_src_ip "" default
 	// port.rx_gateway "" default
+	// send.interface "" default
+	// send.backend "" default
+	// send.rate "" default
+	// send.workers "1" default
+	// send.pin_cores "" default
+	// recv.interface "" default
 }
 
 func TestTextKeys(t *testing.T) {

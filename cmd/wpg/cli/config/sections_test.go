@@ -53,7 +53,7 @@ func TestTyposSayWhatToWrite(t *testing.T) {
 	cases := []struct{ doc, want string }{
 		{"[tx]\nring_byte = 5\n", `wpg.toml:2:1: unknown key "tx.ring_byte": did you mean tx.ring_bytes?`},
 		{"tx.ring_byts = 5\n", `did you mean tx.ring_bytes?`},
-		{"[txx]\nring_bytes = 1\n", "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk], [port]: did you mean [tx]?"},
+		{"[txx]\nring_bytes = 1\n", "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk], [port], [send], [recv], [profile.NAME]: did you mean [tx]?"},
 		{"[foo]\nx = 1\n", "unknown section [foo]: the sections are [tx], [server], [dpdk], [port]"},
 		{"ring_bytes = \"16MiB\"\n", "wpg.toml:1:1: ring_bytes is a key of section [tx]: write it below a [tx] line"},
 		{"[server]\nring_bytes = 1\n", "ring_bytes is a key of section [tx], not [server]: move it below the [tx] line"},
