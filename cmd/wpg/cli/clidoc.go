@@ -67,10 +67,14 @@ duration: write 10s).
 `)
 }
 
+// writeCommand writes c's section, headed by its whole path (wpg dmabuf
+// bench: a nested command's name alone is another command, or none), and
+// its subcommands' after it.
 func writeCommand(w io.Writer, c *cobra.Command) {
-	fmt.Fprintf(w, "\n## wpg %s\n\n%s\n\n", c.Name(), c.Short)
+	parent := strings.TrimSuffix(c.CommandPath(), c.Name()) // "wpg dmabuf "
+	fmt.Fprintf(w, "\n## %s\n\n%s\n\n", c.CommandPath(), c.Short)
 	fmt.Fprintln(w, "```")
-	fmt.Fprintf(w, "wpg %s\n", c.Use)
+	fmt.Fprintf(w, "%s%s\n", parent, c.Use)
 	if c.Long != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Long))
 	}

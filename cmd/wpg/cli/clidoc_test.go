@@ -88,3 +88,44 @@ func firstDiff(a, b string) string {
 	}
 	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
 }
+
+// TestCLIReferenceNestedNames: every command's section in docs/cli.md is
+// headed by its whole path and its usage line starts with it, so a nested
+// command reads as what a user types: "wpg dmabuf bench", not "wpg
+// bench" (which is another command) or "wpg info" (which is none).
+func TestCLIReferenceNestedNames(t *testing.T) {
+	var buf bytes.Buffer
+	WriteCLIReference(&buf)
+	root := NewRoot()
+	seen := map[string]bool{}
+	lines := strings.Split(buf.String(), "\n")
+	for i, line := range lines {
+		path, ok := strings.CutPrefix(line, "## wpg ")
+		if !ok {
+			continue
+		}
+		if seen[path] {
+			t.Errorf("two sections are headed %q", line)
+		}
+		seen[path] = true
+		c, rest, err := root.Find(strings.Fields(path))
+		if err != nil || len(rest) > 0 || c.CommandPath() != "wpg "+path {
+			t.Errorf("section %q: no such command (found %v, %v)", line, c.CommandPath(), err)
+			continue
+		}
+		// The usage line: the first line of the section's first code block.
+		for j := i + 1; j < len(lines) && j < i+8; j++ {
+			if lines[j] == "```" {
+				if use := lines[j+1]; !strings.HasPrefix(use, "wpg "+path) {
+					t.Errorf("section %q: the usage line is %q", line, use)
+				}
+				break
+			}
+		}
+	}
+	for _, want := range []string{"dmabuf bench", "dmabuf info", "report merge"} {
+		if !seen[want] {
+			t.Errorf("no section for wpg %s", want)
+		}
+	}
+}
