@@ -117,3 +117,62 @@ func TestSegmentsSendOneRun(t *testing.T) {
 		})
 	}
 }
+
+// TestSegmentBadInput: every bad --segment is one line naming the flag
+// and the fix, exit 2; a segment with nothing to send says so and exits
+// 0; a capture replayed with its own timing splits.
+func TestSegmentBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--segment", "3/3"}, "--segment 3/3: has index 3, outside 0 … 2 of 3 segments; give --segment I/N"},
+		{[]string{"--segment", "0/0"}, "--segment 0/0: has 0 segments; give --segment I/N"},
+		{[]string{"--segment=-1/2"}, "--segment -1/2: has index -1"},
+		{[]string{"--segment", "a/b"}, "--segment a/b: is not a segment I/N; give --segment I/N"},
+		{[]string{"--segment", "auto"}, "--segment auto: JOB_COMPLETION_INDEX is not set"},
+		{[]string{"--segment", "0/2", "--backend", "shm"}, "--segment 0/2: splits a packet template's streams over several senders, and shm moves payload frames"},
+		{[]string{"--segment", "0/2", repoFile(t, "examples/stream-rates.wpg.yaml")}, "--count cannot be split exactly over the segments"},
+	} {
+		args := append([]string{"send", "--count", "10"}, c.args...)
+		cmd := exec.Command(testbed.Wpg(t), args...)
+		cmd.Dir = dir
+		cmd.Env = append(cmd.Environ(), "JOB_COMPLETION_INDEX=", "WPG_SEGMENTS=")
+		stdout, stderr, code := runCmd(t, cmd)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("wpg %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(args, " "), code, stderr, c.want)
+		}
+	}
+	out, stderr, code := run(t, dir, "send", "--count", "2", "--segment", "2/3", "--json")
+	var rep struct {
+		Frames uint64
+		Notes  []string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Frames != 0 || !strings.Contains(strings.Join(rep.Notes, "\n"), "segment 2/3 has nothing to send") {
+		t.Errorf("segment 2/3 of --count 2: exit %d, %s%s", code, out, stderr)
+	}
+
+	// A capture replayed with its own timing: two segments send its
+	// records once, the first the even ones.
+	one := filepath.Join(dir, "one.pcap")
+	if _, stderr, code := run(t, dir, "send", "--backend", "pcapfile", "-o", one, "--count", "101", "--rate", "100kpps"); code != 0 {
+		t.Fatal(stderr)
+	}
+	var total uint64
+	for i := range 2 {
+		out, stderr, code := run(t, dir, "send", "--pcap", one, "--backend", "pcapfile", "-o", filepath.Join(dir, fmt.Sprintf("r%d.pcap", i)), "--segment", fmt.Sprintf("%d/2", i), "--pcap-speed", "100", "--json")
+		var rep struct{ Frames uint64 }
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("replay segment %d/2: exit %d: %s", i, code, stderr)
+		}
+		if want := []uint64{51, 50}[i]; rep.Frames != want {
+			t.Errorf("replay segment %d/2: %d frames, want %d", i, rep.Frames, want)
+		}
+		total += rep.Frames
+	}
+	if total != 101 {
+		t.Errorf("the replay's segments sent %d records of 101", total)
+	}
+}
