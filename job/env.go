@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/sysinfo"
 	"time"
 )
 
@@ -37,11 +36,6 @@ type Env struct {
 	// (peer.DefaultProgress), so that each snapshot's receiver counts and
 	// latency window are fresh, not a progress message of two periods ago.
 	SnapshotEvery time.Duration
-	// Probes caches the kernel feature probes (sysinfo) a run asks about,
-	// each run at most once: pass one to share the results between runs,
-	// or sysinfo.NewProbes with fakes in a test. nil: a fresh
-	// sysinfo.HostProbes for the run.
-	Probes *sysinfo.Probes
 }
 
 // withDefaults fills the unset fields of e.
@@ -51,9 +45,6 @@ func (e Env) withDefaults() Env {
 	}
 	if e.Clock == nil {
 		e.Clock = time.Now
-	}
-	if e.Probes == nil {
-		e.Probes = sysinfo.HostProbes()
 	}
 	return e
 }

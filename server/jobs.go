@@ -146,7 +146,7 @@ var errClosing = errors.New("the server is shutting down")
 
 // env is the job environment: no standard streams.
 func (s *Server) env() job.Env {
-	return job.Env{Logger: s.log, Launcher: s.opt.Launcher, Probes: s.opt.Probes}
+	return job.Env{Logger: s.log, Launcher: s.opt.Launcher}
 }
 
 // heldLocked returns the CPUs running and starting jobs hold.

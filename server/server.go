@@ -81,8 +81,8 @@ type Options struct {
 	// Launcher builds the receiver processes of jobs that start their own
 	// (job.Env.Launcher); nil runs this executable as `wpg recv`.
 	Launcher backend.Launcher
-	// Probes caches kernel feature probes for every job and /sysinfo
-	// (nil: sysinfo.HostProbes).
+	// Probes caches kernel feature probes for the host page and the backend
+	// list, what this server can run (nil: sysinfo.HostProbes).
 	Probes *sysinfo.Probes
 	// Caps reports whether the process holds a capability by name
 	// ("CAP_NET_RAW"); nil reads this process's effective set.
