@@ -70,6 +70,13 @@ func checkQueues(ifc iface, first, n, count int, kind string) error {
 	if kind == "RX" {
 		within = "use a --queue within them (the receiver binds every RX queue from --queue on)"
 	}
+	if ifc.driver == "veth" {
+		// A veth has the queues it was made with; ethtool -L cannot go
+		// past them (its maximum is that count, 1 by default).
+		n := last + 1
+		return fmt.Errorf("%s: %s has %d %s queue(s), 0-%d: %s, or make the veth pair again with more queues: `ip link add %s numtxqueues %d numrxqueues %d type veth peer name PEER numtxqueues %d numrxqueues %d` (ethtool cannot raise a veth's count)",
+			what, ifc.name, count, kind, count-1, within, ifc.name, n, n, n, n)
+	}
 	return fmt.Errorf("%s: %s has %d %s queue(s), 0-%d: %s, or raise the count with `ethtool -L %s combined %d` (or tx/rx %d)",
 		what, ifc.name, count, kind, count-1, within, ifc.name, last+1, last+1)
 }

@@ -186,6 +186,13 @@ func TestQueueCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "queues 1-2") || !strings.Contains(err.Error(), "2 TX queue") || !strings.Contains(err.Error(), "ethtool -L eth9 combined 3") {
 		t.Errorf("queues 1-2 of 2: %v", err)
 	}
+	// A veth's queues are fixed when it is made (ethtool -L cannot go past
+	// them): the fix is to make it again with more.
+	veth := iface{name: "wpg0", driver: "veth", txQueues: 1, rxQueues: 1}
+	err = checkQueues(veth, 0, 2, 1, "TX")
+	if err == nil || !strings.Contains(err.Error(), "ip link add wpg0 numtxqueues 2 numrxqueues 2 type veth peer name PEER numtxqueues 2 numrxqueues 2") || strings.Contains(err.Error(), "ethtool -L") {
+		t.Errorf("queues 0-1 of a veth with 1: %v", err)
+	}
 }
 
 // TestQueuesOfEachSide: a receiver is held to the RX queues and a sender
