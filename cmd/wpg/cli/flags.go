@@ -9,6 +9,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
+	"github.com/wpg-dev/wpg/units"
 )
 
 // runFlags are the flags `wpg send` and `wpg bench` share.
@@ -160,7 +161,7 @@ func applyConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
 	}
 	fl := cmd.Flags()
 	if fl.Changed("ring-bytes") {
-		n, err := config.ParseSize(f.ringBytes)
+		n, err := units.ParseSize(f.ringBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--ring-bytes: %w", err)
 		}
@@ -169,7 +170,7 @@ func applyConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
 		}
 	}
 	if fl.Changed("prerender-max-bytes") {
-		n, err := config.ParseSize(f.prerenderMaxBytes)
+		n, err := units.ParseSize(f.prerenderMaxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--prerender-max-bytes: %w", err)
 		}
@@ -190,7 +191,7 @@ func parsePipeSize(s string) (int, error) {
 	if s == "" {
 		return 0, nil
 	}
-	n, err := config.ParseSize(s)
+	n, err := units.ParseSize(s)
 	if err != nil || n < 4096 || n > 1<<31 {
 		return 0, fmt.Errorf("--pipe-size %q: give a size from 4KiB to 2GiB, e.g. 64KiB or 1MiB", s)
 	}

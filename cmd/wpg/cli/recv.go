@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/backend"
-	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/metrics"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/units"
 )
 
 func init() { register(newRecvCmd) }
@@ -119,7 +119,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	o := recvDefaults(cfg, &spec, func(name string) bool { return changed(cmd, name) != nil })
 	spec.DPDKArgs = dpdkArgs(changed(cmd, "dpdk-args") != nil, f.dpdkArgs, spec.Backend, cfg)
 	if changed(cmd, "ring-bytes") != nil {
-		n, err := config.ParseSize(f.ringBytes)
+		n, err := units.ParseSize(f.ringBytes)
 		if err != nil {
 			return fmt.Errorf("recv: --ring-bytes: %w", err)
 		}
@@ -137,7 +137,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 	spec.PipeSize = int64(n)
 	if f.size != "" {
-		n, err := config.ParseSize(f.size)
+		n, err := units.ParseSize(f.size)
 		if err != nil {
 			return fmt.Errorf("recv: --size: %w", err)
 		}

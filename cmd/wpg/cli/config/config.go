@@ -888,14 +888,6 @@ func dottedName(s string) string {
 	return strings.Join(parts, ".")
 }
 
-// ParseSize parses a byte size with the units every wpg command uses
-// (package units: KB = 1000, KiB = K = 1024).
-func ParseSize(s string) (int64, error) { return units.ParseSize(s) }
-
-// FormatSize formats a byte count exactly, with its unit ("16 MiB",
-// "1 MB", "1000032 B").
-func FormatSize(n int64) string { return units.FormatSize(n) }
-
 // maxConfigBytes bounds a configuration file: wpg.toml holds a few dozen
 // keys.
 const maxConfigBytes = 1 << 20

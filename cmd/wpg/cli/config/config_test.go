@@ -96,20 +96,6 @@ func TestFindPrecedence(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	// the units package's rule: KB = 1000, KiB = K = 1024
-	for in, want := range map[string]int64{"4096": 4096, "16MiB": 16 << 20, "256M": 256 << 20, "1GiB": 1 << 30, "10KB": 10000, "2 KiB": 2048, "1.5MiB": 3 << 19} {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "abc", "-5", "5XB", "0.5"} {
-		if _, err := ParseSize(bad); err == nil {
-			t.Errorf("ParseSize(%q) must fail", bad)
-		}
-	}
-}
-
 func ExampleDefault() {
 	c := Default()
 	for _, k := range Keys {
