@@ -62,8 +62,19 @@ shows both, the frame size on its frames line and the payload on its bytes line 
 network backend --size is the frame size of the default template.
 
 Rates and counts are decimal: --rate 1Mpps is 1,000,000 frames/s, 10Gbps is 10^10 bit/s, 250kpps is
-250,000 frames/s (docs/rate.md). Durations take Go's units (500ms, 10s, 1m30s; a bare number is not a
-duration: write 10s).
+250,000 frames/s; TRex's 1mpps and 10gbps, tc's 100mbit and iperf3's 10M mean what they mean there
+(docs/rate.md lists every spelling). Durations take Go's units (500ms, 10s, 1m30s; a bare number is not
+a duration: write 10s).
+
+## Man pages and shell completion
+
+`+"`wpg man DIR`"+` writes a section-1 man page for every command (wpg.1, wpg-send.1, …) from the same command
+tree as this page: `+"`man -l DIR/wpg-send.1`"+`. `+"`wpg completion bash|zsh|fish|powershell`"+` prints a completion
+script (`+"`source <(wpg completion bash)`"+`) that completes flag values as well as names: --backend with this
+build's backends (recv: those that receive), -i and --rx-interface with the interfaces of the current network
+namespace, --profile with the configuration file's profiles, --plan, --wait, --clock, --rate-layer,
+--wake-boost, --xdp-mode, --tx-copy, --fill, --verify and --format with their words, and a command's
+TEMPLATE with YAML files (the example templates are examples/*.wpg.yaml).
 `)
 }
 

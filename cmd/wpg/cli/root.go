@@ -42,6 +42,7 @@ func NewRoot() *cobra.Command {
 		root.AddCommand(b())
 	}
 	explainArgs(root)
+	addCompletions(root) // complete.go
 	return root
 }
 

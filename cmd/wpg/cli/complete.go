@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"net"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpg-dev/wpg/backend"
+)
+
+// flagChoices are the values shell completion offers for a flag of that
+// name, on every command that has it: the words of its enumeration (each
+// one its usage names: TestCompletionValuesAreAccepted), or what this
+// build and this host have.
+var flagChoices = map[string]func(cmd *cobra.Command) []string{
+	"backend": backendChoices,
+	"rx-backend": func(*cobra.Command) []string {
+		return backendNames(func(r backend.Registration) bool { return r.Receives })
+	},
+	"interface":    interfaceChoices,
+	"rx-interface": interfaceChoices,
+	"plan":         words("auto", "prerender", "stream"),
+	"wait":         words("hybrid", "spin", "sleep"),
+	"clock":        words("auto", "tsc", "monotonic"),
+	"rate-layer":   words("l2", "l1"),
+	"wake-boost":   words("auto", "on", "off"),
+	"xdp-mode":     words("auto", "native", "generic"),
+	"tx-copy":      words("auto", "linear", "frags"),
+	"fill":         words("pattern", "random", "file"),
+	"verify":       words("on", "sample", "off"),
+	"format":       words("pcap", "pcapng"),
+	"profile":      profileChoices,
+}
+
+func words(w ...string) func(*cobra.Command) []string {
+	return func(*cobra.Command) []string { return w }
+}
+
+// backendChoices are the backends of this build that the command runs:
+// those with a receiving side for recv, every one for the senders.
+func backendChoices(cmd *cobra.Command) []string {
+	if cmd.Name() == "recv" {
+		return backendNames(func(r backend.Registration) bool { return r.Receives })
+	}
+	return backendNames(func(backend.Registration) bool { return true })
+}
+
+func backendNames(keep func(backend.Registration) bool) []string {
+	var out []string
+	for _, r := range backend.All() {
+		if keep(r) {
+			out = append(out, r.Name+"\t"+r.Summary)
+		}
+	}
+	return out
+}
+
+// interfaceChoices are the network interfaces of the namespace wpg runs in.
+func interfaceChoices(*cobra.Command) []string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, i := range ifs {
+		out = append(out, i.Name)
+	}
+	return out
+}
+
+// profileChoices are the [profile.NAME] tables of the configuration file
+// the command would read.
+func profileChoices(cmd *cobra.Command) []string {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return nil
+	}
+	return cfg.Profiles
+}
+
+// templateArg completes a command's TEMPLATE argument with YAML files
+// (the example templates among them: examples/*.wpg.yaml).
+func templateArg(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// addCompletions registers the value completions of flagChoices on every
+// command of the tree under c that has such a flag, and templateArg for
+// the commands that take a template.
+func addCompletions(c *cobra.Command) {
+	for name, choices := range flagChoices {
+		if c.LocalNonPersistentFlags().Lookup(name) == nil && c.PersistentFlags().Lookup(name) == nil {
+			continue // a parent's persistent flag is registered once, there
+		}
+		choices := choices
+		_ = c.RegisterFlagCompletionFunc(name, func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+			return choices(cmd), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	if c.ValidArgsFunction == nil && slices.Contains([]string{"send", "bench", "preview", "ndr"}, c.Name()) {
+		c.ValidArgsFunction = templateArg
+	}
+	for _, sub := range c.Commands() {
+		addCompletions(sub)
+	}
+}

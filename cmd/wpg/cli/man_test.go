@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/testbed"
+)
+
+// TestManPages (issue #28): wpg man DIR writes a section-1 page for every
+// command, and man -l of wpg-send.1 shows every flag of send, its own and
+// the root's (--config, --profile).
+func TestManPages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "man")
+	out, errs, code := runCLI(t, "man", dir)
+	if code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("wpg man: exit %d, %s %s", code, out, errs)
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if !c.IsAvailableCommand() && c.HasParent() {
+			return
+		}
+		page := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
+		if _, err := os.Stat(filepath.Join(dir, page)); err != nil {
+			t.Errorf("no man page for %q: %v", c.CommandPath(), err)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	root := NewRoot()
+	walk(root)
+
+	man := testbed.RequireTool(t, "man", "man-db")
+	cmd := exec.Command(man, "-l", filepath.Join(dir, "wpg-send.1"))
+	cmd.Env = append(os.Environ(), "MANWIDTH=1000", "LC_ALL=C.UTF-8", "MANPAGER=cat", "PAGER=cat")
+	page, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("man -l wpg-send.1: %v\n%s", err, page)
+	}
+	text := regexp.MustCompile(".\x08").ReplaceAllString(string(page), "") // overstrike, where kept
+	send, _, err := root.Find([]string{"send"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	check := func(fl *pflag.Flag) {
+		n++
+		if !strings.Contains(text, "--"+fl.Name) {
+			t.Errorf("man -l wpg-send.1 does not show --%s", fl.Name)
+		}
+		if fl.Shorthand != "" && !strings.Contains(text, "-"+fl.Shorthand+", --"+fl.Name) {
+			t.Errorf("man -l wpg-send.1 does not show -%s, --%s", fl.Shorthand, fl.Name)
+		}
+	}
+	send.NonInheritedFlags().VisitAll(check)
+	send.InheritedFlags().VisitAll(check)
+	if n < 50 || !strings.Contains(text, "--profile") || !strings.Contains(text, "wpg-send - send a template's streams") {
+		t.Errorf("man -l wpg-send.1: %d flags checked; the page:\n%s", n, text)
+	}
+}
+
+// complete runs `wpg __complete args…` and returns the candidates (the
+// text before a tab) and the directive line.
+func complete(t *testing.T, args ...string) ([]string, string) {
+	t.Helper()
+	out, errs, code := runCLI(t, append([]string{"__complete"}, args...)...)
+	if code != 0 {
+		t.Fatalf("wpg __complete %q: exit %d: %s", args, code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var got []string
+	for _, l := range lines[:len(lines)-1] {
+		name, _, _ := strings.Cut(l, "\t")
+		got = append(got, name)
+	}
+	return got, lines[len(lines)-1]
+}
+
+// TestCompletionOfFlagValues (issue #28): shell completion completes flag
+// values, not only names: `wpg __complete send --backend ”` lists this
+// build's backends, -i the namespace's interfaces, and the enumerations
+// their words.
+func TestCompletionOfFlagValues(t *testing.T) {
+	got, directive := complete(t, "send", "--backend", "")
+	if !slices.Equal(got, backend.Names()) || directive != ":4" {
+		t.Errorf("send --backend: %q %s, want %q and no files (:4)", got, directive, backend.Names())
+	}
+	if got, _ := complete(t, "recv", "-i", ""); !slices.Contains(got, "lo") {
+		t.Errorf("recv -i: %q, want the interfaces, lo among them", got)
+	}
+	for args, want := range map[string][]string{
+		"send --plan":  {"auto", "prerender", "stream"},
+		"send --wait":  {"hybrid", "spin", "sleep"},
+		"bench --wait": {"hybrid", "spin", "sleep"},
+		"send --clock": {"auto", "tsc", "monotonic"},
+	} {
+		if got, _ := complete(t, append(strings.Fields(args), "")...); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", args, got, want)
+		}
+	}
+	if got, directive := complete(t, "send", ""); !slices.Contains(got, "yaml") || directive != ":8" {
+		t.Errorf("send's TEMPLATE: %q %s, want YAML files (:8, FilterFileExt)", got, directive)
+	}
+}
+
+// TestCompletionValuesAreAccepted: every word completion offers for a
+// flag is one its usage names, on every command that has the flag.
+func TestCompletionValuesAreAccepted(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			choices, ok := flagChoices[fl.Name]
+			if !ok || slices.Contains([]string{"backend", "rx-backend", "interface", "rx-interface", "profile"}, fl.Name) {
+				return
+			}
+			for _, w := range choices(c) {
+				if !regexp.MustCompile(`\b` + w + `\b`).MatchString(fl.Usage) {
+					t.Errorf("%s --%s: completion offers %q, which the usage %q does not name", c.CommandPath(), fl.Name, w, fl.Usage)
+				}
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot())
+}
