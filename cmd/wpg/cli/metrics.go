@@ -22,7 +22,7 @@ type metricsFlags struct {
 
 func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags) {
 	fl.StringVar(&f.listen, "metrics-listen", "", "serve the run's live counters for Prometheus at http://`ADDR`/metrics while it runs: PORT or :PORT listens on 127.0.0.1, HOST:PORT on that address (0.0.0.0:PORT: every interface, your choice); the names of wpg serve's /metrics (docs/distributed.md)")
-	fl.DurationVar(&f.linger, "metrics-linger", 5*time.Second, "with --metrics-listen: keep serving this long after the run (not after Ctrl-C), so that the last scrape sees the final counts; at least the scrape interval")
+	fl.DurationVar(&f.linger, "metrics-linger", metrics.DefaultLinger, "with --metrics-listen: keep serving this long after the run (not after Ctrl-C), so that the last scrape sees the final counts; at least the scrape interval")
 }
 
 // serveMetrics starts the --metrics-listen endpoint for c (segment: the
