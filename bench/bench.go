@@ -30,7 +30,7 @@ const (
 	// QuickDuration is each run's length with Quick, which keeps the whole
 	// matrix (three repeats of every cell) under 30 s.
 	QuickDuration = 200 * time.Millisecond
-	// MaxCells bounds Paths × Sizes × Repeat.
+	// MaxCells bounds Paths() × Sizes × Repeat.
 	MaxCells = 2000
 )
 
@@ -220,11 +220,11 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("interval %v: give %v or more (0: none)", c.Interval, report.MinInterval))
 	}
 	for _, o := range c.Only {
-		if !slices.ContainsFunc(Paths, func(p Path) bool { return p.Name == o || p.Backend == o }) {
+		if !slices.ContainsFunc(paths, func(p Path) bool { return p.Name == o || p.Backend == o }) {
 			errs = append(errs, fmt.Errorf("path %q: not a row of the matrix (%s)", o, pathNames()))
 		}
 	}
-	if n := len(Paths) * len(c.Sizes) * c.Repeat; n > MaxCells {
+	if n := len(paths) * len(c.Sizes) * c.Repeat; n > MaxCells {
 		errs = append(errs, fmt.Errorf("%d runs: at most %d (fewer sizes or repeats)", n, MaxCells))
 	}
 	return errors.Join(errs...)
@@ -232,7 +232,7 @@ func (c Config) Validate() error {
 
 func pathNames() string {
 	s := ""
-	for i, p := range Paths {
+	for i, p := range paths {
 		if i > 0 {
 			s += ", "
 		}
@@ -279,7 +279,7 @@ func Run(ctx context.Context, cfg Config, env job.Env) (*Result, error) {
 	var cells []cell
 	var ns *netns.NS
 	netSkip := ""
-	for _, p := range Paths {
+	for _, p := range paths {
 		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, p.Name) && !slices.Contains(cfg.Only, p.Backend) {
 			continue
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"os"
+	"slices"
 
 	"github.com/wpg-dev/wpg/job"
 )
@@ -44,10 +45,14 @@ type Path struct {
 	Available func() string
 }
 
-// Paths is the matrix: every row wpg knows, references first. Adding a
-// row (a new backend, a new variant) is one entry here; a row whose
-// backend is not in this build is listed as skipped.
-var Paths = []Path{
+// Paths lists the matrix: every row wpg knows, references first (a new
+// slice each call).
+func Paths() []Path { return slices.Clone(paths) }
+
+// paths is the matrix. Adding a row (a new backend, a new variant) is one
+// entry here; a row whose backend is not in this build is listed as
+// skipped.
+var paths = []Path{
 	{Name: "null", Backend: "null", Group: Reference, Net: false, SmallOnly: true},
 	{Name: "memcpy", Backend: "memcpy", Group: Reference},
 	{Name: "pipe", Backend: "pipe", Group: Local},

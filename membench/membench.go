@@ -36,8 +36,11 @@ const (
 	Pipe Method = "PIPE"
 )
 
-// AllMethods lists every method in table order.
-var AllMethods = []Method{LocalCopy, SHMCopy, SHMDirect, CMACopy, XPMEMCopy, XPMEMDirect, Pipe}
+// allMethods is every method in table order.
+var allMethods = []Method{LocalCopy, SHMCopy, SHMDirect, CMACopy, XPMEMCopy, XPMEMDirect, Pipe}
+
+// AllMethods lists every method in table order (a new slice each call).
+func AllMethods() []Method { return slices.Clone(allMethods) }
 
 // Describe says in one line what the method measures.
 func (m Method) Describe() string {
@@ -77,7 +80,7 @@ func ParseMethods(s string) ([]Method, error) {
 			continue
 		}
 		if strings.EqualFold(f, "all") {
-			for _, m := range AllMethods {
+			for _, m := range allMethods {
 				if !seen[m] {
 					seen[m] = true
 					out = append(out, m)
@@ -86,14 +89,14 @@ func ParseMethods(s string) ([]Method, error) {
 			continue
 		}
 		var found Method
-		for _, m := range AllMethods {
+		for _, m := range allMethods {
 			if strings.EqualFold(f, string(m)) {
 				found = m
 			}
 		}
 		if found == "" {
-			names := make([]string, len(AllMethods))
-			for i, m := range AllMethods {
+			names := make([]string, len(allMethods))
+			for i, m := range allMethods {
 				names[i] = string(m)
 			}
 			return nil, fmt.Errorf("unknown method %q: choose from %s (or all)", f, strings.Join(names, ", "))
@@ -109,8 +112,11 @@ func ParseMethods(s string) ([]Method, error) {
 	return out, nil
 }
 
-// DefaultSizes are the sizes measured by default: 4K … 1G.
-var DefaultSizes = []int64{4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 512 << 20, 1 << 30}
+// DefaultSizes lists the sizes measured by default, 4K … 1G (a new slice
+// each call).
+func DefaultSizes() []int64 {
+	return []int64{4 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 512 << 20, 1 << 30}
+}
 
 // MaxSize is the largest buffer size accepted (16 GiB).
 const MaxSize = 16 << 30
@@ -197,10 +203,10 @@ const MaxOpsPerIteration = 1 << 20
 
 func (c Config) withDefaults() Config {
 	if len(c.Sizes) == 0 {
-		c.Sizes = append([]int64(nil), DefaultSizes...)
+		c.Sizes = DefaultSizes()
 	}
 	if len(c.Methods) == 0 {
-		c.Methods = append([]Method(nil), AllMethods...)
+		c.Methods = AllMethods()
 	}
 	if c.Iters == 0 {
 		c.Iters = 5

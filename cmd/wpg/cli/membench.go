@@ -22,8 +22,8 @@ func newMembenchCmd() *cobra.Command {
 		iters                                      int
 		pin, thp, asJSON, peer                     bool
 	)
-	names := make([]string, len(membench.AllMethods))
-	for i, m := range membench.AllMethods {
+	names := make([]string, len(membench.AllMethods()))
+	for i, m := range membench.AllMethods() {
 		names[i] = string(m)
 	}
 	// Every reader wpg has, not only those this CPU runs: the help (and

@@ -29,8 +29,8 @@ import (
 	"github.com/wpg-dev/wpg/units"
 )
 
-// Formats are the picture formats Render writes.
-var Formats = []string{"svg", "png"}
+// formats are the picture formats Render writes.
+var formats = []string{"svg", "png"}
 
 // Width and PanelHeight are the size of a picture and of each of its
 // panels.
@@ -550,7 +550,7 @@ func Percentiles(title string, pts []Point) (*plot.Plot, error) {
 func Render(w io.Writer, format string, plots []*plot.Plot) error {
 	format = strings.ToLower(format)
 	ok := false
-	for _, f := range Formats {
+	for _, f := range formats {
 		ok = ok || f == format
 	}
 	if !ok {
