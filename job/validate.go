@@ -121,6 +121,12 @@ func prepareDir(s Spec, env Env, dir *direction) (*prepared, error) {
 		timed, parsed = timedInput(s)
 	}
 	checkApplies(&p, s, reg, rateOK && (!pr.rate.Unlimited() || timed))
+	if reg.Name == "pipe" && peerChoice(s, env).Mode == backend.PeerConnect {
+		// The pipe reads {connect} auto and - only: a socket path was
+		// refused by the worker, as a runtime error (exit 1).
+		p.add("connect", s.Connect, "the pipe path has no rendezvous socket to meet a receiver at",
+			"give {fifo} PATH (a FIFO the reader opens), or pipe standard output into the reader, or drop {connect} to let wpg start one")
+	}
 	if s.Raw && reg.NeedsPeer && s.Connect == "" && s.FIFO == "" && peerChoice(s, env).Mode == backend.PeerOwn {
 		// The run would start wpg's own receiver, which cannot read
 		// frames without a wpg header.

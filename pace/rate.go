@@ -354,11 +354,15 @@ func (r Rate) CheckRange(meanFrameBytes float64, layer Layer, workers int) error
 		ErrRateRange, what, longDuration(float64(MaxInterval)/1e9), MaxFPS, max(workers, 1), minFPS*w*1.001, MaxFPS*w)
 }
 
-// longDuration formats sec seconds, in years beyond a year.
+// longDuration formats sec seconds, in years beyond a year, with three
+// significant digits beyond 10,000 of them (--rate 1e-300pps is one frame
+// every 3.17e+292 years, not a 300-digit number).
 func longDuration(sec float64) string {
 	const year = 365.25 * 24 * 3600
-	if sec >= year {
-		return strconv.FormatFloat(sec/year, 'f', 1, 64) + " years"
+	if y := sec / year; y >= 1e4 {
+		return strconv.FormatFloat(y, 'g', 3, 64) + " years"
+	} else if sec >= year {
+		return strconv.FormatFloat(y, 'f', 1, 64) + " years"
 	}
 	return time.Duration(sec * 1e9).String()
 }
