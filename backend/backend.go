@@ -20,6 +20,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -385,12 +386,12 @@ type Registration struct {
 	// NeedsPeer is true when a sender needs a receiving process (local
 	// paths); `wpg bench` then starts one itself.
 	NeedsPeer bool
-	// Flags names the backend-specific options this backend reads, on
-	// either side, by their command-line flag names without dashes (see
-	// SpecificFlags). Setting any other backend-specific flag for this
-	// backend is an error that names the backends reading it, so a new
-	// backend declares here every such flag it honours.
-	Flags []string
+	// Options names the backend-specific options this backend reads, on
+	// either side, by their field names (see SpecificOptions). Setting any
+	// other backend-specific option for this backend is an error that
+	// names the backends reading it, so a new backend declares here every
+	// such option it honours.
+	Options []string
 	// Check, when set, validates the options only this backend knows the
 	// values of (--format, --recv-mode, …) before any worker starts: no
 	// system calls, just the values, so that a bad one is a usage error and
@@ -398,34 +399,34 @@ type Registration struct {
 	Check func(o Options) error
 }
 
-// SpecificFlags are the command-line flags (names without dashes) that
-// only some backends read; each Registration lists those it reads in
-// Flags. The rest (--count, --rate, --workers, …) apply to every backend.
-var SpecificFlags = []string{
-	"interface", "ring-depth", "ring-bytes", "no-tx-ring", "no-rx-ring", "tx-copy", "qdisc-bypass",
-	"queue", "xdp-mode", "busy-poll",
-	"output", "format",
-	"fifo", "vmsplice", "pipe-size", "connect", "listen", "recv-mode", "busy-wait", "slots",
-	"device", "sync", "sync-mode",
-	"dpdk-args",
-}
-
-// Reads reports whether the backend reads the backend-specific flag
-// named flag (a name from SpecificFlags).
-func (r Registration) Reads(flag string) bool {
-	for _, o := range r.Flags {
-		if o == flag {
-			return true
-		}
+// SpecificOptions returns the names of the options that only some
+// backends read, each its field's name in snake case, as job.Spec's JSON
+// names it (Options.Net.RingDepth is "ring_depth", Options.Mem.RecvMode
+// "recv_mode"; a client maps them to its own words, the CLI to --ring-depth);
+// each Registration lists those it reads in Options. The rest (count,
+// rate, workers, …) apply to every backend.
+func SpecificOptions() []string {
+	return []string{
+		"interface", "ring_depth", "ring_bytes", "no_tx_ring", "no_rx_ring", "tx_copy", "qdisc_bypass",
+		"queue", "xdp_mode", "busy_poll",
+		"output", "format",
+		"fifo", "vmsplice", "pipe_size", "connect", "listen", "recv_mode", "busy_wait", "slots",
+		"device", "sync", "sync_mode",
+		"dpdk_args",
 	}
-	return false
 }
 
-// Reading lists, sorted, the registered backends that read flag.
-func Reading(flag string) []string {
+// Reads reports whether the backend reads the backend-specific option
+// named option (a name from SpecificOptions).
+func (r Registration) Reads(option string) bool {
+	return slices.Contains(r.Options, option)
+}
+
+// Reading lists, sorted, the registered backends that read option.
+func Reading(option string) []string {
 	var names []string
 	for _, r := range All() {
-		if r.Reads(flag) {
+		if r.Reads(option) {
 			names = append(names, r.Name)
 		}
 	}
@@ -435,6 +436,7 @@ func Reading(flag string) []string {
 var (
 	mu       sync.RWMutex
 	registry = map[string]Registration{}
+	absent   = map[string]string{} // name → why this build lacks it
 )
 
 // Register adds a backend; it panics on a duplicate name (a programming error).
@@ -447,6 +449,17 @@ func Register(r Registration) {
 	registry[r.Name] = r
 }
 
+// RegisterAbsent records a backend that this build leaves out (cgo code
+// behind a build tag), with why as a clause that says how to get it ("it
+// is cgo code behind a build tag: build wpg with -tags pcap …"): Known
+// lists it, Lookup refuses it with why. Package all calls it beside the
+// build-tagged import that leaves the backend out.
+func RegisterAbsent(name, why string) {
+	mu.Lock()
+	defer mu.Unlock()
+	absent[name] = why
+}
+
 // ErrUnknown is returned (wrapped) by Lookup for a name nobody registered.
 var ErrUnknown = errors.New("unknown backend")
 
@@ -455,10 +468,11 @@ var ErrUnknown = errors.New("unknown backend")
 func Lookup(name string) (Registration, error) {
 	mu.RLock()
 	r, ok := registry[name]
+	why, known := absent[name]
 	mu.RUnlock()
 	if !ok {
 		names := strings.Join(Names(), ", ")
-		if why, known := notBuilt(name); known {
+		if known {
 			return Registration{}, inputerr.Worded(ErrUnknown, fmt.Sprintf("%s %q in this build: %s; this build has %s (--backend NAME)", ErrUnknown, name, why, names),
 				"is not in this build: "+why, "choose one of "+names)
 		}
@@ -468,26 +482,24 @@ func Lookup(name string) (Registration, error) {
 	return r, nil
 }
 
-// Known lists, sorted, every backend name wpg documents, whether or not
-// this build registered it. Help text and docs/cli.md list these, so they
-// read the same for every build; Names lists what this build has.
-var Known = []string{"afpacket", "afxdp", "cma", "dpdk", "memcpy", "null", "pcap", "pcapfile", "pipe", "shm", "udmabuf", "unix", "xpmem"}
-
-// notBuilt says why a known backend is not registered, and whether name is
-// known at all.
-func notBuilt(name string) (string, bool) {
-	switch name {
-	case "pcap":
-		return "it is cgo code behind a build tag: build wpg with -tags pcap (needs libpcap-dev)", true
-	case "dpdk":
-		return "it is cgo code behind a build tag: build wpg with -tags dpdk (needs libdpdk-dev)", true
+// Known lists, sorted, every backend name wpg documents: the registered
+// ones and those this build leaves out (RegisterAbsent). Help text and
+// docs/cli.md list these, so that they read the same for every build of
+// wpg; Names lists what this build has.
+func Known() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(registry)+len(absent))
+	for n := range registry {
+		names = append(names, n)
 	}
-	for _, k := range Known {
-		if k == name {
-			return "this build leaves it out: build wpg from ./cmd/wpg, which imports backend/all", true
+	for n := range absent {
+		if _, ok := registry[n]; !ok {
+			names = append(names, n)
 		}
 	}
-	return "", false
+	sort.Strings(names)
+	return names
 }
 
 // Names lists the registered backends, sorted.

@@ -13,8 +13,8 @@ import (
 // applies. Defaults never trip it.
 //
 // Backend-specific options apply to the backends whose
-// Registration.Flags name them (by flag name, backend.SpecificFlags); the
-// classes below apply to a kind of run.
+// Registration.Options name them (by field name, backend.SpecificOptions);
+// the classes below apply to a kind of run.
 var (
 	// payloadFields shape payload frames (local and device paths).
 	payloadFields = []string{"raw", "fill", "payload_file", "seed", "verify"}
@@ -28,10 +28,6 @@ var (
 	// not have yet (docs/architecture.md, "What comes next").
 	plannedFor = map[string]string{"queue": "afxdp and dpdk", "xdp_mode": "afxdp", "busy_poll": "afxdp", "dpdk_args": "dpdk"}
 )
-
-// fieldOfFlag maps a backend-specific flag name (backend.SpecificFlags) to
-// the JSON name of the Spec and RecvSpec field that carries it.
-func fieldOfFlag(flag string) string { return strings.ReplaceAll(flag, "-", "_") }
 
 // given reports whether the field of v (a Spec or RecvSpec, not a pointer)
 // whose JSON name is field holds a non-zero value: an option the user gave.
@@ -50,12 +46,11 @@ func given(v any, field string) bool {
 // checkBackendFields refuses every backend-specific field given (set
 // reports which) that backend reg does not read.
 func checkBackendFields(p *problems, reg backend.Registration, set func(field string) bool) {
-	for _, flag := range backend.SpecificFlags {
-		field := fieldOfFlag(flag)
-		if !set(field) || reg.Reads(flag) {
+	for _, field := range backend.SpecificOptions() {
+		if !set(field) || reg.Reads(field) {
 			continue
 		}
-		names := backend.Reading(flag)
+		names := backend.Reading(field)
 		drop := "drop {" + field + "}"
 		switch {
 		case len(names) == 0 && plannedFor[field] != "":

@@ -27,10 +27,9 @@ func TestAppliesNamesAreFields(t *testing.T) {
 			}
 		}
 	}
-	for _, flag := range backend.SpecificFlags {
-		f := fieldOfFlag(flag)
+	for _, f := range backend.SpecificOptions() {
 		if !has(Spec{}, f) && !has(RecvSpec{}, f) {
-			t.Errorf("--%s: %q is a field of neither Spec nor RecvSpec", flag, f)
+			t.Errorf("%q is a field of neither Spec nor RecvSpec", f)
 		}
 	}
 	one := 1

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,7 +133,7 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 		if spec, err = applyRequest(spec, c.Request); err != nil {
 			return nil, c.Refuse(err)
 		}
-		if reg, err := backend.Lookup(spec.Backend); err == nil && !slices.Contains(reg.Flags, "listen") {
+		if reg, err := backend.Lookup(spec.Backend); err == nil && !reg.Reads("listen") {
 			spec.Listen = "" // the pipe: the socket carried the control connection only
 		}
 		ctl = c

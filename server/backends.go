@@ -60,9 +60,7 @@ func (s *Server) Backends() []BackendInfo {
 	for _, r := range backend.All() {
 		b := BackendInfo{Name: r.Name, Kind: string(r.Kind), Summary: r.Summary, Receives: r.Receives, Payload: r.Payload,
 			SingleWorker: r.SingleWorker, NeedsPeer: r.NeedsPeer, Runnable: true, Options: []string{}}
-		for _, f := range r.Flags {
-			b.Options = append(b.Options, strings.ReplaceAll(f, "-", "_"))
-		}
+		b.Options = append(b.Options, r.Options...)
 		var missing []string
 		for _, c := range backendCaps[r.Name] {
 			if !s.opt.Caps(c) {

@@ -11,7 +11,7 @@ func init() {
 		Summary:  "AF_PACKET TPACKET_V3 TX ring (one send() per batch), or sendmmsg; RX ring receiver",
 		Open:     open,
 		Receives: true,
-		Flags:    []string{"interface", "ring-depth", "ring-bytes", "no-tx-ring", "no-rx-ring", "tx-copy", "qdisc-bypass"},
+		Options:  []string{"interface", "ring_depth", "ring_bytes", "no_tx_ring", "no_rx_ring", "tx_copy", "qdisc_bypass"},
 	})
 }
 

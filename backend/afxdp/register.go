@@ -13,7 +13,7 @@ func init() {
 		Summary:  "AF_XDP socket per worker with its own UMEM (frames rendered in place), need_wakeup kicks; XDP-steered receiver",
 		Open:     open,
 		Receives: true,
-		Flags:    []string{"interface", "ring-depth", "ring-bytes", "queue", "xdp-mode", "busy-poll"},
+		Options:  []string{"interface", "ring_depth", "ring_bytes", "queue", "xdp_mode", "busy_poll"},
 		Check:    check,
 	})
 }

@@ -14,7 +14,7 @@ func init() {
 		Receives:  true,
 		Payload:   true,
 		NeedsPeer: true,
-		Flags:     []string{"connect", "listen", "recv-mode", "slots"},
+		Options:   []string{"connect", "listen", "recv_mode", "slots"},
 		Check: func(o backend.Options) error {
 			if _, err := modeOf(o.Mem.RecvMode); err != nil {
 				return err

@@ -25,7 +25,7 @@ func init() {
 		Summary:  "DPDK 22.11 ethdev: worker i on TX queue --queue+i, frames rendered into mbufs, rte_eth_tx_burst; RX queue receiver",
 		Open:     open,
 		Receives: true,
-		Flags:    []string{"interface", "queue", "dpdk-args"},
+		Options:  []string{"interface", "queue", "dpdk_args"},
 		Check:    func(o backend.Options) error { return checkEALArgs(o.DPDK.EALArgs) },
 	})
 }

@@ -25,7 +25,7 @@ func init() {
 		// More handles on one interface would only interleave their
 		// frames, each worker renumbering its own; afpacket has workers.
 		SingleWorkerWhy: ": a libpcap handle is one packet socket, and more of them on one interface only interleave their frames (for more workers use --backend afpacket)",
-		Flags:           []string{"interface"},
+		Options:         []string{"interface"},
 	})
 }
 

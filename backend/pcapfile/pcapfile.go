@@ -42,7 +42,7 @@ func init() {
 		Summary:      "write a pcap or pcapng file (-o FILE)",
 		Open:         backend.Factories{Sender: New}.Open,
 		SingleWorker: true,
-		Flags:        []string{"output", "format"},
+		Options:      []string{"output", "format"},
 		Check: func(o backend.Options) error {
 			_, err := Format(o.File.Output, o.File.Format)
 			return err

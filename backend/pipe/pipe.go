@@ -13,6 +13,6 @@ func init() {
 		NeedsPeer: true,
 		// One pipe carries one ordered stream of whole frames.
 		SingleWorker: true,
-		Flags:        []string{"fifo", "vmsplice", "pipe-size", "connect"},
+		Options:      []string{"fifo", "vmsplice", "pipe_size", "connect"},
 	})
 }

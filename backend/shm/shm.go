@@ -15,7 +15,7 @@ func init() {
 		Receives:  true,
 		Payload:   true,
 		NeedsPeer: true,
-		Flags:     []string{"connect", "listen", "recv-mode", "busy-wait", "slots"},
+		Options:   []string{"connect", "listen", "recv_mode", "busy_wait", "slots"},
 		Check: func(o backend.Options) error {
 			switch o.Mem.RecvMode {
 			case "", "inplace", "copy":

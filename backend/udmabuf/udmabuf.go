@@ -15,7 +15,7 @@ func init() {
 		Receives:  true,
 		Payload:   true,
 		NeedsPeer: true,
-		Flags:     []string{"connect", "listen", "slots", "device", "sync", "sync-mode"},
+		Options:   []string{"connect", "listen", "slots", "device", "sync", "sync_mode"},
 		Check:     check,
 	})
 }

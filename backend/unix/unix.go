@@ -11,6 +11,6 @@ func init() {
 		Receives:  true,
 		Payload:   true,
 		NeedsPeer: true,
-		Flags:     []string{"connect", "listen"},
+		Options:   []string{"connect", "listen"},
 	})
 }

@@ -14,7 +14,7 @@ func init() {
 		Receives:  true,
 		Payload:   true,
 		NeedsPeer: true,
-		Flags:     []string{"connect", "listen", "slots"},
+		Options:   []string{"connect", "listen", "slots"},
 		Check:     func(o backend.Options) error { return peer.CheckSlots("xpmem", o.Mem.Slots, maxSlots) },
 	})
 }

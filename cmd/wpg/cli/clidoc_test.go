@@ -43,7 +43,9 @@ func TestCLIReference(t *testing.T) {
 // honours) and an extra backend registered; it must equal this process's.
 func TestCLIReferenceHostIndependent(t *testing.T) {
 	if out := os.Getenv("WPG_CLIDOC_CHILD"); out != "" {
-		backend.Register(backend.Registration{Name: "zz-extra-build-tag-backend", Kind: backend.KindNetwork, Summary: "registered by a test"})
+		// As a build with -tags pcap: the backend this build has as
+		// absent (backend.RegisterAbsent) is registered.
+		backend.Register(backend.Registration{Name: "pcap", Kind: backend.KindNetwork, Summary: "registered by a test"})
 		var names []string
 		for _, im := range memread.Available() {
 			names = append(names, im.Name)

@@ -100,7 +100,7 @@ func addRunFlags(cmd *cobra.Command, f *runFlags, bench bool) {
 	if bench {
 		defBatch, defDuration = 256, 10*time.Second
 	}
-	fl.StringVar(&f.backend, "backend", "", "data path: "+strings.Join(backend.Known, ", ")+" (default: afpacket with -i, else null; wpg sysinfo lists those this build has)")
+	fl.StringVar(&f.backend, "backend", "", "data path: "+strings.Join(backend.Known(), ", ")+" (default: afpacket with -i, else null; wpg sysinfo lists those this build has)")
 	fl.StringVarP(&f.iface, "interface", "i", "", "network interface (afpacket, afxdp)")
 	fl.IntVar(&f.batch, "batch", defBatch, "frames handed to the backend per call")
 	fl.IntVar(&f.ringDepth, "ring-depth", 4096, "TX ring slots (afpacket; afxdp: TX ring and UMEM chunks, a power of two), capped by --ring-bytes")

@@ -95,7 +95,7 @@ Every command exits with one of these codes (as Go's flag package and POSIX tool
 A flag set explicitly for a backend or run it does nothing for (`+"`--qdisc-bypass`"+` on null, `+"`--fill`"+` with a
 template, `+"`--wait`"+` without `+"`--rate`"+`, `+"`--ring-depth`"+` with `+"`--no-tx-ring`"+`) is a usage error that names the
 backends or the flag it applies to; defaults never are. Each backend declares the backend-specific flags it
-reads (`+"`backend.Registration.Flags`"+`).
+reads (`+"`backend.Registration.Options`"+`).
 `, ExitRuntime, ExitUsage, ExitCheckFailed)
 }
 

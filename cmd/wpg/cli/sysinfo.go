@@ -141,7 +141,7 @@ type buildInfo struct {
 func thisBuild() buildInfo {
 	var b buildInfo
 	b.Backends = backend.Names()
-	for _, k := range backend.Known {
+	for _, k := range backend.Known() {
 		if !slices.Contains(b.Backends, k) {
 			b.MissingBackends = append(b.MissingBackends, k)
 		}

@@ -306,8 +306,9 @@ func TestCLIReferenceHasExitCodes(t *testing.T) {
 	}
 }
 
-// The flag table of item 9 stays true: every backend-specific flag exists
-// on send or recv, and every flag a backend declares is one of them.
+// The flag table of item 9 stays true: every backend-specific option has
+// its flag on send or recv, and every option a backend declares is one of
+// them.
 func TestBackendFlagsAreKnown(t *testing.T) {
 	root := NewRoot()
 	has := func(name string) bool {
@@ -319,16 +320,16 @@ func TestBackendFlagsAreKnown(t *testing.T) {
 		return false
 	}
 	specific := map[string]bool{}
-	for _, name := range backend.SpecificFlags {
+	for _, name := range backend.SpecificOptions() {
 		specific[name] = true
-		if !has(name) {
-			t.Errorf("backend.SpecificFlags names --%s, which neither send nor recv has", name)
+		if flag := fieldFlagName(root, name); !has(flag) {
+			t.Errorf("backend.SpecificOptions names %s, whose flag --%s neither send nor recv has", name, flag)
 		}
 	}
 	for _, r := range backend.All() {
-		for _, name := range r.Flags {
+		for _, name := range r.Options {
 			if !specific[name] {
-				t.Errorf("backend %s declares --%s, which is not in backend.SpecificFlags", r.Name, name)
+				t.Errorf("backend %s declares %s, which is not in backend.SpecificOptions", r.Name, name)
 			}
 		}
 	}
