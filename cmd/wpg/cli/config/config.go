@@ -188,11 +188,12 @@ var Keys = []Key{
 
 // checkBackend refuses a backend name wpg does not know.
 func checkBackend(s string) error {
-	if s == "" || slices.Contains(backend.Known, s) {
+	known := backend.Known()
+	if s == "" || slices.Contains(known, s) {
 		return nil
 	}
-	msg := fmt.Sprintf("%q is not a backend: give one of %s", s, strings.Join(backend.Known, ", "))
-	if near := suggest.Closest(s, backend.Known); near != "" {
+	msg := fmt.Sprintf("%q is not a backend: give one of %s", s, strings.Join(known, ", "))
+	if near := suggest.Closest(s, known); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return errors.New(msg)
