@@ -107,29 +107,6 @@ func TestPickCountsMatchesRender(t *testing.T) {
 	}
 }
 
-// sameFrame reports whether a and b are the same frame but for what the
-// sender count changes: the signature's workers byte and the two bytes of
-// the checksum covering it.
-func sameFrame(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	wb := len(a) - frame.SignatureLen + 4
-	first := -1
-	for i := range a {
-		if i == wb || a[i] == b[i] {
-			continue
-		}
-		if first < 0 {
-			first = i
-		}
-		if i > first+1 {
-			return false
-		}
-	}
-	return true
-}
-
 // TestSegmentsSendOneRun renders N segments of W workers each and checks
 // that together they render exactly one unsegmented run of W workers:
 // every signed frame (keyed by stream and sequence number) once and the

@@ -16,12 +16,20 @@ func sameBut(one, f []byte, workers int) bool {
 		return bytes.Equal(one, f)
 	}
 	wb := len(f) - frame.SignatureLen + 4
-	if one[wb] != 0 || int(f[wb]) != workers-1 {
+	return one[wb] == 0 && int(f[wb]) == workers-1 && sameFrame(one, f)
+}
+
+// sameFrame reports whether a and b are the same frame but for what the
+// sender count changes: the signature's workers byte and the two bytes of
+// the checksum covering it.
+func sameFrame(a, b []byte) bool {
+	if len(a) != len(b) {
 		return false
 	}
+	wb := len(a) - frame.SignatureLen + 4
 	first := -1
-	for i := range f {
-		if i == wb || one[i] == f[i] {
+	for i := range a {
+		if i == wb || a[i] == b[i] {
 			continue
 		}
 		if first < 0 {
