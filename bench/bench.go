@@ -452,41 +452,10 @@ func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) 
 	if err != nil {
 		return RunResult{Error: err.Error()}
 	}
-	var iv report.Intervals
-	var prev job.Snapshot
-	if cfg.Interval > 0 {
-		// Samples fall on multiples of the period on the run's own clock
-		// (from its first frame), as wpg send's: a ticker started before
-		// the run closed its first interval early (0.07 s of a 0.1 s
-		// period) and every other one off the period's multiples. The
-		// sample due at the run's planned end (or after it) is the end
-		// itself: the run's end closes the last interval, instead of a
-		// sample a hair before it leaving a last interval of a few frames
-		// over microseconds (a rate that looks like a collapse).
-		next := cfg.Interval
-		t := time.NewTimer(cfg.Interval)
-	watch:
-		for next < spec.Duration {
-			select {
-			case <-run.Done():
-				break watch
-			case <-t.C:
-			}
-			if el := run.Elapsed(); el < next {
-				t.Reset(next - el)
-				continue
-			}
-			s := run.Snapshot()
-			iv.Add(s.Sample(prev))
-			prev = s
-			for next <= s.Elapsed {
-				next += cfg.Interval
-			}
-			t.Reset(next - s.Elapsed)
-		}
-		t.Stop()
-		<-run.Done()
-	}
+	// The intervals (Interval > 0), on the run's own clock; the
+	// receivers' loss too (a local path's cell): every interval carries
+	// it and they sum to the cell's.
+	intervals := run.Intervals(cfg.Interval, nil)
 	rep := run.Report()
 	if rep == nil {
 		return RunResult{Error: errString(run.Err())}
@@ -505,13 +474,7 @@ func runOne(ctx context.Context, c cell, ns *netns.NS, cfg Config, env job.Env) 
 	if rep.Failed != nil && rr.Error == "" {
 		rr.Error = rep.Failed.Message
 	}
-	if cfg.Interval > 0 {
-		// The receivers' loss too (a local path's cell): every interval
-		// carries it and they sum to the cell's.
-		total := run.Snapshot().Sample(prev)
-		total.Elapsed, total.Frames, total.Bytes = time.Duration(rep.Seconds*float64(time.Second)), rep.Frames, rep.Bytes
-		rr.Intervals = iv.Finish(total)
-	}
+	rr.Intervals = intervals
 	return rr
 }
 

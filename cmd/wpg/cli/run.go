@@ -142,46 +142,15 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, st
 		return nil, nil, nil, err
 	}
 	markStarted(cmd) // the input is valid: what fails from here on is the run
-	var iv report.Intervals
-	var prev job.Snapshot
+	var intervals []report.Interval
 	if f.interval > 0 {
-		// Samples fall on multiples of the period on the run's own clock
-		// (from the first frame), not on a ticker started before it.
-		next := f.interval
-		t := time.NewTimer(f.interval)
-	watch:
-		for {
-			if spec.Duration > 0 && next >= spec.Duration {
-				// The sample due at the run's planned end (or after it)
-				// is the end itself: Finish closes the last interval
-				// with the report's totals and time, instead of a
-				// sample a hair before the end leaving a last interval
-				// of a few frames over microseconds (a rate that looks
-				// like a collapse at the end).
-				<-run.Done()
-				break watch
-			}
-			select {
-			case <-run.Done():
-				break watch
-			case <-t.C:
-			}
-			if el := run.Elapsed(); el < next {
-				t.Reset(next - el)
-				continue
-			}
-			s := run.Snapshot()
-			in, ok := iv.Add(s.Sample(prev))
-			prev = s
-			if ok && lines != nil {
+		// Samples on the run's own clock, each interval a line as it
+		// closes (job.Run.Intervals).
+		intervals = run.Intervals(f.interval, func(in report.Interval) {
+			if lines != nil {
 				report.WriteIntervalLine(lines, in)
 			}
-			for next <= s.Elapsed {
-				next += f.interval
-			}
-			t.Reset(next - s.Elapsed)
-		}
-		t.Stop()
+		})
 	} else {
 		prog := report.StartProgress(cmd.ErrOrStderr(), 500*time.Millisecond, func() (uint64, uint64, time.Duration) {
 			s := run.Snapshot()
@@ -198,15 +167,7 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, st
 		}
 	}
 	if rep != nil && f.interval > 0 {
-		n := len(iv.List())
-		total := end.Sample(prev)
-		total.Elapsed, total.Frames, total.Bytes = time.Duration(rep.Seconds*float64(time.Second)), rep.Frames, rep.Bytes
-		rep.Intervals = iv.Finish(total)
-		if lines != nil {
-			for _, in := range rep.Intervals[min(n, len(rep.Intervals)):] {
-				report.WriteIntervalLine(lines, in)
-			}
-		}
+		rep.Intervals = intervals
 	}
 	return rep, runErr, lateness, nil
 }
