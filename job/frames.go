@@ -215,6 +215,10 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec, dir *direction) (*
 	if overwritesInput(p, s, spec) {
 		return nil, errFrames
 	}
+	gapNotes, ok := captureGaps(p, s, spec) // capture_gaps.go
+	if !ok {
+		return nil, errFrames
+	}
 	probe, err := template.Compile(spec, popts)
 	if errors.Is(err, template.ErrSegmentCount) {
 		p.wrap("segment", s.Segment, err, segmentCountFix)
@@ -256,6 +260,7 @@ func packetFrames(p *problems, s Spec, parsed *template.Spec, dir *direction) (*
 	}
 	fs.notes = signedCaptureNotes(spec, s.Pcap != "")
 	fs.notes = append(fs.notes, truncatedCaptureNotes(spec)...)
+	fs.notes = append(fs.notes, gapNotes...)
 	var name string
 	fs.maxUntagged, name = spec.MaxUntagged()
 	fs.untaggedStream = printable.Escape(name) // for the MTU error

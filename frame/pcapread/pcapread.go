@@ -277,6 +277,10 @@ type Summary struct {
 	// counts records stamped earlier than the one before.
 	FirstNs, LastNs int64
 	Backwards       uint64
+	// MaxGapNs is the longest time from one record to the next, and
+	// MaxGapRecord that next record (from 1; 0: no gap).
+	MaxGapNs     int64
+	MaxGapRecord uint64
 	// Signed counts records that end in a wpg signature (its magic in
 	// the last frame.SignatureLen bytes): a capture of wpg's own traffic,
 	// whose frames a wpg receiver would count by their old signatures.
@@ -305,6 +309,8 @@ func Scan(path string) (Summary, error) {
 			s.FirstNs = ts
 		} else if ts < prev {
 			s.Backwards++
+		} else if ts-prev > s.MaxGapNs {
+			s.MaxGapNs, s.MaxGapRecord = ts-prev, s.Records+1
 		}
 		prev, s.LastNs = ts, ts
 		s.Records++
