@@ -1,8 +1,11 @@
 package job
 
 import (
+	"net"
 	"strings"
 	"testing"
+
+	"github.com/wpg-dev/wpg/template"
 )
 
 // A port pair's input errors are each one problem on the field at fault,
@@ -41,5 +44,40 @@ func TestPairProblems(t *testing.T) {
 		if p.Field != c.field || !strings.Contains(p.Error(), c.want) || p.Fix == "" && !strings.Contains(p.Error(), ";") {
 			t.Errorf("%s: %s: %v; want %s: %q with a fix", c.name, p.Field, p, c.field, c.want)
 		}
+	}
+}
+
+// A port fills the streams as a run sends them: the port's MAC as the
+// source, the gateway's as the destination, a fixed source address of
+// the port's family its own; a varying one stays.
+func TestFillPort(t *testing.T) {
+	spec, err := template.Parse("p.wpg.yaml", []byte(`streams:
+  - {ipv4: {src: 198.18.0.7, dst: 198.19.0.1}, udp: {}}
+  - {ipv4: {src: {from: 198.18.0.10, to: 198.18.0.20}, dst: 198.19.0.1}, udp: {}}
+  - {ipv6: {src: "2001:2::5", dst: "2001:2:0:b::1"}, udp: {}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac, gw := net.HardwareAddr{2, 0, 0, 0, 0, 0xa}, net.HardwareAddr{2, 0, 0, 0, 0, 0xfe}
+	if err := FillPort(spec, mac, gw, "198.18.0.1/24"); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range spec.Streams {
+		if st.Ethernet.Src.From != 0x02000000000a || st.Ethernet.Dst.From != 0x0200000000fe {
+			t.Errorf("stream %d: MACs %x → %x", i, st.Ethernet.Src.From, st.Ethernet.Dst.From)
+		}
+	}
+	if s := spec.Streams[0].IPv4.Src; s.Kind != template.Fixed || s.From != 0xc6120001 {
+		t.Errorf("fixed source %x, want the port's 198.18.0.1", s.From)
+	}
+	if s := spec.Streams[1].IPv4.Src; s.Kind != template.Increment || s.From != 0xc612000a {
+		t.Errorf("a varying source changed: %+v", s)
+	}
+	if s := spec.Streams[2].IPv6.Src; s.Lo.From != 5 {
+		t.Errorf("an IPv6 source took an IPv4 port's address: %+v", s)
+	}
+	if err := FillPort(spec, mac, nil, "198.18.0.1"); err == nil {
+		t.Error("an address without a prefix filled the frames")
 	}
 }
