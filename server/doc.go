@@ -15,6 +15,7 @@
 //	POST   /api/v1/preview           a template's first frames, decoded and in hex
 //	GET    /api/v1/backends          the backends and whether this host can run them
 //	GET    /api/v1/sysinfo           the machine (wpg sysinfo --json)
+//	GET    /api/v1/openapi.json      the OpenAPI 3 document of this API (openapi.go)
 //	GET    /healthz                  liveness, without a token
 //	GET    /metrics                  Prometheus text format
 //

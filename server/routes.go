@@ -27,6 +27,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"backends": s.Backends()})
 	})
 	mux.HandleFunc("GET /api/v1/sysinfo", s.handleSysinfo)
+	mux.HandleFunc("GET /api/v1/openapi.json", s.handleOpenAPI) // openapi.go
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		// A known path asked with a method it does not take says which
 		// it takes (the catch-all keeps the mux from answering 405).
@@ -42,7 +43,7 @@ func (s *Server) routes() http.Handler {
 			writeJSON(w, http.StatusNotFound, apiError(fmt.Sprintf("%s %s: no such endpoint", r.Method, r.URL.Path), fmt.Sprintf("this path takes %s (docs/api.md)", strings.Join(takes, ", ")), 0))
 			return
 		}
-		writeJSON(w, http.StatusNotFound, apiError("no such endpoint: "+r.URL.Path, "use one of the endpoints docs/api.md lists (they start /api/v1/jobs, /api/v1/preview, /api/v1/backends, /api/v1/sysinfo)", 0))
+		writeJSON(w, http.StatusNotFound, apiError("no such endpoint: "+r.URL.Path, "use one of the endpoints docs/api.md lists (they start /api/v1/jobs, /api/v1/preview, /api/v1/backends, /api/v1/sysinfo; /api/v1/openapi.json describes them all)", 0))
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		s.mu.Lock()
