@@ -59,7 +59,7 @@ type Config struct {
 
 // Ring is one process's mapping of a shared ring. Close is idempotent.
 type Ring struct {
-	fd       int
+	fd       sys.FD
 	m        *sys.SharedMapping
 	mem      []byte
 	slots    uint64
@@ -102,15 +102,16 @@ func Create(cfg Config) (*Ring, error) {
 	if err != nil {
 		return nil, err
 	}
-	fd, err := sys.MemfdCreate("wpg-shmring", size)
+	memfd, err := sys.MemfdCreate("wpg-shmring", size)
 	if err != nil {
 		return nil, err
 	}
+	fd := sys.OwnFD(memfd)
 	// Both sides pre-fault the ring (MAP_POPULATE): first touches of
 	// shared memory are slow and would otherwise land in the first frames.
-	m, err := sys.MapShared(fd, int(size), true)
+	m, err := sys.MapShared(memfd, int(size), true)
 	if err != nil {
-		sys.CloseFd(fd)
+		fd.Close()
 		if sys.IsNoMemory(err) {
 			return nil, &sys.AllocError{Bytes: size, What: fmt.Sprintf("the shared ring (%d slots of %d bytes)", slots, stride), Err: errors.Unwrap(err)}
 		}
@@ -132,18 +133,23 @@ func Create(cfg Config) (*Ring, error) {
 	return r, nil
 }
 
-// Open maps the ring behind fd (received from the creating process) and
-// takes ownership of fd.
-func Open(fd int) (*Ring, error) {
-	size, err := sys.FdSize(fd)
+// Open maps the ring behind memfd (received from the creating process)
+// and takes ownership of memfd: it is closed with the ring, or at once
+// when Open fails.
+func Open(memfd int) (*Ring, error) {
+	fd := sys.OwnFD(memfd)
+	size, err := sys.FdSize(memfd)
 	if err != nil {
+		fd.Close()
 		return nil, fmt.Errorf("shmring: open: %w", err)
 	}
 	if size < lensOff+8 {
+		fd.Close()
 		return nil, fmt.Errorf("shmring: open: descriptor holds %d bytes, not a ring", size)
 	}
-	m, err := sys.MapShared(fd, int(size), true)
+	m, err := sys.MapShared(memfd, int(size), true)
 	if err != nil {
+		fd.Close()
 		return nil, fmt.Errorf("shmring: open: %w", err)
 	}
 	r := &Ring{fd: fd, m: m}
@@ -186,7 +192,7 @@ func (r *Ring) bind(size int64) error {
 }
 
 // Fd returns the memfd to pass to the peer process (SCM_RIGHTS).
-func (r *Ring) Fd() int { return r.fd }
+func (r *Ring) Fd() int { return r.fd.Int() }
 
 // Slots returns the number of slots.
 func (r *Ring) Slots() int { return int(r.slots) }
@@ -207,10 +213,9 @@ func (r *Ring) Close() error {
 	}
 	err := r.m.Close()
 	r.m, r.mem, r.lens = nil, nil, nil
-	if e := sys.CloseFd(r.fd); err == nil {
+	if e := r.fd.Close(); err == nil {
 		err = e
 	}
-	r.fd = -1
 	return err
 }
 

@@ -22,8 +22,8 @@ var errEmpty = errors.New("pipe empty")
 
 // receiver reads frames from a pipe or FIFO (see newReceiver).
 type receiver struct {
-	fd          int
-	ownFd       bool
+	fd          int    // the pipe's read end, ours (own) or borrowed (stdin)
+	own         sys.FD // fd when it is ours: a FIFO, a reopened stdin
 	wasNonblock bool
 	closed      bool
 	where       string
@@ -43,7 +43,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		if err != nil {
 			return nil, backend.ErrorfAt("pipe", "receiver", "%w", err)
 		}
-		r.fd, r.ownFd, r.where = fd, true, "fifo "+o.Pipe.FIFO
+		r.fd, r.own, r.where = fd, sys.OwnFD(fd), "fifo "+o.Pipe.FIFO
 	} else if o.Env.Stdin == nil {
 		return nil, backend.ErrorfAt("pipe", "receiver", "no standard input to read from (backend.Env.Stdin is not set)")
 	} else if r.fd = int(o.Env.Stdin.Fd()); !sys.IsPipe(r.fd) {
@@ -53,6 +53,7 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		var err error
 		r.pipeSize, r.warn, err = Size(r.fd, pipeSize)
 		if err != nil {
+			r.own.Close()
 			return nil, backend.ErrorfAt("pipe", fmt.Sprintf("receiver (%s)", r.where), "%w", err)
 		}
 	} else {
@@ -65,9 +66,9 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 	// set on a file description of our own (see the sender's
 	// setNonblock); where that fails the shared flag is set and restored
 	// on Close.
-	if !r.ownFd {
+	if !r.own.Valid() {
 		if fd, err := sys.ReopenPipe(r.fd, false); err == nil {
-			r.fd, r.ownFd = fd, true
+			r.fd, r.own = fd, sys.OwnFD(fd)
 		} else {
 			r.warn = strings.TrimPrefix(r.warn+"; ", "; ") + fmt.Sprintf("cannot get a private descriptor (%v): O_NONBLOCK set on the shared %s until exit", err, r.where)
 		}
@@ -133,8 +134,8 @@ func (r *receiver) Close() error {
 	if r.sr != nil {
 		r.sr.Close()
 	}
-	if r.ownFd {
-		return sys.CloseFd(r.fd)
+	if r.own.Valid() {
+		return r.own.Close()
 	}
 	// Standard input is shared with whoever started us: put the flag back.
 	if !r.wasNonblock {

@@ -21,8 +21,8 @@ import (
 type sender struct {
 	peer.Session            // the receiver child, when the sender starts one
 	stall        peer.Stall // gives up on a stalled reader once the run stops
-	fd           int
-	ownFd        bool
+	fd           int        // the pipe's write end, ours (own) or borrowed (stdout)
+	own          sys.FD     // fd when it is ours: a FIFO, a pipe, a reopened stdout
 	// wasNonblock: fd had O_NONBLOCK before we set it (restored on Close
 	// when fd is not ours, e.g. stdout).
 	wasNonblock bool
@@ -62,19 +62,19 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 		if err != nil {
 			return nil, backend.ErrorfAt("pipe", "sender", "%w", err)
 		}
-		s.ownFd = true
+		s.own = sys.OwnFD(s.fd)
 	case o.Peer.Mode == backend.PeerOwn:
 		r, w, err := sys.NewPipe()
 		if err != nil {
 			return nil, backend.ErrorfAt("pipe", "sender", "%w", err)
 		}
-		s.fd, s.ownFd = w, true
+		s.fd, s.own = w, sys.OwnFD(w)
 		rf := os.NewFile(uintptr(r), "pipe-read")
 		// MaxFrame lets the receiver size its buffer before the first frame.
 		err = s.Start(ctx, "pipe", o, rf, peer.RecvRequest{MaxFrame: s.maxFrame})
 		rf.Close()
 		if err != nil {
-			sys.CloseFd(w)
+			s.own.Close()
 			return nil, err
 		}
 		s.Where = fmt.Sprintf("pipe to receiver process %d", s.Child.PID())
@@ -132,10 +132,10 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 // own, and only where that fails is the shared flag set (and put back on
 // Close).
 func (s *sender) setNonblock() error {
-	if !s.ownFd {
+	if !s.own.Valid() {
 		fd, err := sys.ReopenPipe(s.fd, true)
 		if err == nil {
-			s.fd, s.ownFd = fd, true
+			s.fd, s.own = fd, sys.OwnFD(fd)
 		} else {
 			s.warn = strings.TrimPrefix(s.warn+"; ", "; ") + fmt.Sprintf("cannot get a private descriptor (%v): O_NONBLOCK set on the shared %s until exit", err, s.Where)
 		}
@@ -355,8 +355,8 @@ func (s *sender) Close() error {
 	}
 	s.closed = true
 	var err error
-	if s.ownFd {
-		err = sys.CloseFd(s.fd)
+	if s.own.Valid() {
+		err = s.own.Close()
 	} else if s.nonblock && !s.wasNonblock {
 		// Standard output is shared with whoever started us: put the
 		// flag back.

@@ -61,14 +61,16 @@ const (
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
-// packetFD owns one AF_PACKET socket and its ring mapping; fd and mem
-// are the hot path's copies of what own and ring hold.
+// packetFD owns one AF_PACKET socket and its ring mapping; mem is the
+// hot path's copy of the mapping's bytes.
 type packetFD struct {
 	own  sys.FD
 	ring *sys.Mapping
-	fd   int
 	mem  []byte
 }
+
+// fd is the socket's descriptor (-1 once closed).
+func (p *packetFD) fd() int { return p.own.Int() }
 
 func (p *packetFD) close() error {
 	err := p.ring.Close()
@@ -76,7 +78,6 @@ func (p *packetFD) close() error {
 	if cerr := p.own.Close(); err == nil {
 		err = cerr
 	}
-	p.fd = -1
 	return err
 }
 
@@ -85,11 +86,11 @@ func openPacket(what string) (*packetFD, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: socket(AF_PACKET, SOCK_RAW): %w", what, os.NewSyscallError("socket", err))
 	}
-	return &packetFD{own: sys.OwnFD(fd), fd: fd}, nil
+	return &packetFD{own: sys.OwnFD(fd)}, nil
 }
 
 func (p *packetFD) setInt(opt, v int, name string) error {
-	if err := unix.SetsockoptInt(p.fd, unix.SOL_PACKET, opt, v); err != nil {
+	if err := unix.SetsockoptInt(p.fd(), unix.SOL_PACKET, opt, v); err != nil {
 		return fmt.Errorf("setsockopt(%s=%d): %w", name, v, os.NewSyscallError("setsockopt", err))
 	}
 	return nil
@@ -107,7 +108,7 @@ func (p *packetFD) awaitInput(fds []unix.PollFd, timeout time.Duration, what str
 		return fmt.Errorf("poll %s: %w", what, os.NewSyscallError("poll", err))
 	}
 	if fds[0].Revents&unix.POLLERR != 0 {
-		serr, err := unix.GetsockoptInt(p.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		serr, err := unix.GetsockoptInt(p.fd(), unix.SOL_SOCKET, unix.SO_ERROR)
 		if err == nil && serr != 0 {
 			return fmt.Errorf("%s: %w", what, os.NewSyscallError("recv", unix.Errno(serr)))
 		}
@@ -117,7 +118,7 @@ func (p *packetFD) awaitInput(fds []unix.PollFd, timeout time.Duration, what str
 
 func (p *packetFD) bind(ifindex int, proto uint16) error {
 	sa := &unix.SockaddrLinklayer{Protocol: htons(proto), Ifindex: ifindex}
-	if err := unix.Bind(p.fd, sa); err != nil {
+	if err := unix.Bind(p.fd(), sa); err != nil {
 		return fmt.Errorf("bind to ifindex %d: %w", ifindex, os.NewSyscallError("bind", err))
 	}
 	return nil
@@ -126,7 +127,7 @@ func (p *packetFD) bind(ifindex int, proto uint16) error {
 // mapRing maps size bytes of the socket's rings and, when lock is set,
 // mlocks them (charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK).
 func (p *packetFD) mapRing(size int, lock bool) error {
-	m, err := sys.MapFile(p.fd, size, true, true, "ring")
+	m, err := sys.MapFile(p.fd(), size, true, true, "ring")
 	if err != nil {
 		return err
 	}
@@ -234,7 +235,7 @@ func (r *TxRing) setup(c TxConfig) error {
 		Frame_size: uint32(c.Slot),
 		Frame_nr:   uint32(per * c.Blocks),
 	}
-	if err := unix.SetsockoptTpacketReq3(r.p.fd, unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
+	if err := unix.SetsockoptTpacketReq3(r.p.fd(), unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
 		err = os.NewSyscallError("setsockopt", err)
 		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOPROTOOPT) {
 			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w (kernel older than 4.11?): %w", sys.ErrNotSupported, err)
@@ -365,7 +366,7 @@ func (r *TxRing) Kick(wait bool) error {
 	r.kicks++
 	var e unix.Errno
 	if wait {
-		_, _, e = unix.Syscall6(unix.SYS_SENDTO, uintptr(r.p.fd), 0, 0, uintptr(flags), 0, 0)
+		_, _, e = unix.Syscall6(unix.SYS_SENDTO, uintptr(r.p.fd()), 0, 0, uintptr(flags), 0, 0)
 	} else {
 		// MSG_DONTWAIT never sleeps, so the kick is a raw system call:
 		// the Go runtime does not hand this thread's P to another
@@ -373,7 +374,7 @@ func (r *TxRing) Kick(wait bool) error {
 		// of hundreds of frames on veth or lo, takes long enough for
 		// sysmon to do so, costing futex wake-ups and context switches
 		// on the worker's CPU).
-		_, _, e = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(r.p.fd), 0, 0, uintptr(flags), 0, 0)
+		_, _, e = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(r.p.fd()), 0, 0, uintptr(flags), 0, 0)
 	}
 	switch e {
 	case 0:
@@ -401,7 +402,7 @@ func (r *TxRing) Busy() int {
 
 // WaitWritable blocks until the slot at the head is free or timeout passes.
 func (r *TxRing) WaitWritable(timeout time.Duration) error {
-	fds := []unix.PollFd{{Fd: int32(r.p.fd), Events: unix.POLLOUT}}
+	fds := []unix.PollFd{{Fd: int32(r.p.fd()), Events: unix.POLLOUT}}
 	_, err := unix.Poll(fds, int(timeout.Milliseconds()))
 	if err != nil && err != unix.EINTR {
 		return fmt.Errorf("poll TX ring: %w", os.NewSyscallError("poll", err))
@@ -493,7 +494,7 @@ func (m *Mmsg) Send(lens []int) (int, error) {
 	}
 	sent := 0
 	for sent < len(lens) {
-		n, _, e := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(m.p.fd), uintptr(unsafe.Pointer(&m.msgs[sent])), uintptr(len(lens)-sent), 0, 0, 0)
+		n, _, e := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(m.p.fd()), uintptr(unsafe.Pointer(&m.msgs[sent])), uintptr(len(lens)-sent), 0, 0, 0)
 		if e != 0 {
 			if e == unix.EINTR || e == unix.ENOBUFS || e == unix.EAGAIN {
 				continue
@@ -556,7 +557,7 @@ func NewRxRing(c RxConfig) (*RxRing, error) {
 		r.p.close()
 		return nil, err
 	}
-	r.pollFds = []unix.PollFd{{Fd: int32(r.p.fd), Events: unix.POLLIN | unix.POLLERR}}
+	r.pollFds = []unix.PollFd{{Fd: int32(r.p.fd()), Events: unix.POLLIN | unix.POLLERR}}
 	return r, nil
 }
 
@@ -578,7 +579,7 @@ func (r *RxRing) setup(c RxConfig) error {
 		Sizeof_priv:      0,
 		Feature_req_word: 0,
 	}
-	if err := unix.SetsockoptTpacketReq3(r.p.fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
+	if err := unix.SetsockoptTpacketReq3(r.p.fd(), unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
 		return fmt.Errorf("setsockopt(PACKET_RX_RING, %d blocks of %d bytes): %w", c.Blocks, c.BlockSize, os.NewSyscallError("setsockopt", err))
 	}
 	if err := r.p.mapRing(c.BlockSize*c.Blocks, c.Lock); err != nil {
@@ -670,7 +671,7 @@ func (r *RxRing) Next(views [][]byte, ts []int64, timeout time.Duration) (int, e
 // dropped for lack of ring space (PACKET_STATISTICS), plus the outgoing
 // packets this process filtered itself.
 func (r *RxRing) Stats() (packets, drops, outgoing uint64, err error) {
-	st, err := unix.GetsockoptTpacketStatsV3(r.p.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+	st, err := unix.GetsockoptTpacketStatsV3(r.p.fd(), unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err != nil {
 		return 0, 0, r.outgoing, fmt.Errorf("getsockopt(PACKET_STATISTICS): %w", err)
 	}
@@ -706,7 +707,7 @@ func Probe(f Feature) error {
 			return err
 		}
 		req := unix.TpacketReq3{Block_size: uint32(os.Getpagesize()), Block_nr: 1, Frame_size: 128, Frame_nr: uint32(os.Getpagesize() / 128)}
-		if err := unix.SetsockoptTpacketReq3(p.fd, unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
+		if err := unix.SetsockoptTpacketReq3(p.fd(), unix.SOL_PACKET, unix.PACKET_TX_RING, &req); err != nil {
 			return fmt.Errorf("setsockopt(PACKET_TX_RING, TPACKET_V3): %w", os.NewSyscallError("setsockopt", err))
 		}
 		return nil

@@ -55,11 +55,11 @@ func (m *MmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 	if err := m.p.setInt(unix.PACKET_IGNORE_OUTGOING, 1, "PACKET_IGNORE_OUTGOING"); err != nil {
 		m.filterOut = true
 	}
-	if err := unix.SetsockoptInt(m.p.fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, rcvbuf); err != nil {
+	if err := unix.SetsockoptInt(m.p.fd(), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, rcvbuf); err != nil {
 		// Without CAP_NET_ADMIN: as much as net.core.rmem_max allows.
-		_ = unix.SetsockoptInt(m.p.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf)
+		_ = unix.SetsockoptInt(m.p.fd(), unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf)
 	}
-	if err := unix.SetsockoptInt(m.p.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+	if err := unix.SetsockoptInt(m.p.fd(), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return fmt.Errorf("setsockopt(SO_TIMESTAMPNS): %w", os.NewSyscallError("setsockopt", err))
 	}
 	// The VLAN tag the kernel takes out of a frame comes back in the
@@ -84,7 +84,7 @@ func (m *MmsgRx) setup(ifindex, batch, snap, rcvbuf int) error {
 		h.Name = (*byte)(unsafe.Pointer(&m.names[i]))
 		h.Control = &m.ctl[i*m.ctlLen]
 	}
-	m.pollFds = []unix.PollFd{{Fd: int32(m.p.fd), Events: unix.POLLIN | unix.POLLERR}}
+	m.pollFds = []unix.PollFd{{Fd: int32(m.p.fd()), Events: unix.POLLIN | unix.POLLERR}}
 	return m.p.bind(ifindex, unix.ETH_P_ALL)
 }
 
@@ -101,7 +101,7 @@ func (m *MmsgRx) Next(views [][]byte, ts []int64, timeout time.Duration) (int, e
 			h.SetControllen(m.ctlLen)
 			h.Flags = 0
 		}
-		r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, uintptr(m.p.fd), uintptr(unsafe.Pointer(&m.msgs[0])), uintptr(want), unix.MSG_DONTWAIT, 0, 0)
+		r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, uintptr(m.p.fd()), uintptr(unsafe.Pointer(&m.msgs[0])), uintptr(want), unix.MSG_DONTWAIT, 0, 0)
 		switch {
 		case e == 0:
 			return m.views(int(r), views, ts), nil
@@ -172,7 +172,7 @@ func (m *MmsgRx) control(i int) (stamp int64, aux *unix.TpacketAuxdata) {
 // dropped for lack of receive-buffer room (PACKET_STATISTICS), plus the
 // outgoing packets this process filtered itself.
 func (m *MmsgRx) Stats() (packets, drops, outgoing uint64, err error) {
-	st, err := unix.GetsockoptTpacketStats(m.p.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+	st, err := unix.GetsockoptTpacketStats(m.p.fd(), unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err != nil {
 		return 0, 0, m.outgoing, fmt.Errorf("getsockopt(PACKET_STATISTICS): %w", err)
 	}
