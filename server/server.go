@@ -132,33 +132,19 @@ type Server struct {
 // New opens the job database (marking jobs left running as interrupted)
 // and returns a server; Handler serves it, Close stops its jobs.
 func New(ctx context.Context, opt Options) (*Server, error) {
-	if opt.PreviewMax <= 0 {
-		opt.PreviewMax = DefaultPreviewMax
-	}
+	orDefault(&opt.PreviewMax, DefaultPreviewMax)
 	switch {
 	case opt.JobHistory == 0:
 		opt.JobHistory = DefaultJobHistory
 	case opt.JobHistory < 0:
 		opt.JobHistory = 0
 	}
-	if opt.JobHistoryDB <= 0 {
-		opt.JobHistoryDB = DefaultJobHistoryDB
-	}
-	if opt.MaxBody <= 0 {
-		opt.MaxBody = DefaultMaxBody
-	}
-	if opt.BodyTimeout <= 0 {
-		opt.BodyTimeout = DefaultBodyTimeout
-	}
-	if opt.SessionTTL <= 0 {
-		opt.SessionTTL = DefaultSessionTTL
-	}
-	if opt.MaxJobs <= 0 {
-		opt.MaxJobs = DefaultMaxJobs
-	}
-	if opt.MaxParses <= 0 {
-		opt.MaxParses = DefaultMaxParses
-	}
+	orDefault(&opt.JobHistoryDB, DefaultJobHistoryDB)
+	orDefault(&opt.MaxBody, DefaultMaxBody)
+	orDefault(&opt.BodyTimeout, DefaultBodyTimeout)
+	orDefault(&opt.SessionTTL, DefaultSessionTTL)
+	orDefault(&opt.MaxJobs, DefaultMaxJobs)
+	orDefault(&opt.MaxParses, DefaultMaxParses)
 	if opt.Caps == nil {
 		opt.Caps = hasCap
 	}
@@ -212,6 +198,14 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	s.reg = s.newRegistry()
 	s.h = s.routes()
 	return s, nil
+}
+
+// orDefault sets *v to def when it is zero or less (an Options field not
+// given).
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Handler returns the server's HTTP handler.
