@@ -186,14 +186,14 @@ func (s *Server) storeEnd(e *entry, rec *JobRecord, unsaved []Sample) bool {
 	}
 }
 
-// sampleOf is second t of a job: its totals at snap and its rates since
-// last (the previous sample; zero for the first).
 // sampleWait is how long after elapsed (the run's own clock) the sample
 // after sample t is due, at second t+1; 0 or less: due now.
 func sampleWait(elapsed time.Duration, t int64) time.Duration {
 	return time.Duration(t+1)*SampleInterval - elapsed
 }
 
+// sampleOf is second t of a job: its totals at snap and its rates since
+// last (the previous sample; zero for the first).
 func sampleOf(t int64, snap, last job.Snapshot) Sample {
 	l := snap.LatenessSince(last)
 	x := Sample{T: t, Frames: snap.Frames, Bytes: snap.Bytes, LatenessP50Ns: l.P50Ns, LatenessP99Ns: l.P99Ns, LatenessMaxNs: l.MaxNs}
