@@ -3,9 +3,11 @@
 // non-drop rate, with a loss of 0; a partial-drop rate otherwise).
 //
 // The search is a binary search between a lower and an upper rate, each
-// step a trial of fixed length run by a caller-supplied function (wpg's
-// CLI sends with package job and receives with job.Receive on the far end
-// of a veth pair). A trial passes when its loss ratio is at most the
+// step a trial of fixed length run by a caller-supplied function. Run is
+// the whole test in one call, what wpg ndr runs: per frame size a search
+// whose trials a Harness runs, sending with package job and receiving
+// with job.Receive on the far end of a veth pair of its own (or of two
+// interfaces the caller names). A trial passes when its loss ratio is at most the
 // allowed one. The search stops when the bracket is narrower than the
 // resolution, after a bounded number of trials, or when ctx ends. The
 // figure it reports is the rate the sender achieved in the best passing
@@ -93,6 +95,10 @@ type Result struct {
 	Trials []Trial `json:"trials"`
 }
 
+// defaultTrial is a trial's sending time when Config.Trial is 0: RFC
+// 2544's shortest suggested.
+const defaultTrial = 10 * time.Second
+
 func (c Config) withDefaults() (Config, error) {
 	if !(c.MaxRate > 0) || math.IsInf(c.MaxRate, 0) {
 		return c, fmt.Errorf("ndr: maximum rate %v: give a rate above 0", c.MaxRate)
@@ -113,7 +119,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("ndr: loss %v: give a ratio from 0 (no loss) to below 1", c.Loss)
 	}
 	if c.Trial == 0 {
-		c.Trial = 10 * time.Second
+		c.Trial = defaultTrial
 	}
 	if c.Trial < 0 || c.Warmup < 0 {
 		return c, errors.New("ndr: trial and warm-up durations must not be negative")
@@ -125,6 +131,18 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("ndr: %d trials: give 1 to 1000", c.MaxTrials)
 	}
 	return c, nil
+}
+
+// judge is the trial at rate with outcome o: its loss ratio, and whether
+// it passed (frames sent, and at most loss of them lost).
+func judge(loss, rate float64, o Outcome, warm bool) Trial {
+	t := Trial{Rate: rate, Outcome: o, Warmup: warm}
+	if o.Sent > 0 {
+		lost := o.Sent - min(o.Received, o.Sent)
+		t.LossRatio = float64(lost) / float64(o.Sent)
+	}
+	t.Pass = o.Sent > 0 && t.LossRatio <= loss
+	return t
 }
 
 // Search runs the search. On an error (a trial's, or ctx's) it returns
@@ -143,12 +161,7 @@ func Search(ctx context.Context, cfg Config, run TrialFunc) (Result, error) {
 		if err != nil {
 			return Trial{}, fmt.Errorf("ndr: trial at %.0f frames/s: %w", rate, err)
 		}
-		t := Trial{Rate: rate, Outcome: o, Warmup: warm}
-		if o.Sent > 0 {
-			lost := o.Sent - min(o.Received, o.Sent)
-			t.LossRatio = float64(lost) / float64(o.Sent)
-		}
-		t.Pass = o.Sent > 0 && t.LossRatio <= cfg.Loss
+		t := judge(cfg.Loss, rate, o, warm)
 		res.Trials = append(res.Trials, t)
 		return t, nil
 	}

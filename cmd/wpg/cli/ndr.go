@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wpg-dev/wpg/internal/netns"
-	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/ndr"
 	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/units"
@@ -38,8 +35,18 @@ type ndrFlags struct {
 	jsonOut    bool
 }
 
-// ndrDefaultSizes are RFC 2544's Ethernet frame sizes (FCS included).
-const ndrDefaultSizes = "64,128,256,512,1024,1280,1518"
+// ndrDefaultSizes is --sizes's default: RFC 2544's Ethernet frame sizes,
+// FCS included (ndr.DefaultSizes).
+func ndrDefaultSizes() string {
+	var b strings.Builder
+	for i, n := range ndr.DefaultSizes() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
 
 func newNDRCmd() *cobra.Command {
 	f := &ndrFlags{}
@@ -66,7 +73,7 @@ interface and receives on the other (a cable, or a device under test between the
 		RunE: func(cmd *cobra.Command, _ []string) error { return runNDR(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.sizes, "sizes", ndrDefaultSizes, "Ethernet frame sizes to search, FCS included (RFC 2544's by default)")
+	fl.StringVar(&f.sizes, "sizes", ndrDefaultSizes(), "Ethernet frame sizes to search, FCS included (RFC 2544's by default)")
 	fl.DurationVar(&f.trial, "trial", 10*time.Second, "sending time of each trial")
 	fl.DurationVar(&f.warmup, "warmup", time.Second, "an uncounted first trial at --min-rate per size (0: none)")
 	fl.StringVar(&f.resolution, "resolution", "1%", "stop when the bracket is this share of the rate or narrower")
@@ -83,33 +90,10 @@ interface and receives on the other (a cable, or a device under test between the
 }
 
 // ndrSize is one size's search in the output.
-type ndrSize struct {
-	// Size is the Ethernet frame size with the FCS; Frame what wpg sends.
-	Size          int     `json:"size"`
-	Frame         int     `json:"frame_bytes"`
-	MaxRatePPS    float64 `json:"max_rate_pps"`
-	ThroughputBPS float64 `json:"throughput_bps_l1"`
-	ndr.Result
-}
+type ndrSize = ndr.SizeResult
 
 // ndrReport is wpg ndr's JSON.
-type ndrReport struct {
-	Schema     string    `json:"schema"`
-	Backend    string    `json:"backend"`
-	Sender     string    `json:"sender_interface"`
-	Receiver   string    `json:"receiver_interface"`
-	Namespace  string    `json:"namespace,omitempty"`
-	Trial      float64   `json:"trial_seconds"`
-	Loss       float64   `json:"loss_ratio"`
-	Resolution float64   `json:"resolution"`
-	Sizes      []ndrSize `json:"sizes"`
-	Error      string    `json:"error,omitempty"`
-	// Interrupted: a stop signal (Ctrl-C, SIGTERM) ended the search; the
-	// last size's figure is what passed before it, and sizes after it
-	// are missing.
-	Interrupted bool          `json:"interrupted,omitempty"`
-	Elapsed     time.Duration `json:"-"`
-}
+type ndrReport = ndr.Report
 
 // parseShare reads a ratio ("0.01") or a percentage ("1%").
 func parseShare(flag, s string) (float64, error) {
@@ -162,11 +146,11 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 	if f.warmup < 0 {
 		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --warmup: value %s: give a duration of 0 (no warm-up) or more, e.g. 1s", f.warmup))
 	}
-	if maxRate, err = pace.ParseRate(f.maxRate); err != nil || maxRate.Unlimited() || maxRate.IFG() {
+	if maxRate, err = pace.ParseRate(f.maxRate); err != nil || maxRate.Unlimited() || maxRate.IFG() || maxRate.LinkShare() {
 		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --max-rate: value %q: give a frame or bit rate, e.g. 10Gbps or 2Mpps", f.maxRate))
 	}
 	if f.minRate != "" {
-		if minRate, err = pace.ParseRate(f.minRate); err != nil || minRate.Unlimited() || minRate.IFG() {
+		if minRate, err = pace.ParseRate(f.minRate); err != nil || minRate.Unlimited() || minRate.IFG() || minRate.LinkShare() {
 			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --min-rate: value %q: give a frame or bit rate, e.g. 10kpps", f.minRate))
 		}
 		// A bit rate and a frame rate compare differently at each size.
@@ -201,109 +185,47 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 	return sizes, cfg, maxRate, minRate, nil
 }
 
-// ndrTemplate is the frame of a trial: the built-in template's UDP/IPv4
-// stream at the given size, its destination MAC one the receiver does not
-// own (its stack drops the frames early; AF_PACKET still sees them). A
-// frame too short for UDP and the 20-byte signature (RFC 2544's 64 bytes:
-// 60 without the FCS) is IPv4 with protocol 253 (experimental) instead.
-func ndrTemplate(frame int) string {
-	l4 := `    udp:
-      src: {from: 1024, to: 65535}
-      dst: 9
-`
-	if frame < ndrMinUDP {
-		l4 = ""
-	}
-	return fmt.Sprintf(`streams:
-  - name: ndr%d
-    size: %d
-    ethernet: {src: "02:00:00:00:00:01", dst: "02:00:00:00:00:99"}
-    ipv4: {src: 198.18.0.1, dst: 198.19.0.1, ttl: 64}
-%s`, frame, frame, l4)
-}
-
-// ndrMinUDP is the shortest UDP/IPv4 frame with the signature: 42 bytes
-// of headers and 20 of signature.
-const ndrMinUDP = 62
-
 func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 	sizes, cfg, maxRate, minRate, err := f.parse()
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	rep := ndrReport{Schema: "wpg.ndr/1", Backend: f.backend, Sender: f.iface, Receiver: f.rx,
-		Trial: cfg.Trial.Seconds(), Loss: cfg.Loss, Resolution: cfg.Resolution}
-	if rep.Resolution == 0 {
-		rep.Resolution = 0.01
-	}
-	var ns *netns.NS
-	if f.iface == "" {
-		markStarted(cmd)
-		if _, err := netns.CleanStale(ctx); err != nil {
-			return fmt.Errorf("ndr: removing namespaces a killed wpg left: %w", err)
-		}
-		if ns, err = netns.New(ctx, netns.Options{}); err != nil {
-			return fmt.Errorf("ndr: %w (wpg ndr needs root for its namespace and AF_PACKET; or give -i and --rx-interface)", err)
-		}
-		defer ns.Close()
-		rep.Sender, rep.Receiver, rep.Namespace = ns.Outer, ns.Inner, ns.Name
-	}
+	setup := ndr.Setup{Sizes: sizes, MaxRate: maxRate, MinRate: minRate, Search: cfg,
+		Backend: f.backend, QdiscBypass: f.qdisc, Interface: f.iface, RxInterface: f.rx}
 	if !f.jsonOut {
-		where := fmt.Sprintf("%s → %s", rep.Sender, rep.Receiver)
-		if ns != nil {
-			where = fmt.Sprintf("veth %s → %s (namespace %s)", rep.Sender, rep.Receiver, ns.Name)
-		}
-		fmt.Fprintf(out, "wpg ndr: %s, %s; trials of %s, loss ≤ %s, resolution %s\n", f.backend, where, cfg.Trial, formatShare(cfg.Loss), formatShare(rep.Resolution))
-	}
-	start := time.Now()
-	var searchErr error
-	for _, size := range sizes {
-		frame := size - 4
-		c := cfg
-		c.MaxRate = maxRate.FramesPerSecond(float64(frame), pace.L1)
-		if f.minRate != "" {
-			c.MinRate = minRate.FramesPerSecond(float64(frame), pace.L1)
-		}
-		// ndr.Search runs the warm-up (Config.Warmup > 0) as its first trial.
-		warmup := c.Warmup > 0
-		trial := func(ctx context.Context, rate float64, d time.Duration) (ndr.Outcome, error) {
-			warm := warmup
-			warmup = false
-			o, err := ndrTrial(ctx, cmd, f, ns, rep.Sender, rep.Receiver, frame, rate, d)
-			if err == nil && !f.jsonOut {
-				loss := 0.0
-				if o.Sent > 0 {
-					loss = float64(o.Sent-min(o.Received, o.Sent)) / float64(o.Sent)
-				}
-				verdict := "pass"
-				if o.Sent == 0 || loss > c.Loss {
-					verdict = "loss"
-				}
-				if warm {
-					verdict += "  (warm-up at --min-rate, not counted)"
-				}
-				fmt.Fprintf(out, "  %5d B  asked %s  sent %s  received %d of %d  loss %s  %s\n", size, formatPPS(rate), formatPPS(o.AchievedPPS), o.Received, o.Sent, formatShare(loss), verdict)
+		setup.Started = func(rep ndr.Report) {
+			where := fmt.Sprintf("%s → %s", rep.Sender, rep.Receiver)
+			if rep.Namespace != "" {
+				where = fmt.Sprintf("veth %s → %s (namespace %s)", rep.Sender, rep.Receiver, rep.Namespace)
 			}
-			return o, err
+			fmt.Fprintf(out, "wpg ndr: %s, %s; trials of %s, loss ≤ %s, resolution %s\n", f.backend, where, cfg.Trial, formatShare(cfg.Loss), formatShare(rep.Resolution))
 		}
-		res, err := ndr.Search(ctx, c, trial)
-		s := ndrSize{Size: size, Frame: frame, MaxRatePPS: c.MaxRate, Result: res, ThroughputBPS: res.ThroughputPPS * float64(size+20) * 8}
-		rep.Sizes = append(rep.Sizes, s)
-		if err != nil {
-			if ctx.Err() != nil {
-				// Ctrl-C is how a search is cut short, not a failure: the
-				// table of what was found follows, as send's report does.
-				rep.Interrupted = true
-				break
+		setup.OnTrial = func(size int, t ndr.Trial) {
+			verdict := "pass"
+			if !t.Pass {
+				verdict = "loss"
 			}
-			searchErr = err
-			rep.Error = err.Error()
-			break
+			if t.Warmup {
+				verdict += "  (warm-up at --min-rate, not counted)"
+			}
+			fmt.Fprintf(out, "  %5d B  asked %s  sent %s  received %d of %d  loss %s  %s\n", size, formatPPS(t.Rate), formatPPS(t.AchievedPPS), t.Received, t.Sent, formatShare(t.LossRatio), verdict)
 		}
 	}
-	rep.Elapsed = time.Since(start)
+	if f.iface == "" {
+		markStarted(cmd) // the flags are valid: a namespace that cannot be made is the run's failure
+	}
+	rep, err := ndr.Run(cmd.Context(), setup)
+	if rep == nil {
+		var nse *ndr.NamespaceError
+		switch {
+		case errors.As(err, &nse) && nse.Stale:
+			return fmt.Errorf("ndr: removing namespaces a killed wpg left: %w", nse.Err)
+		case errors.As(err, &nse):
+			return fmt.Errorf("ndr: %w (wpg ndr needs root for its namespace and AF_PACKET; or give -i and --rx-interface)", nse.Err)
+		}
+		return err
+	}
 	if f.jsonOut {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -311,77 +233,14 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 			return err
 		}
 	} else {
-		printNDR(out, rep)
+		printNDR(out, *rep)
 	}
-	return searchErr
-}
-
-// ndrTrial sends at rate for d and counts what the receiver got.
-func ndrTrial(ctx context.Context, cmd *cobra.Command, f *ndrFlags, ns *netns.NS, txIf, rxIf string, frame int, rate float64, d time.Duration) (ndr.Outcome, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rspec := job.RecvSpec{Backend: "afpacket", Interface: rxIf, IdleTimeout: 300 * time.Millisecond}
-	var rec *job.Reception
-	open := func() (err error) { rec, err = job.Receive(rctx, rspec, job.Env{}); return err }
-	var err error
-	if ns != nil {
-		err = ns.Do(open)
-	} else {
-		err = open()
+	if rep.Interrupted {
+		// Ctrl-C is how a search is cut short, not a failure: the table of
+		// what was found is printed, as send's report is.
+		return nil
 	}
-	if err != nil {
-		return ndr.Outcome{}, fmt.Errorf("receiver on %s: %w", rxIf, err)
-	}
-	type got struct {
-		frames uint64
-		err    error
-	}
-	done := make(chan got, 1)
-	go func() {
-		res, err := rec.Wait(nil, 0)
-		done <- got{res.Frames, err}
-	}()
-	spec := job.NewSpec()
-	spec.Command = "ndr"
-	spec.Backend, spec.Interface, spec.QdiscBypass = f.backend, txIf, f.qdisc
-	spec.TemplateText = ndrTemplate(frame)
-	spec.Rate = strconv.FormatFloat(rate, 'f', 3, 64) + "pps"
-	spec.Duration = d
-	run, err := job.Start(ctx, spec, job.Env{})
-	if err != nil {
-		cancel()
-		<-done
-		return ndr.Outcome{}, fmt.Errorf("sender on %s: %w", txIf, err)
-	}
-	srep := run.Report()
-	if srep == nil {
-		cancel()
-		<-done
-		return ndr.Outcome{}, fmt.Errorf("sender on %s: %w", txIf, run.Err())
-	}
-	if srep.Error != "" {
-		cancel()
-		<-done
-		return ndr.Outcome{}, fmt.Errorf("sender on %s: %s", txIf, srep.Error)
-	}
-	// The receiver ends 300 ms after the last frame; one that got none
-	// ends when the grace below runs out.
-	grace := time.NewTimer(2 * time.Second)
-	defer grace.Stop()
-	var g got
-	select {
-	case g = <-done:
-	case <-grace.C:
-		cancel()
-		g = <-done
-	}
-	if g.err != nil && !errors.Is(g.err, context.Canceled) && ctx.Err() == nil {
-		return ndr.Outcome{}, fmt.Errorf("receiver on %s: %w", rxIf, g.err)
-	}
-	if err := ctx.Err(); err != nil {
-		return ndr.Outcome{}, err
-	}
-	return ndr.Outcome{Sent: srep.Frames, Received: g.frames, AchievedPPS: srep.PPS}, nil
+	return err
 }
 
 func formatShare(v float64) string {
