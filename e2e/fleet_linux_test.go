@@ -97,11 +97,12 @@ scrape_configs:
 	waitReady(t, api, promURL+"/-/ready", promLog)
 
 	// The receiver: it stops once all 30000 frames are in (or 10 s after
-	// the last frame), and keeps its metrics up 4 s more.
+	// the last frame), and keeps its metrics up until the test has seen
+	// Prometheus scrape its final counts (a Ctrl-C ends the linger).
 	var recvOut bytes.Buffer
 	var recvErr syncbuf.Buffer
 	rcmd := rx.Command(ctx, wpg, "recv", "-i", rx.Iface, "--expect", strconv.Itoa(count), "--idle-timeout", "10s",
-		"--metrics-listen", strconv.Itoa(recvPort), "--metrics-linger", "4s", "--json")
+		"--metrics-listen", strconv.Itoa(recvPort), "--metrics-linger", "2m", "--json")
 	rcmd.Stdout = &recvOut
 	pr, pw := io.Pipe()
 	rcmd.Stderr = io.MultiWriter(&recvErr, pw)
@@ -137,13 +138,32 @@ scrape_configs:
 		s := &sender{}
 		s.cmd = h.Command(ctx, wpg, "send", repoFile(t, "examples/udp64.wpg.yaml"), "-i", h.Iface, "--count", strconv.Itoa(count),
 			"--rate", "30kpps", "--segment", fmt.Sprintf("%d/%d", i, segments),
-			"--metrics-listen", fmt.Sprintf("%s:%d", h.Addr.Addr(), metricsPort), "--metrics-linger", "4s", "--json")
+			"--metrics-listen", fmt.Sprintf("%s:%d", h.Addr.Addr(), metricsPort), "--metrics-linger", "2m", "--json")
 		s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.errOut
 		if err := s.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		senders = append(senders, s)
 	}
+	// Every run lingers with its final counts until Prometheus has
+	// scraped them (on a loaded machine a scrape may take seconds), then
+	// a Ctrl-C ends the linger.
+	final := func() bool {
+		senders, err1 := promValue(api, promURL, `count(wpg_job_running{segment!=""} == 0)`)
+		receiver, err2 := promValue(api, promURL, `count(wpg_job_running{name="lan0"} == 0)`)
+		return err1 == nil && err2 == nil && senders == segments && receiver == 1
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !final() {
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus did not see every run end within 2 minutes; its targets: %s", promTargets(api, promURL))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	for _, s := range senders {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+	}
+	_ = rcmd.Process.Signal(os.Interrupt)
 	var files []string
 	for i, s := range senders {
 		if err := s.cmd.Wait(); err != nil {
@@ -242,13 +262,11 @@ func waitReady(t *testing.T, c *http.Client, u string, log *syncbuf.Buffer) {
 	t.Fatalf("prometheus did not get ready: %s", log.String())
 }
 
-// promQuery asks Prometheus's HTTP API for an instant query whose result
-// is one number (a vector of one sample).
-func promQuery(t *testing.T, c *http.Client, base, q string) float64 {
-	t.Helper()
+// promValue is the one number of an instant query.
+func promValue(c *http.Client, base, q string) (float64, error) {
 	resp, err := c.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer resp.Body.Close()
 	var r struct {
@@ -261,15 +279,33 @@ func promQuery(t *testing.T, c *http.Client, base, q string) float64 {
 		} `json:"data"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Status != "success" {
-		t.Fatalf("query %s: %v %s %s", q, err, r.Status, r.Error)
+		return 0, fmt.Errorf("query %s: %v %s %s", q, err, r.Status, r.Error)
 	}
 	if len(r.Data.Result) != 1 {
-		t.Fatalf("query %s: %d results, want 1", q, len(r.Data.Result))
+		return 0, fmt.Errorf("query %s: %d results, want 1", q, len(r.Data.Result))
 	}
 	s, _ := r.Data.Result[0].Value[1].(string)
-	v, err := strconv.ParseFloat(s, 64)
+	return strconv.ParseFloat(s, 64)
+}
+
+// promQuery is promValue that ends the test when there is no one number.
+func promQuery(t *testing.T, c *http.Client, base, q string) float64 {
+	t.Helper()
+	v, err := promValue(c, base, q)
 	if err != nil {
-		t.Fatalf("query %s: value %v", q, r.Data.Result[0].Value)
+		t.Fatal(err)
 	}
 	return v
+}
+
+// promTargets is Prometheus's view of its targets: their health and last
+// error, for a failure's message.
+func promTargets(c *http.Client, base string) string {
+	resp, err := c.Get(base + "/api/v1/targets")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	return string(b)
 }
