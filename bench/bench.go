@@ -263,21 +263,74 @@ func Run(ctx context.Context, cfg Config, env job.Env) (*Result, error) {
 	}
 	cfg = cfg.withDefaults()
 	res := &Result{Schema: Schema, Repeat: cfg.Repeat, DurationSeconds: cfg.Duration.Seconds()}
-	smp := sampler{root: cfg.Root, now: cfg.Clock}
-
+	m := &matrix{cfg: cfg, env: env, res: res, smp: sampler{root: cfg.Root, now: cfg.Clock}}
 	if cfg.Network {
-		// Namespaces a killed wpg left behind go first, network rows or not.
-		if gone, err := netns.CleanStale(ctx); err != nil {
-			res.Notes = append(res.Notes, "removing network namespaces left by an earlier wpg: "+err.Error())
-		} else if len(gone) > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("removed %d network namespace(s) left by a wpg that did not end cleanly: %s", len(gone), strings.Join(gone, ", ")))
-		}
+		m.cleanStale(ctx) // namespaces a killed wpg left behind go first, network rows or not
+	}
+	defer m.closeNS()
+	cells := m.cells(ctx)
+	if m.ns != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("network rows: veth %s → %s in namespace %s (removed at the end)", m.ns.Outer, m.ns.Inner, m.ns.Name))
 	}
 
-	// Which rows run at which size.
+	var rd Readings
+	m.stalls(&rd)
+	first := m.smp.sample()
+	freqs := slices.Clone(first.freqs)
+	rows := m.run(ctx, cells, &freqs)
+	last := m.smp.sample()
+	if !res.Interrupted {
+		m.stalls(&rd)
+	}
+	between(&rd, first, last, freqs)
+	rd.LoadAvg = m.smp.loadAvg()
+	rd.Governor = m.smp.governor()
+
+	m.tables(cells, rows, &rd)
+	res.Noise = Judge(rd)
+	if res.Interrupted {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// matrix is one Run under way: its settings, the namespace of its
+// network rows, and the result it fills.
+type matrix struct {
+	cfg     Config
+	env     job.Env
+	res     *Result
+	smp     sampler
+	ns      *netns.NS // the network rows' veth pair, once one needed it
+	netSkip string    // why the network rows cannot run, once known
+}
+
+// cleanStale removes the network namespaces a killed wpg left, and says
+// so in the notes.
+func (m *matrix) cleanStale(ctx context.Context) {
+	if gone, err := netns.CleanStale(ctx); err != nil {
+		m.res.Notes = append(m.res.Notes, "removing network namespaces left by an earlier wpg: "+err.Error())
+	} else if len(gone) > 0 {
+		m.res.Notes = append(m.res.Notes, fmt.Sprintf("removed %d network namespace(s) left by a wpg that did not end cleanly: %s", len(gone), strings.Join(gone, ", ")))
+	}
+}
+
+// closeNS removes the network rows' namespace, if one was made, noting
+// a failure.
+func (m *matrix) closeNS() {
+	if m.ns == nil {
+		return
+	}
+	if err := m.ns.Close(); err != nil {
+		m.res.Notes = append(m.res.Notes, "removing the network namespace: "+err.Error())
+	}
+}
+
+// cells lists which rows run at which size; the rows and sizes that
+// cannot run go to the result's Skipped with the reason.
+func (m *matrix) cells(ctx context.Context) []cell {
+	cfg, res := m.cfg, m.res
 	var cells []cell
-	var ns *netns.NS
-	netSkip := ""
 	for _, p := range paths {
 		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, p.Name) && !slices.Contains(cfg.Only, p.Backend) {
 			continue
@@ -292,42 +345,14 @@ func Run(ctx context.Context, cfg Config, env job.Env) (*Result, error) {
 				continue
 			}
 		}
-		var sizes []int64
-		var sizeSkips []Skip // listed unless the whole row is skipped below
-		for _, s := range cfg.Sizes {
-			switch {
-			case p.SmallOnly && s > MaxPacket:
-				sizeSkips = append(sizeSkips, Skip{Path: p.Name, Size: s, Reason: fmt.Sprintf("carries packets of at most %d B", MaxPacket)})
-			case p.SmallOnly && s < 64:
-				sizeSkips = append(sizeSkips, Skip{Path: p.Name, Size: s, Reason: "packets are 64 B at least"})
-			default:
-				sizes = append(sizes, s)
-			}
-		}
+		sizes, sizeSkips := sizesOf(p, cfg.Sizes)
 		if len(sizes) == 0 {
 			res.Skipped = append(res.Skipped, sizeSkips...)
 			continue
 		}
 		if p.Net {
-			if !cfg.Network {
-				res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: "network rows need root (a private network namespace with a veth pair): run as root"})
-				continue
-			}
-			if ns == nil && netSkip == "" {
-				n, err := netns.New(ctx, netns.Options{})
-				if err != nil {
-					netSkip = err.Error()
-				} else {
-					ns = n
-					defer func() {
-						if err := ns.Close(); err != nil {
-							res.Notes = append(res.Notes, "removing the network namespace: "+err.Error())
-						}
-					}()
-				}
-			}
-			if netSkip != "" {
-				res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: netSkip})
+			if why := m.network(ctx); why != "" {
+				res.Skipped = append(res.Skipped, Skip{Path: p.Name, Reason: why})
 				continue
 			}
 		}
@@ -336,51 +361,84 @@ func Run(ctx context.Context, cfg Config, env job.Env) (*Result, error) {
 			cells = append(cells, cell{p, s})
 		}
 	}
-	if ns != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("network rows: veth %s → %s in namespace %s (removed at the end)", ns.Outer, ns.Inner, ns.Name))
-	}
+	return cells
+}
 
+// sizesOf splits sizes into those row p runs at and the skips of the
+// others (listed unless the whole row is skipped).
+func sizesOf(p Path, sizes []int64) (run []int64, skips []Skip) {
+	for _, s := range sizes {
+		switch {
+		case p.SmallOnly && s > MaxPacket:
+			skips = append(skips, Skip{Path: p.Name, Size: s, Reason: fmt.Sprintf("carries packets of at most %d B", MaxPacket)})
+		case p.SmallOnly && s < 64:
+			skips = append(skips, Skip{Path: p.Name, Size: s, Reason: "packets are 64 B at least"})
+		default:
+			run = append(run, s)
+		}
+	}
+	return run, skips
+}
+
+// network says why the network rows cannot run ("" when they can),
+// creating their namespace with its veth pair for the first one.
+func (m *matrix) network(ctx context.Context) string {
+	if !m.cfg.Network {
+		return "network rows need root (a private network namespace with a veth pair): run as root"
+	}
+	if m.ns == nil && m.netSkip == "" {
+		n, err := netns.New(ctx, netns.Options{})
+		if err != nil {
+			m.netSkip = err.Error()
+		} else {
+			m.ns = n
+		}
+	}
+	return m.netSkip
+}
+
+// stalls probes the host's stalls and keeps in rd the worse of that
+// reading and the one before; a probe that fails is noted.
+func (m *matrix) stalls(rd *Readings) {
 	probe := 200 * time.Millisecond
-	if cfg.Quick {
+	if m.cfg.Quick {
 		probe = 50 * time.Millisecond
 	}
-	var rd Readings
-	stalls := func() {
-		lost, per, cpu, err := probeStalls(cfg.Root, probe)
-		if err != nil {
-			res.Notes = append(res.Notes, "stall probe: "+err.Error())
-			return
-		}
-		if lost >= rd.StallLostShare {
-			rd.StallLostShare, rd.StallsPerSecond, rd.StallCPU = lost, per, cpu
-		}
+	lost, per, cpu, err := probeStalls(m.cfg.Root, probe)
+	if err != nil {
+		m.res.Notes = append(m.res.Notes, "stall probe: "+err.Error())
+		return
 	}
-	stalls()
-	first := smp.sample()
-	freqs := slices.Clone(first.freqs)
+	if lost >= rd.StallLostShare {
+		rd.StallLostShare, rd.StallsPerSecond, rd.StallCPU = lost, per, cpu
+	}
+}
 
+// run runs every cell Repeat times and returns their rows; the clock
+// readings after each cell go into freqs. Repeats go round the matrix
+// (every cell once, then again), so that a burst of load elsewhere
+// spreads over the cells rather than sinking one. When ctx ends it stops
+// with the result's Interrupted set.
+func (m *matrix) run(ctx context.Context, cells []cell, freqs *[]float64) map[cellKey]*Row {
+	cfg := m.cfg
 	rows := map[cellKey]*Row{}
 	total := len(cells) * cfg.Repeat
 	n := 0
-	// Repeats go round the matrix (every cell once, then again), so that a
-	// burst of load elsewhere spreads over the cells rather than sinking
-	// one.
-loop:
 	for rep := 1; rep <= cfg.Repeat; rep++ {
 		for _, c := range cells {
 			if ctx.Err() != nil {
-				res.Interrupted = true
-				break loop
+				m.res.Interrupted = true
+				return rows
 			}
 			n++
 			if cfg.Progress != nil {
 				cfg.Progress(Event{Path: c.path.Name, Size: c.size, Repeat: rep, Of: cfg.Repeat, Cell: n, Cells: total})
 			}
-			rr := runOne(ctx, c, ns, cfg, env)
+			rr := runOne(ctx, c, m.ns, cfg, m.env)
 			if ctx.Err() != nil {
 				// The run was cut short: its figures would sink the median.
-				res.Interrupted = true
-				break loop
+				m.res.Interrupted = true
+				return rows
 			}
 			r := rows[c.key()]
 			if r == nil {
@@ -388,20 +446,19 @@ loop:
 				rows[c.key()] = r
 			}
 			r.Runs = append(r.Runs, rr)
-			if s := smp.sample(); s.ok {
-				freqs = append(freqs, s.freqs...)
+			if s := m.smp.sample(); s.ok {
+				*freqs = append(*freqs, s.freqs...)
 			}
 		}
 	}
-	last := smp.sample()
-	if !res.Interrupted {
-		stalls()
-	}
-	between(&rd, first, last, freqs)
-	rd.LoadAvg = smp.loadAvg()
-	rd.Governor = smp.governor()
+	return rows
+}
 
-	for _, size := range cfg.Sizes {
+// tables builds the ranked table of each size from the rows, and notes
+// in rd the widest spread of a row that ran more than once.
+func (m *matrix) tables(cells []cell, rows map[cellKey]*Row, rd *Readings) {
+	res := m.res
+	for _, size := range m.cfg.Sizes {
 		t := Table{Size: size}
 		for _, c := range cells {
 			r := rows[c.key()]
@@ -423,11 +480,6 @@ loop:
 			}
 		}
 	}
-	res.Noise = Judge(rd)
-	if res.Interrupted {
-		return res, ctx.Err()
-	}
-	return res, nil
 }
 
 // runOne runs one cell once.
