@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/recv"
+)
+
+// TestMergeReceivers merges two receivers' --json reports: counts summed,
+// the latency p99 that of both histograms merged; a receiver's report
+// without its histogram, and a sender's report beside a receiver's, are
+// refused in one line (exit 2).
+func TestMergeReceivers(t *testing.T) {
+	dir := t.TempDir()
+	all := hist.New(1, 100_000_000_000)
+	write := func(name string, from, n uint64, base int64, withHist bool) string {
+		tr := recv.NewTracker()
+		for i := range n {
+			lat := base + int64(i*i)
+			tr.Observe(uint16(from), i, 1000, 1000+lat, 64)
+			all.Record(lat)
+		}
+		b, err := tr.Result().MarshalPeer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !withHist {
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			delete(m, "latency_histogram")
+			b, _ = json.Marshal(m)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.json", 0, 1000, 5_000, true)
+	b := write("b.json", 1, 500, 90_000, true)
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"report", "merge", a, b}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	m, err := recv.UnmarshalPeer(out.Bytes())
+	if err != nil || m.Frames != 1500 || m.Latency == nil || m.Latency.P99Ns != all.Quantile(99) || m.Receivers != 2 {
+		t.Fatalf("merged: %v %+v (p99 want %d)", err, m.Latency, all.Quantile(99))
+	}
+
+	noHist := write("old.json", 2, 10, 1, false)
+	send := filepath.Join(dir, "send.json")
+	_ = os.WriteFile(send, []byte(`{"schema": "wpg.report/v2", "command": "send"}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{a, noHist}, "old.json: has a latency but no latency_histogram"},
+		{[]string{a, send}, "send.json is a wpg.report/v2 report and " + a + " a wpg.recv/v1 report"},
+		{[]string{filepath.Join(dir, "none.json")}, "no such file"},
+	} {
+		out.Reset()
+		errb.Reset()
+		code := Main(context.Background(), append([]string{"report", "merge"}, c.args...), &out, &errb)
+		if code != ExitUsage || !strings.Contains(errb.String(), c.want) || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
