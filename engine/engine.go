@@ -132,12 +132,21 @@ func (j *Job) Done() <-chan struct{} { return j.done }
 func (j *Job) run(ctx context.Context) {
 	defer close(j.done)
 	defer j.halt()
-	cfg := j.cfg
 	if err := j.open(ctx); err != nil {
 		j.result.Workers[0].Err = err
 		j.result.Stop = StopError
 		return
 	}
+	t0, finished := j.startWorkers(ctx)
+	j.waitFor(ctx, finished)
+	j.tally(t0)
+}
+
+// startWorkers starts the workers, waits until every one opened its
+// backend (or failed), and lets them send at t0; finished is closed when
+// they all have returned.
+func (j *Job) startWorkers(ctx context.Context) (t0 time.Time, finished <-chan struct{}) {
+	cfg := j.cfg
 	var (
 		ready   sync.WaitGroup // every worker opened its backend (or failed)
 		finish  sync.WaitGroup
@@ -159,19 +168,24 @@ func (j *Job) run(ctx context.Context) {
 	if ctx.Err() != nil { // stopped (a signal) while the workers were preparing
 		j.Stop(StopSignal)
 	}
-	t0 := time.Now()
+	t0 = time.Now()
 	j.start.Store(t0.UnixNano())
 	j.origin.Store(cfg.Now())
 	close(startCh)
+	done := make(chan struct{})
+	go func() { finish.Wait(); close(done) }()
+	return t0, done
+}
 
+// waitFor waits until the workers have finished; the run's Duration or
+// ctx's end stops them first.
+func (j *Job) waitFor(ctx context.Context, finished <-chan struct{}) {
 	var timer <-chan time.Time
-	if cfg.Duration > 0 {
-		t := time.NewTimer(cfg.Duration)
+	if j.cfg.Duration > 0 {
+		t := time.NewTimer(j.cfg.Duration)
 		defer t.Stop()
 		timer = t.C
 	}
-	finished := make(chan struct{})
-	go func() { finish.Wait(); close(finished) }()
 	select {
 	case <-finished:
 	case <-timer:
@@ -180,6 +194,12 @@ func (j *Job) run(ctx context.Context) {
 		j.Stop(StopSignal)
 	}
 	<-finished
+}
+
+// tally closes the backend instance and fills the result of a run that
+// began at t0: its time, lead, totals and why it stopped.
+func (j *Job) tally(t0 time.Time) {
+	cfg := j.cfg
 	// The run lasts until the last worker's frames were flushed: tearing
 	// the senders down (unmapping a TX ring, closing a socket, 10 ms and
 	// more on AF_PACKET) sends nothing, and counting it would understate
@@ -263,7 +283,6 @@ func share(total uint64, i, w int) uint64 {
 }
 
 func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh <-chan struct{}, failed *atomic.Bool) {
-	cfg := j.cfg
 	res := &j.result.Workers[i]
 	res.Worker, res.CPU = i, -1
 	runtime.LockOSThread()
@@ -277,78 +296,18 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		}
 	}
 	defer markReady()
-	fail := func(err error) {
-		res.Err = &WorkerError{Worker: i, Err: err, Frames: -1}
-		failed.Store(true)
-		markReady()
-	}
-	if cfg.Netns != "" {
-		if err := sys.JoinNetns(cfg.Netns); err != nil {
-			fail(err)
-			return
-		}
-	}
-	if cfg.Cores != nil {
-		if err := sys.PinThread(cfg.Cores[i]); err != nil {
-			fail(err)
-			return
-		}
-		res.CPU = cfg.Cores[i]
-	}
-	// Everything below is allocated after pinning (first touch).
-	src, err := cfg.NewSource(ctx, i, cfg.Workers)
-	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			markReady() // stopped while building its frames: not a failure
-			return
-		}
-		fail(err)
-		return
-	}
+	src, snd, pacer, err := j.prepare(ctx, i, res)
 	if c, ok := src.(interface{ Close() error }); ok {
 		defer c.Close() // files a source reads (a replayed capture), also when the worker fails
 	}
-	snd, err := j.inst.NewSender(backend.Worker{Index: i, MaxFrame: max(cfg.Options.MaxFrame, src.MaxFrame())})
-	if err != nil {
-		fail(backend.Name(cfg.Backend.Name, err))
+	switch {
+	case errors.Is(err, errStopped):
+		markReady() // stopped while building its frames: not a failure
 		return
-	}
-	res.Info = snd.Info()
-	if snd.MaxFrame() < src.MaxFrame() {
-		snd.Close()
-		fail(backend.Errorf(cfg.Backend.Name, "frames of at most %d bytes fit its sender, the template needs %d", snd.MaxFrame(), src.MaxFrame()))
-		return
-	}
-	if fk, ok := src.(FrameKeeper); ok {
-		if bk, ok := snd.(BufferKeeper); ok && bk.KeepsBuffers() {
-			fk.KeepFrames()
-		}
-	}
-	res.Plan, res.PlanDetail = src.Plan() // after KeepFrames, which the detail tells
-	var pacer Pacer
-	ts, _ := src.(TimedSource)
-	if ts != nil && !ts.Timed() {
-		ts = nil
-	}
-	if cfg.NewPacer != nil {
-		pacer = cfg.NewPacer(i)
-		res.Pacer = pacer
-		if f, ok := pacer.(Follower); ok && ts != nil {
-			f.Follow(commonStart{ts, &j.origin}) // the source's own schedule instead of one rate
-		} else if ts != nil {
-			snd.Close()
-			fail(errors.New("the streams keep their own schedules, and the run's pacer cannot follow them"))
-			return
-		}
-		if err := pacer.Setup(); err != nil {
-			snd.Close()
-			fail(err)
-			return
-		}
-	}
-	if ts != nil && pacer == nil {
-		snd.Close()
-		fail(errors.New("the streams keep their own schedules, and the run has no pacer to keep them"))
+	case err != nil:
+		res.Err = &WorkerError{Worker: i, Err: err, Frames: -1}
+		failed.Store(true)
+		markReady()
 		return
 	}
 	if i == 0 {
@@ -357,7 +316,90 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 	}
 	markReady()
 	<-startCh
+	j.send(i, res, src, snd, pacer)
+}
 
+// errStopped is prepare's answer when the run was stopped while the
+// worker built its frames: not a failure.
+var errStopped = errors.New("stopped while preparing")
+
+// prepare readies worker i on its locked thread: its network namespace
+// and core, then (allocated after pinning: first touch) its source, its
+// sender and its pacer. The source is returned once built, also with an
+// error, for the worker to close; the sender is closed on an error.
+func (j *Job) prepare(ctx context.Context, i int, res *WorkerResult) (src Source, snd backend.Sender, pacer Pacer, err error) {
+	cfg := j.cfg
+	if cfg.Netns != "" {
+		if err := sys.JoinNetns(cfg.Netns); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if cfg.Cores != nil {
+		if err := sys.PinThread(cfg.Cores[i]); err != nil {
+			return nil, nil, nil, err
+		}
+		res.CPU = cfg.Cores[i]
+	}
+	// Everything below is allocated after pinning (first touch).
+	src, err = cfg.NewSource(ctx, i, cfg.Workers)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, nil, nil, errStopped
+		}
+		return nil, nil, nil, err
+	}
+	snd, err = j.inst.NewSender(backend.Worker{Index: i, MaxFrame: max(cfg.Options.MaxFrame, src.MaxFrame())})
+	if err != nil {
+		return src, nil, nil, backend.Name(cfg.Backend.Name, err)
+	}
+	res.Info = snd.Info()
+	if snd.MaxFrame() < src.MaxFrame() {
+		snd.Close()
+		return src, nil, nil, backend.Errorf(cfg.Backend.Name, "frames of at most %d bytes fit its sender, the template needs %d", snd.MaxFrame(), src.MaxFrame())
+	}
+	if fk, ok := src.(FrameKeeper); ok {
+		if bk, ok := snd.(BufferKeeper); ok && bk.KeepsBuffers() {
+			fk.KeepFrames()
+		}
+	}
+	res.Plan, res.PlanDetail = src.Plan() // after KeepFrames, which the detail tells
+	if pacer, err = j.newPacer(i, res, src); err != nil {
+		snd.Close()
+		return src, nil, nil, err
+	}
+	return src, snd, pacer, nil
+}
+
+// newPacer makes worker i's pacer (nil for a run flat out), which follows
+// the source's own schedule when its streams keep one.
+func (j *Job) newPacer(i int, res *WorkerResult, src Source) (Pacer, error) {
+	ts, _ := src.(TimedSource)
+	if ts != nil && !ts.Timed() {
+		ts = nil
+	}
+	if j.cfg.NewPacer == nil {
+		if ts != nil {
+			return nil, errors.New("the streams keep their own schedules, and the run has no pacer to keep them")
+		}
+		return nil, nil
+	}
+	pacer := j.cfg.NewPacer(i)
+	res.Pacer = pacer
+	if f, ok := pacer.(Follower); ok && ts != nil {
+		f.Follow(commonStart{ts, &j.origin}) // the source's own schedule instead of one rate
+	} else if ts != nil {
+		return nil, errors.New("the streams keep their own schedules, and the run's pacer cannot follow them")
+	}
+	if err := pacer.Setup(); err != nil {
+		return nil, err
+	}
+	return pacer, nil
+}
+
+// send runs worker i's loop, then flushes and closes its sender and fills
+// its result: frames, time, CPU time, the sender's last word.
+func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pacer Pacer) {
+	cfg := j.cfg
 	cpu0 := sys.ThreadCPUTimeNs()
 	t0 := time.Now()
 	// limited with limit 0 is a worker whose share of the count is
