@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -436,96 +435,6 @@ func (s *Socket) Stats() (Stats, error) {
 		RxRingFull: st.Rx_ring_full, RxFillEmpty: st.Rx_fill_ring_empty_descs, TxRingEmpty: st.Tx_ring_empty_descs}, nil
 }
 
-// --- transmit ---
-
-// TxFree returns how many TX descriptors can be written now (reading the
-// kernel's consumer index only when the cached one says fewer than want).
-func (s *Socket) TxFree(want int) int {
-	r := &s.tx
-	free := r.cached - r.local // cached holds consumer+size
-	if free < uint32(want) {
-		r.cached = atomic.LoadUint32(r.cons) + r.size
-		free = r.cached - r.local
-	}
-	return int(free)
-}
-
-// TxPut writes descriptor i of the next batch (not yet published): the
-// frame of length n at UMEM address addr.
-func (s *Socket) TxPut(i int, addr uint64, n int) {
-	d := &s.txDesc[(s.tx.local+uint32(i))&s.tx.mask]
-	d.Addr, d.Len, d.Options = addr, uint32(n), 0
-}
-
-// TxPublish makes the first n descriptors written with TxPut visible to
-// the kernel (one store-release of the producer index).
-func (s *Socket) TxPublish(n int) {
-	s.tx.local += uint32(n)
-	atomic.StoreUint32(s.tx.prod, s.tx.local)
-}
-
-// TxPending returns the descriptors published but not yet taken by the
-// kernel.
-func (s *Socket) TxPending() int {
-	return int(s.tx.local - atomic.LoadUint32(s.tx.cons))
-}
-
-// NeedsKick reports whether the kernel wants a kick to send (always, for
-// a socket bound without need_wakeup).
-func (s *Socket) NeedsKick() bool {
-	return !s.wakeup || atomic.LoadUint32(s.tx.flags)&unix.XDP_RING_NEED_WAKEUP != 0
-}
-
-// Kick asks the kernel to send what is on the TX ring: sendto with
-// MSG_DONTWAIT, as a raw system call (it never sleeps; the runtime does not
-// hand the thread's P away meanwhile). EAGAIN (budget reached, completion
-// ring full), ENOBUFS and EBUSY (the device dropped a frame, which is still
-// completed) are counted and not errors.
-func (s *Socket) Kick() error {
-	s.kicks++
-	_, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(s.fdi), 0, 0, unix.MSG_DONTWAIT, 0, 0)
-	switch e {
-	case 0, unix.EINTR:
-		return nil
-	case unix.EAGAIN, unix.ENOBUFS, unix.EBUSY:
-		s.kickAgain++
-		return nil
-	}
-	return os.NewSyscallError("sendto", e)
-}
-
-// Complete moves up to len(addrs) completed UMEM addresses into addrs and
-// returns how many.
-func (s *Socket) Complete(addrs []uint64) int {
-	r := &s.comp
-	avail := r.cached - r.local
-	if avail == 0 {
-		r.cached = atomic.LoadUint32(r.prod)
-		avail = r.cached - r.local
-		if avail == 0 {
-			return 0
-		}
-	}
-	n := min(int(avail), len(addrs))
-	for i := range n {
-		addrs[i] = s.compAddr[(r.local+uint32(i))&r.mask]
-	}
-	r.local += uint32(n)
-	atomic.StoreUint32(r.cons, r.local)
-	return n
-}
-
-// WaitWritable waits up to timeout for the kernel to free TX room
-// (poll POLLOUT; in copy mode poll also drives the transmission).
-func (s *Socket) WaitWritable(timeout time.Duration) error {
-	return s.wait(unix.POLLOUT, timeout)
-}
-
-// WaitReadable waits up to timeout for received frames (poll POLLIN).
-func (s *Socket) WaitReadable(timeout time.Duration) error {
-	return s.wait(unix.POLLIN, timeout)
-}
-
 func (s *Socket) wait(ev int16, timeout time.Duration) error {
 	s.pollfd[0].Events, s.pollfd[0].Revents = ev, 0
 	ms := int(timeout.Milliseconds())
@@ -542,68 +451,6 @@ func (s *Socket) wait(ev int16, timeout time.Duration) error {
 		}
 	}
 	return nil
-}
-
-// --- receive ---
-
-// FillFree returns how many addresses the fill ring can take now.
-func (s *Socket) FillFree() int {
-	r := &s.fill
-	free := r.cached - r.local
-	if free < r.size {
-		r.cached = atomic.LoadUint32(r.cons) + r.size
-		free = r.cached - r.local
-	}
-	return int(free)
-}
-
-// Fill gives the kernel the UMEM chunks at addrs to receive into (at most
-// FillFree of them) and publishes them.
-func (s *Socket) Fill(addrs []uint64) {
-	r := &s.fill
-	for i, a := range addrs {
-		s.fillAddr[(r.local+uint32(i))&r.mask] = a
-	}
-	r.local += uint32(len(addrs))
-	atomic.StoreUint32(r.prod, r.local)
-}
-
-// FillNeedsWakeup reports whether the driver asks for a wake-up to use the
-// fill ring (need_wakeup; copy mode never does).
-func (s *Socket) FillNeedsWakeup() bool {
-	return s.wakeup && atomic.LoadUint32(s.fill.flags)&unix.XDP_RING_NEED_WAKEUP != 0
-}
-
-// WakeRx wakes the driver for the fill ring (recvfrom MSG_DONTWAIT).
-func (s *Socket) WakeRx() {
-	s.kicks++
-	_, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(s.fdi), 0, 0, unix.MSG_DONTWAIT, 0, 0)
-	if e != 0 {
-		s.kickAgain++
-	}
-}
-
-// Receive takes up to len(addrs) received frames off the RX ring: UMEM
-// address and length of each. The chunks are the caller's until it gives
-// them back with Fill.
-func (s *Socket) Receive(addrs []uint64, lens []int) int {
-	r := &s.rx
-	avail := r.cached - r.local
-	if avail == 0 {
-		r.cached = atomic.LoadUint32(r.prod)
-		avail = r.cached - r.local
-		if avail == 0 {
-			return 0
-		}
-	}
-	n := min(int(avail), len(addrs), len(lens))
-	for i := range n {
-		d := &s.rxDesc[(r.local+uint32(i))&r.mask]
-		addrs[i], lens[i] = d.Addr, int(d.Len)
-	}
-	r.local += uint32(n)
-	atomic.StoreUint32(r.cons, r.local)
-	return n
 }
 
 // Probe reports whether the kernel has AF_XDP sockets: it opens one and
@@ -638,41 +485,3 @@ func IsInvalid(err error) bool { return errors.Is(err, unix.EINVAL) }
 
 // IsDown reports whether err says the device is down or gone.
 func IsDown(err error) bool { return errors.Is(err, unix.ENETDOWN) || errors.Is(err, unix.ENXIO) }
-
-// Poller waits on several sockets at once (a receiver with one socket per
-// queue).
-type Poller struct {
-	fds []unix.PollFd
-}
-
-// NewPoller returns a poller over socks.
-func NewPoller(socks []*Socket) *Poller {
-	p := &Poller{fds: make([]unix.PollFd, len(socks))}
-	for i, s := range socks {
-		p.fds[i] = unix.PollFd{Fd: int32(s.fdi), Events: unix.POLLIN}
-	}
-	return p
-}
-
-// WaitReadable waits up to timeout for any socket to have frames.
-func (p *Poller) WaitReadable(timeout time.Duration) error {
-	for i := range p.fds {
-		p.fds[i].Revents = 0
-	}
-	ms := int(timeout.Milliseconds())
-	if timeout > 0 && ms == 0 {
-		ms = 1
-	}
-	if _, err := unix.Poll(p.fds, ms); err != nil && err != unix.EINTR {
-		return os.NewSyscallError("poll", err)
-	}
-	for _, f := range p.fds {
-		if f.Revents&(unix.POLLERR|unix.POLLNVAL) != 0 {
-			serr, err := unix.GetsockoptInt(int(f.Fd), unix.SOL_SOCKET, unix.SO_ERROR)
-			if err == nil && serr != 0 {
-				return os.NewSyscallError("poll", unix.Errno(serr))
-			}
-		}
-	}
-	return nil
-}
