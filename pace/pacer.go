@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/internal/hist"
-	"github.com/wpg-dev/wpg/internal/inputerr"
 	"github.com/wpg-dev/wpg/internal/sys"
 )
 
@@ -49,34 +48,6 @@ type Config struct {
 	// sleep again); ignored with Priority, Spin, Sleep and when unlimited.
 	WakeBoost Boost
 }
-
-// Boost says whether a pacer raises its thread's priority while it
-// sleeps (Config.WakeBoost).
-type Boost int
-
-const (
-	// BoostAuto boosts where the process is permitted to, silently not
-	// otherwise (the report says which).
-	BoostAuto Boost = iota
-	// BoostOff never boosts.
-	BoostOff
-	// BoostOn boosts, and Setup fails without the permission.
-	BoostOn
-)
-
-var boostWords = words[Boost]{{"auto", BoostAuto}, {"on", BoostOn}, {"off", BoostOff}}
-
-// ParseBoost parses --wake-boost: "auto" (or ""), "on" or "off".
-func ParseBoost(s string) (Boost, error) {
-	if b, ok := boostWords.parse(s); ok {
-		return b, nil
-	}
-	const want = "auto (SCHED_FIFO while sleeping where permitted; the default), on or off"
-	return BoostAuto, inputerr.Worded(nil, fmt.Sprintf("wake boost %q: want %s", s, want), "is not a wake boost", "use "+want)
-}
-
-// String returns "auto", "on" or "off".
-func (b Boost) String() string { return boostWords.name(b) }
 
 const (
 	// catchUpWindow caps the debt after a stall: the schedule skips the
@@ -125,20 +96,6 @@ const (
 	learnClamp = time.Millisecond
 	// histMax is the largest lateness the histogram records exactly.
 	histMax = 60 * time.Second
-	// boostPriority is the SCHED_FIFO priority of a wake boost: the
-	// lowest, above every normal thread and below every other real-time
-	// one.
-	boostPriority = 1
-	// boostMinSleep: a wake boost is taken only for sleeps at least this
-	// long and at least boostSleepRatio times the time spun after the
-	// wake, so a boosted thread runs ahead of others for at most about a
-	// fifth of the time.
-	boostMinSleep   = 200 * time.Microsecond
-	boostSleepRatio = 4
-	// boostMaxWork: a caller whose work between grants (its moving
-	// average) exceeds this is not boosted; the work would run at the
-	// real-time priority too.
-	boostMaxWork = 50 * time.Microsecond
 )
 
 // Pacer is a token bucket that releases frames at a fixed rate: Grant
@@ -201,14 +158,6 @@ type Pacer struct {
 	filled, spares chan *hist.Hist
 }
 
-// liveEvery is how often a pacer hands its recent lateness to Collect, and
-// liveWindows how many such windows may wait for the reader: one reading
-// every liveEvery × liveWindows (400 ms) sees grants up to liveEvery old.
-const (
-	liveEvery   = 50 * time.Millisecond
-	liveWindows = 8
-)
-
 // New returns a pacer for cfg. The schedule starts at the first Grant.
 func New(cfg Config) *Pacer {
 	p := &Pacer{
@@ -265,14 +214,6 @@ func New(cfg Config) *Pacer {
 	return p
 }
 
-func newHist() *hist.Hist { return hist.New(1, histMax.Nanoseconds()) }
-
-func newWindow() *hist.Hist { return hist.NewCoarse(1, histMax.Nanoseconds()) }
-
-// LatenessHist returns an empty histogram with the bounds pacers record
-// lateness in (ns), for Collect.
-func LatenessHist() *hist.Hist { return newHist() }
-
 // Setup prepares the calling thread (the worker's own locked, pinned
 // thread) before the loop: for the sleeping wait modes it sets the timer
 // slack to 1 µs (PR_SET_TIMERSLACK; the default 50 µs would be added to
@@ -305,75 +246,6 @@ func (p *Pacer) Setup() error {
 		p.learn(p.clk.Now() - t)
 	}
 	return nil
-}
-
-// boostApplies says whether the wake boost is for this pacer: a paced
-// hybrid wait without --rt-priority, the boost not turned off.
-func (p *Pacer) boostApplies() bool {
-	return !p.unlimited && p.wait == Hybrid && p.priority == 0 && p.boost != BoostOff
-}
-
-// setupBoost checks once whether the thread may switch to SCHED_FIFO.
-func (p *Pacer) setupBoost() error {
-	if !p.boostApplies() {
-		return nil
-	}
-	if err := p.setRealtime(true); err != nil {
-		if p.boost == BoostOn {
-			return inputerr.WithFix(fmt.Errorf("pacer: --wake-boost on: %w: SCHED_FIFO needs CAP_SYS_NICE (run as root or setcap cap_sys_nice+ep on wpg) or RLIMIT_RTPRIO ≥ 1 (ulimit -r, LimitRTPRIO=); or use --wake-boost auto", err), "grant CAP_SYS_NICE or RLIMIT_RTPRIO")
-		}
-		p.boostWhy = "off: SCHED_FIFO not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO ≥ 1)"
-		return nil
-	}
-	if err := p.setRealtime(false); err != nil {
-		return fmt.Errorf("pacer: back to the normal scheduler: %w", err)
-	}
-	p.boostOK = true
-	return nil
-}
-
-// boostSleep raises the thread before a sleep until target (now is the
-// clock) if the sleep is long enough against the spin that follows it
-// (lead) and the caller's work between grants is short.
-func (p *Pacer) boostSleep(now, target, lead int64) {
-	if !p.boostOK || p.boosted || p.workNs > boostMaxWork.Nanoseconds() {
-		return
-	}
-	if d := target - now; d < boostMinSleep.Nanoseconds() || d < boostSleepRatio*lead {
-		return
-	}
-	if p.setRealtime(true) == nil {
-		p.boosted = true
-	}
-}
-
-// unboost returns the thread to the normal scheduler.
-func (p *Pacer) unboost() {
-	if p.boosted {
-		p.boosted = false
-		_ = p.setRealtime(false)
-	}
-}
-
-// Done ends a wake boost that is still in force; the worker calls it
-// after its last grant (also when it stopped early).
-func (p *Pacer) Done() { p.unboost() }
-
-// WakeBoost describes the wake boost for the report: "" when it does not
-// apply (unlimited, spin, --rt-priority, or off), else how often it was
-// used, that it was not needed (no sleep long enough), or why not.
-func (p *Pacer) WakeBoost() string {
-	switch {
-	case !p.boostApplies():
-		return ""
-	case p.boostWhy != "":
-		return p.boostWhy
-	case !p.boostOK:
-		return ""
-	case p.boosts == 0:
-		return fmt.Sprintf("not needed: permitted, but no wait was long enough (%v or more) to sleep under SCHED_FIFO", boostMinSleep)
-	}
-	return fmt.Sprintf("on: SCHED_FIFO %d during %d sleeps", boostPriority, p.boosts)
 }
 
 // Burst returns the frames per grant in use (Config.Burst or the automatic
@@ -471,75 +343,6 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 		p.notBefore = now + int64(float64(p.burst)*p.periodF/gentleSpeed)
 	}
 	return n
-}
-
-// initLive sets up the windows of live lateness (a paced pacer's).
-func (p *Pacer) initLive() {
-	if p.win != nil {
-		return
-	}
-	p.win = newWindow()
-	p.filled = make(chan *hist.Hist, liveWindows)
-	p.spares = make(chan *hist.Hist, liveWindows)
-	for range liveWindows {
-		p.spares <- newWindow()
-	}
-}
-
-// recordLate records one grant's lateness: the run's histogram and the
-// live window handed to Collect.
-func (p *Pacer) recordLate(late, now int64) {
-	p.hist.Record(late)
-	p.win.Record(late)
-	if now >= p.winEnd {
-		p.handOver(now)
-	}
-}
-
-// handOver passes the lateness recorded since the last hand-over to
-// Collect, if a spare window is left (else win keeps counting and goes at
-// the next chance).
-func (p *Pacer) handOver(now int64) {
-	p.winEnd = now + liveEvery.Nanoseconds()
-	if p.win.Count() == 0 {
-		return
-	}
-	select {
-	case s := <-p.spares:
-		p.filled <- p.win // never blocks: a window is in spares, filled or the reader's hands
-		p.win = s
-	default:
-	}
-}
-
-// Collect adds to into the lateness of the grants handed over since the
-// last Collect, for a reader on another goroutine while the worker runs:
-// the worker hands its recent grants over every 50 ms and never waits for
-// the reader, so a reader that collects at least every 400 ms sees grants
-// up to about 50 ms old. The windows keep 2 significant digits, so live
-// percentiles are within 1 % (Stats is exact). After the worker has
-// stopped calling Grant, stopped = true takes the rest as well. A
-// flat-out pacer adds nothing. Concurrent Collects must be serialised by
-// the caller.
-func (p *Pacer) Collect(into *hist.Hist, stopped bool) {
-	if p.unlimited {
-		return
-	}
-	for {
-		select {
-		case h := <-p.filled:
-			into.Merge(h)
-			h.Reset()
-			p.spares <- h
-			continue
-		default:
-		}
-		break
-	}
-	if stopped {
-		into.Merge(p.win)
-		p.win.Reset()
-	}
 }
 
 // Return gives back n frames granted but not sent (the path was full), so
