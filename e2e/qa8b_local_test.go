@@ -106,7 +106,7 @@ func TestQA8bLocalToolsSayWhatToDo(t *testing.T) {
 
 	// wpg.toml: a misspelt section, a key above its section, another case.
 	for doc, want := range map[string]string{
-		"[txx]\nring_bytes = 1\n":        "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk], [port]: did you mean [tx]?",
+		"[txx]\nring_bytes = 1\n":        "wpg.toml:1:2: unknown section [txx]: the sections are [tx], [server], [dpdk], [port], [send], [recv], [profile.NAME]: did you mean [tx]?",
 		"ring_bytes = \"16MiB\"\n":       "wpg.toml:1:1: ring_bytes is a key of section [tx]",
 		"[Tx]\nring_bytes = \"32MiB\"\n": "section [Tx]: wpg.toml's names are lower case",
 	} {
