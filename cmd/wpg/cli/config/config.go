@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -311,26 +310,7 @@ func (c *Config) ParseProfile(path string, data []byte, profile string) error {
 	var raw rawConfig
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		// A section given a value fails the strict decoding too; say it
-		// in wpg.toml's words (the document is parsed again only then).
-		if serr := checkSections(path, data); serr != nil {
-			return serr
-		}
-		var strict *toml.StrictMissingError
-		if errors.As(err, &strict) && len(strict.Errors) > 0 {
-			e := strict.Errors[0]
-			row, col := e.Position()
-			return fmt.Errorf("%s:%d:%d: %s", path, row, col, unknownKey(e.Key()))
-		}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, col := de.Position()
-			if strings.Contains(de.Error(), "too large to fit") {
-				return fmt.Errorf("%s:%d:%d: %s: the largest number a key takes is %d; sizes can be written with a unit, e.g. \"16MiB\"", path, row, col, de.Error(), int64(math.MaxInt64))
-			}
-			return fmt.Errorf("%s:%d:%d: %s: fix the TOML syntax (key = value, [section])", path, row, col, de.Error())
-		}
-		return fmt.Errorf("%s: %w", path, err)
+		return decodeError(path, data, err) // tomlerr.go
 	}
 	// The decoder matches names regardless of case ([Tx], Ring_Bytes);
 	// TOML's keys are case-sensitive, and wpg's are lower case.

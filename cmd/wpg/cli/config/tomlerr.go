@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +15,33 @@ import (
 	"github.com/wpg-dev/wpg/internal/suggest"
 	"github.com/wpg-dev/wpg/units"
 )
+
+// decodeError says where and why the strict decoding of the document at
+// path refused it, in wpg.toml's words: a section given a value, an
+// unknown key (with the one it is near), a number too large, a syntax
+// error, each at its file:line:col.
+func decodeError(path string, data []byte, err error) error {
+	// A section given a value fails the strict decoding too; say it
+	// in wpg.toml's words (the document is parsed again only then).
+	if serr := checkSections(path, data); serr != nil {
+		return serr
+	}
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		e := strict.Errors[0]
+		row, col := e.Position()
+		return fmt.Errorf("%s:%d:%d: %s", path, row, col, unknownKey(e.Key()))
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		if strings.Contains(de.Error(), "too large to fit") {
+			return fmt.Errorf("%s:%d:%d: %s: the largest number a key takes is %d; sizes can be written with a unit, e.g. \"16MiB\"", path, row, col, de.Error(), int64(math.MaxInt64))
+		}
+		return fmt.Errorf("%s:%d:%d: %s: fix the TOML syntax (key = value, [section])", path, row, col, de.Error())
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
 
 // sections are the tables of wpg.toml (the part of each key before its dot).
 func sections() []string {
