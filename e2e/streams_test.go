@@ -199,16 +199,23 @@ func waitCarrier(t *testing.T, iface string) {
 func TestRateShareOfTheLink(t *testing.T) {
 	v := testbed.NewVeth(t)
 	dir := t.TempDir()
-	out, errs, code := run(t, dir, "send", "--rate", "50%", "-i", v.Outer, "--count", "10", "--json")
-	var rep struct {
-		Frames    uint64
-		TargetPPS float64 `json:"target_pps"`
-		Notes     []string
+	// On the veth (afpacket), and on null, where -i only gives the speed
+	// (issue #28: wpg send --backend null --rate 50% -i VETH).
+	for _, backend := range []string{"afpacket", "null"} {
+		out, errs, code := run(t, dir, "send", "--backend", backend, "--rate", "50%", "-i", v.Outer, "--count", "10", "--json")
+		var rep struct {
+			Frames    uint64
+			TargetPPS float64 `json:"target_pps"`
+			Notes     []string
+		}
+		// Half of 10000 Mb/s in the default template's 64-byte frames,
+		// counted at layer 1 (88 B).
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Frames != 10 || math.Abs(rep.TargetPPS-5e9/(8*88)) > 1 || !strings.Contains(strings.Join(rep.Notes, "\n"), "nominal") {
+			t.Errorf("--backend %s --rate 50%% -i %s (a veth): exit %d, %s, %s; want 10 frames and a note that the speed is nominal", backend, v.Outer, code, out, errs)
+		}
 	}
-	// Half of 10000 Mb/s in the default template's 64-byte frames, counted
-	// at layer 1 (88 B).
-	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Frames != 10 || math.Abs(rep.TargetPPS-5e9/(8*88)) > 1 || !strings.Contains(strings.Join(rep.Notes, "\n"), "nominal") {
-		t.Errorf("--rate 50%% -i %s (a veth): exit %d, %s, %s; want 10 frames and a note that the speed is nominal", v.Outer, code, out, errs)
+	if _, errs, code := run(t, dir, "send", "--backend", "null", "-i", v.Outer, "--count", "10"); code != 2 || !strings.Contains(errs, "not to null") {
+		t.Errorf("--backend null -i without a share of the link: exit %d, %s; want -i refused", code, errs)
 	}
 	for _, c := range []struct {
 		args []string

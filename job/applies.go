@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/pace"
 )
 
 // One rule for options that do nothing in the run asked for: a field given
@@ -69,7 +70,12 @@ func checkBackendFields(p *problems, reg backend.Registration, set func(field st
 // the payload and template ones, the paced ones (paced: whether Rate
 // gives a rate) and the TX-ring ones.
 func checkApplies(p *problems, s Spec, reg backend.Registration, paced bool) {
-	set := func(f string) bool { return given(s, f) }
+	// With a share of the link (--rate 50%), the interface gives the
+	// link's speed, whatever the backend: null tells what the generator
+	// does at half of eth1's line rate.
+	r, err := pace.ParseRate(s.Rate)
+	share := err == nil && r.LinkShare()
+	set := func(f string) bool { return given(s, f) && !(share && f == "interface") }
 	checkBackendFields(p, reg, set)
 	if s.Verify != "" && !reg.Payload {
 		p.add("verify", "", fmt.Sprintf("checks payload frames (backends %s), not the packets of %s", joinNames(backendsWhere(true)), reg.Name), "drop {verify} (packets carry their own checksums)")
