@@ -106,10 +106,13 @@ func WriteRequest(w io.Writer, q RecvRequest) error {
 }
 
 // ReadRequest reads a RecvRequest (see WriteRequest).
-func ReadRequest(r io.Reader) (RecvRequest, error) {
-	var q RecvRequest
-	err := wire.Read(r, KindRequest, ProtocolVersion, &q)
-	return q, err
+func ReadRequest(r io.Reader) (RecvRequest, error) { return read[RecvRequest](r, KindRequest) }
+
+// read reads one message of kind into a T (see WriteRequest).
+func read[T any](r io.Reader, kind string) (T, error) {
+	var v T
+	err := wire.Read(r, kind, ProtocolVersion, &v)
+	return v, err
 }
 
 // WriteAccept sends a RecvAccept (see WriteRequest).
@@ -118,11 +121,7 @@ func WriteAccept(w io.Writer, a RecvAccept) error {
 }
 
 // ReadAccept reads a RecvAccept (see WriteRequest).
-func ReadAccept(r io.Reader) (RecvAccept, error) {
-	var a RecvAccept
-	err := wire.Read(r, KindAccept, ProtocolVersion, &a)
-	return a, err
-}
+func ReadAccept(r io.Reader) (RecvAccept, error) { return read[RecvAccept](r, KindAccept) }
 
 // WriteAnswer sends a RecvAnswer (see WriteRequest).
 func WriteAnswer(w io.Writer, a RecvAnswer) error {
@@ -130,11 +129,7 @@ func WriteAnswer(w io.Writer, a RecvAnswer) error {
 }
 
 // ReadAnswer reads a RecvAnswer (see WriteRequest).
-func ReadAnswer(r io.Reader) (RecvAnswer, error) {
-	var a RecvAnswer
-	err := wire.Read(r, KindAnswer, ProtocolVersion, &a)
-	return a, err
-}
+func ReadAnswer(r io.Reader) (RecvAnswer, error) { return read[RecvAnswer](r, KindAnswer) }
 
 // WriteProgress sends a RecvProgress (see WriteRequest), without its
 // latency histogram when that would make it longer than MaxProgress.
@@ -146,8 +141,4 @@ func WriteProgress(w io.Writer, p RecvProgress) error {
 }
 
 // ReadProgress reads a RecvProgress (see WriteRequest).
-func ReadProgress(r io.Reader) (RecvProgress, error) {
-	var p RecvProgress
-	err := wire.Read(r, KindProgress, ProtocolVersion, &p)
-	return p, err
-}
+func ReadProgress(r io.Reader) (RecvProgress, error) { return read[RecvProgress](r, KindProgress) }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -159,6 +160,14 @@ func (r *RingReceiver) Answer(h Hello) error {
 	r.Cons = r.Ring.Consumer()
 	r.Gone = Watch(r.Conn)
 	return nil
+}
+
+// Details adds what every ring-fed receiver reports, "frames" and
+// "peer_pid", to d and returns d.
+func (r *RingReceiver) Details(d map[string]string) map[string]string {
+	d["frames"] = strconv.FormatUint(r.Frames, 10)
+	d["peer_pid"] = strconv.Itoa(r.PID)
+	return d
 }
 
 // Last returns the Info kept by Close, and whether the receiver is closed:

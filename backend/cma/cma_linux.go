@@ -436,11 +436,7 @@ func (r *receiver) Info() backend.Info {
 	if info, closed := r.Last(); closed {
 		return info
 	}
-	d := map[string]string{
-		"frames":   strconv.FormatUint(r.Frames, 10),
-		"peer_pid": strconv.Itoa(r.PID),
-		"per_call": strconv.Itoa(r.perCall),
-	}
+	d := r.Details(map[string]string{"per_call": strconv.Itoa(r.perCall)})
 	if r.writev {
 		d["transfer"] = "the sender writes into our slots with process_vm_writev; read in place"
 		return backend.Info{Backend: "cma", Mode: "writev", NUMANode: -1, RingDepth: int(r.slots), Details: d}

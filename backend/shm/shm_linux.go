@@ -211,14 +211,12 @@ func (r *receiver) Info() backend.Info {
 	}
 	return backend.Info{
 		Backend: "shm", Mode: mode, NUMANode: -1, RingDepth: r.Ring.Slots(),
-		Details: map[string]string{
+		Details: r.Details(map[string]string{
 			"slot_size":  strconv.Itoa(r.Ring.SlotSize()),
 			"ring_bytes": strconv.Itoa(r.Ring.Size()),
 			"wait":       wait,
-			"frames":     strconv.FormatUint(r.Frames, 10),
 			"sleeps":     strconv.FormatUint(r.Cons.Sleeps, 10),
-			"peer_pid":   strconv.Itoa(r.PID),
-		},
+		}),
 	}
 }
 

@@ -360,15 +360,13 @@ func (r *receiver) Info() backend.Info {
 		return info
 	}
 	st := r.sy.Stats
-	d := map[string]string{
+	d := r.Details(map[string]string{
 		"driver":        r.driver,
 		"sync":          r.buf.SyncVia,
-		"frames":        strconv.FormatUint(r.Frames, 10),
 		"sync_calls":    strconv.FormatUint(st.Total(), 10),
-		"peer_pid":      strconv.Itoa(r.PID),
 		"window_offset": strconv.Itoa(r.offset),
 		"transfer":      "in place in the DMA buffer, mapped from the descriptor the sender passed",
-	}
+	})
 	if r.Frames > 0 {
 		d["sync_calls_per_frame"] = strconv.FormatFloat(float64(st.Total())/float64(r.Frames), 'f', 4, 64)
 	}

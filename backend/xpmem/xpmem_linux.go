@@ -204,11 +204,7 @@ func (r *receiver) Info() backend.Info {
 	if info, closed := r.Last(); closed {
 		return info
 	}
-	d := map[string]string{
-		"frames":   strconv.FormatUint(r.Frames, 10),
-		"peer_pid": strconv.Itoa(r.PID),
-		"transfer": "in place in the sender's staging slots attached through /dev/xpmem",
-	}
+	d := r.Details(map[string]string{"transfer": "in place in the sender's staging slots attached through /dev/xpmem"})
 	return backend.Info{Backend: "xpmem", Mode: "attach", NUMANode: -1, RingDepth: int(r.slots), Details: d}
 }
 

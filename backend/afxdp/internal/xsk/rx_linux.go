@@ -16,15 +16,7 @@ func (s *Socket) WaitReadable(timeout time.Duration) error {
 }
 
 // FillFree returns how many addresses the fill ring can take now.
-func (s *Socket) FillFree() int {
-	r := &s.fill
-	free := r.cached - r.local
-	if free < r.size {
-		r.cached = atomic.LoadUint32(r.cons) + r.size
-		free = r.cached - r.local
-	}
-	return int(free)
-}
+func (s *Socket) FillFree() int { return s.fill.free(int(s.fill.size)) }
 
 // Fill gives the kernel the UMEM chunks at addrs to receive into (at most
 // FillFree of them) and publishes them.
@@ -57,21 +49,12 @@ func (s *Socket) WakeRx() {
 // them back with Fill.
 func (s *Socket) Receive(addrs []uint64, lens []int) int {
 	r := &s.rx
-	avail := r.cached - r.local
-	if avail == 0 {
-		r.cached = atomic.LoadUint32(r.prod)
-		avail = r.cached - r.local
-		if avail == 0 {
-			return 0
-		}
-	}
-	n := min(int(avail), len(addrs), len(lens))
+	n := min(r.avail(), len(addrs), len(lens))
 	for i := range n {
 		d := &s.rxDesc[(r.local+uint32(i))&r.mask]
 		addrs[i], lens[i] = d.Addr, int(d.Len)
 	}
-	r.local += uint32(n)
-	atomic.StoreUint32(r.cons, r.local)
+	r.consumed(n)
 	return n
 }
 

@@ -12,15 +12,7 @@ import (
 
 // TxFree returns how many TX descriptors can be written now (reading the
 // kernel's consumer index only when the cached one says fewer than want).
-func (s *Socket) TxFree(want int) int {
-	r := &s.tx
-	free := r.cached - r.local // cached holds consumer+size
-	if free < uint32(want) {
-		r.cached = atomic.LoadUint32(r.cons) + r.size
-		free = r.cached - r.local
-	}
-	return int(free)
-}
+func (s *Socket) TxFree(want int) int { return s.tx.free(want) }
 
 // TxPut writes descriptor i of the next batch (not yet published): the
 // frame of length n at UMEM address addr.
@@ -70,20 +62,11 @@ func (s *Socket) Kick() error {
 // returns how many.
 func (s *Socket) Complete(addrs []uint64) int {
 	r := &s.comp
-	avail := r.cached - r.local
-	if avail == 0 {
-		r.cached = atomic.LoadUint32(r.prod)
-		avail = r.cached - r.local
-		if avail == 0 {
-			return 0
-		}
-	}
-	n := min(int(avail), len(addrs))
+	n := min(r.avail(), len(addrs))
 	for i := range n {
 		addrs[i] = s.compAddr[(r.local+uint32(i))&r.mask]
 	}
-	r.local += uint32(n)
-	atomic.StoreUint32(r.cons, r.local)
+	r.consumed(n)
 	return n
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -102,6 +103,40 @@ type ring struct {
 	mem               []byte // the mapping
 	local             uint32 // producer rings: next producer; consumer rings: next consumer
 	cached            uint32 // producer rings: consumer seen last; consumer rings: producer seen last
+}
+
+// free returns how many entries a producer ring can take now, reading
+// the kernel's consumer index only when the cached one says fewer than
+// want (cached holds consumer+size).
+func (r *ring) free(want int) int {
+	free := r.cached - r.local
+	if free < uint32(want) {
+		r.cached = atomic.LoadUint32(r.cons) + r.size
+		free = r.cached - r.local
+	}
+	return int(free)
+}
+
+// avail returns how many entries of a consumer ring the kernel has
+// produced and this side not yet taken, reading the kernel's producer
+// index only when the cached one says none.
+func (r *ring) avail() int {
+	avail := r.cached - r.local
+	if avail == 0 {
+		r.cached = atomic.LoadUint32(r.prod)
+		avail = r.cached - r.local
+	}
+	return int(avail)
+}
+
+// consumed hands the first n available entries back to the kernel (with
+// no store when n is 0).
+func (r *ring) consumed(n int) {
+	if n == 0 {
+		return
+	}
+	r.local += uint32(n)
+	atomic.StoreUint32(r.cons, r.local)
 }
 
 // Socket is one bound AF_XDP socket with its own UMEM.
