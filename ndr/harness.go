@@ -2,7 +2,7 @@ package ndr
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -15,9 +15,10 @@ import (
 
 // Harness runs trials on a path: wpg's sender (package job) on one
 // interface at a given rate, and wpg's AF_PACKET receiver on another
-// counting what arrives. Run builds one for every search; a test other
-// than the throughput search (latency, back-to-back frames) is built on
-// Trial, which returns everything both ends measured.
+// counting what arrives, in one port-pair run (job.Spec.RxInterface: the
+// same process and clock, so the latency is measured too). Run builds one
+// for every search; the latency and back-to-back tests are built on
+// Measure, which returns everything both ends measured.
 //
 // The backends it uses must be registered: import
 // github.com/wpg-dev/wpg/backend/afpacket (the receiver, and the default
@@ -30,6 +31,17 @@ type Harness struct {
 	// Sender and Receiver are the interfaces the frames leave by and
 	// arrive on.
 	Sender, Receiver string
+	// SenderNetns and ReceiverNetns are their network namespaces (a name
+	// of ip netns or a path; "": the caller's).
+	SenderNetns, ReceiverNetns string
+	// SrcIP, Gateway, RxSrcIP and RxGateway give the two ports addresses
+	// and next hops instead of MACs, as job.Spec's fields of those names:
+	// a device under test between them is sent to through its gateway.
+	SrcIP, Gateway, RxSrcIP, RxGateway string
+	// Bidir sends from both ports at once (job.Spec.Bidir): a trial
+	// passes only when both directions do, and its rate is each
+	// direction's.
+	Bidir bool
 
 	// ns is the network namespace the receiver runs in (the inner end of
 	// Run's veth pair); nil: the caller's.
@@ -47,9 +59,17 @@ type Measurement struct {
 }
 
 // Outcome is the measurement as a search judges it: frames sent and
-// received, and the rate the sender achieved.
+// received, the rate the sender achieved (with both directions, the
+// slower one's), and the latency and jitter the receiver measured.
 func (m Measurement) Outcome() Outcome {
-	return Outcome{Sent: m.Sender.Frames, Received: m.Receiver.Frames, AchievedPPS: m.Sender.PPS}
+	o := Outcome{Sent: m.Sender.Frames, Received: m.Receiver.Frames, AchievedPPS: m.Sender.PPS, JitterNs: m.Receiver.JitterNs}
+	if d := m.Sender.Directions; len(d) > 1 {
+		o.AchievedPPS = min(d[0].PPS, d[1].PPS)
+	}
+	if l := m.Receiver.Latency; l != nil {
+		o.LatencyP50Ns, o.LatencyP99Ns = l.P50Ns, l.P99Ns
+	}
+	return o
 }
 
 // TrialFunc is the search's trial at one frame size: Trial's outcome.
@@ -75,77 +95,44 @@ func (h Harness) Trial(ctx context.Context, frame int, rate float64, d time.Dura
 
 // Measure runs one trial of frames of frame bytes (the FCS left out; see
 // Template for the frames), the sender's spec set by tune: a rate and a
-// duration (Trial), a count of frames sent back to back, … The receiver
-// starts before the sender and ends 300 ms after the last frame it gets,
-// or 2 s after the sender ended when it gets none. An error names the end
-// that failed; ctx's ends the trial with ctx.Err().
+// duration (Trial), a count of frames sent back to back, … It is one
+// port-pair run: the receiver starts before the sender and ends when
+// every frame sent arrived, or 300 ms after the last one it got (docs/
+// device.md). An error names the end that failed; ctx's ends the trial
+// with ctx.Err().
 func (h Harness) Measure(ctx context.Context, frame int, tune func(*job.Spec)) (Measurement, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rspec := job.RecvSpec{Backend: "afpacket", Interface: h.Receiver, IdleTimeout: 300 * time.Millisecond}
-	var rec *job.Reception
-	open := func() (err error) { rec, err = job.Receive(rctx, rspec, job.Env{}); return err }
-	var err error
-	if h.ns != nil {
-		err = h.ns.Do(open)
-	} else {
-		err = open()
-	}
-	if err != nil {
-		return Measurement{}, fmt.Errorf("receiver on %s: %w", h.Receiver, err)
-	}
-	type got struct {
-		res recv.Result
-		err error
-	}
-	done := make(chan got, 1)
-	go func() {
-		res, err := rec.Wait(nil, 0)
-		done <- got{res, err}
-	}()
 	spec := job.NewSpec()
 	spec.Command = "ndr"
 	spec.Backend, spec.Interface, spec.QdiscBypass = h.Backend, h.Sender, h.QdiscBypass
 	if spec.Backend == "" {
 		spec.Backend = "afpacket"
 	}
+	spec.RxInterface, spec.Netns, spec.RxNetns = h.Receiver, h.SenderNetns, h.ReceiverNetns
+	if h.ns != nil {
+		spec.RxNetns = h.ns.Path()
+	}
+	spec.SrcIP, spec.Gateway, spec.RxSrcIP, spec.RxGateway, spec.Bidir = h.SrcIP, h.Gateway, h.RxSrcIP, h.RxGateway, h.Bidir
 	spec.TemplateText = Template(frame)
 	tune(&spec)
 	run, err := job.Start(ctx, spec, job.Env{})
 	if err != nil {
-		cancel()
-		<-done
 		return Measurement{}, fmt.Errorf("sender on %s: %w", h.Sender, err)
 	}
 	srep := run.Report()
 	if srep == nil {
-		cancel()
-		<-done
 		return Measurement{}, fmt.Errorf("sender on %s: %w", h.Sender, run.Err())
-	}
-	if srep.Error != "" {
-		cancel()
-		<-done
-		return Measurement{}, fmt.Errorf("sender on %s: %s", h.Sender, srep.Error)
-	}
-	// The receiver ends 300 ms after the last frame; one that got none
-	// ends when the grace below runs out.
-	grace := time.NewTimer(2 * time.Second)
-	defer grace.Stop()
-	var g got
-	select {
-	case g = <-done:
-	case <-grace.C:
-		cancel()
-		g = <-done
-	}
-	if g.err != nil && !errors.Is(g.err, context.Canceled) && ctx.Err() == nil {
-		return Measurement{}, fmt.Errorf("receiver on %s: %w", h.Receiver, g.err)
 	}
 	if err := ctx.Err(); err != nil {
 		return Measurement{}, err
 	}
-	return Measurement{Sender: srep, Receiver: g.res}, nil
+	if srep.Error != "" {
+		return Measurement{}, fmt.Errorf("sender on %s: %s", h.Sender, srep.Error)
+	}
+	var res recv.Result
+	if err := json.Unmarshal(srep.Verification, &res); err != nil {
+		return Measurement{}, fmt.Errorf("receiver on %s: its result: %w", h.Receiver, err)
+	}
+	return Measurement{Sender: srep, Receiver: res}, nil
 }
 
 // Template is the template text of a trial's frames of frame bytes (FCS

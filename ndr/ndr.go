@@ -55,6 +55,12 @@ type Outcome struct {
 	Received uint64 `json:"received"`
 	// AchievedPPS is the sender's achieved rate (frames/s).
 	AchievedPPS float64 `json:"achieved_pps"`
+	// LatencyP50Ns and LatencyP99Ns are the one-way latency the receiver
+	// measured, JitterNs its RFC 3550 interarrival jitter (ns; 0: not
+	// measured).
+	LatencyP50Ns int64 `json:"latency_p50_ns,omitempty"`
+	LatencyP99Ns int64 `json:"latency_p99_ns,omitempty"`
+	JitterNs     int64 `json:"jitter_ns,omitempty"`
 }
 
 // TrialFunc runs one trial: send at rate frames/s for d and return what
