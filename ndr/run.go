@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/internal/netns"
+	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/pace"
+	"github.com/wpg-dev/wpg/recv"
 )
 
 // Schema names the format of Report.
@@ -45,6 +47,21 @@ type Setup struct {
 	// end outside and receives inside, and removes it on return. Either
 	// way it needs root.
 	Interface, RxInterface string
+	// Netns and RxNetns, SrcIP, Gateway, RxSrcIP, RxGateway and Bidir
+	// are the ports' namespaces, addresses and next hops, and both
+	// directions at once, as the Harness fields of those names (a device
+	// under test between two ports, docs/device.md).
+	Netns, RxNetns                     string
+	SrcIP, Gateway, RxSrcIP, RxGateway string
+	Bidir                              bool
+	// Latency runs RFC 2544's latency test after each size's search: one
+	// more trial of Search.Trial at the throughput found, its one-way
+	// latency and jitter in SizeResult.Latency.
+	Latency bool
+	// BackToBack, when not nil, runs RFC 2544's back-to-back test after
+	// each size's search (and latency test): the longest burst sent flat
+	// out that arrives whole (SizeResult.BackToBack).
+	BackToBack *BurstConfig
 	// Started, when not nil, is called once the path is ready, with the
 	// report's header (interfaces, namespace, trial, loss, resolution).
 	Started func(Report)
@@ -61,6 +78,23 @@ type SizeResult struct {
 	MaxRatePPS    float64 `json:"max_rate_pps"`
 	ThroughputBPS float64 `json:"throughput_bps_l1"`
 	Result
+	// Latency is the latency test's trial (Setup.Latency), nil without
+	// one or when nothing passed.
+	Latency *LatencyTest `json:"latency,omitempty"`
+	// BackToBack is the back-to-back test (Setup.BackToBack).
+	BackToBack *BurstResult `json:"back_to_back,omitempty"`
+}
+
+// LatencyTest is RFC 2544's latency test at one frame size (section
+// 26.2): a trial at the throughput the search found, and the one-way
+// latency and interarrival jitter of its frames.
+type LatencyTest struct {
+	// Rate is the rate asked for (frames/s): the best passing trial's.
+	Rate float64 `json:"rate_pps"`
+	Outcome
+	// Latency is the receiver's summary (min, mean, p50, p99, p99.9,
+	// max); nil when no frame arrived.
+	Latency *recv.Latency `json:"latency,omitempty"`
 }
 
 // Report is a finished Run: wpg ndr's JSON (schema wpg.ndr/1).
@@ -119,7 +153,8 @@ func Run(ctx context.Context, s Setup) (*Report, error) {
 	if rep.Resolution == 0 {
 		rep.Resolution = 0.01
 	}
-	h := Harness{Backend: s.Backend, QdiscBypass: s.QdiscBypass, Sender: s.Interface, Receiver: s.RxInterface}
+	h := Harness{Backend: s.Backend, QdiscBypass: s.QdiscBypass, Sender: s.Interface, Receiver: s.RxInterface,
+		SenderNetns: s.Netns, ReceiverNetns: s.RxNetns, SrcIP: s.SrcIP, Gateway: s.Gateway, RxSrcIP: s.RxSrcIP, RxGateway: s.RxGateway, Bidir: s.Bidir}
 	if s.Interface == "" {
 		if _, err := netns.CleanStale(ctx); err != nil {
 			return nil, &NamespaceError{Stale: true, Err: err}
@@ -146,6 +181,9 @@ func Run(ctx context.Context, s Setup) (*Report, error) {
 		}
 		res, err := Search(ctx, c, s.watch(size, c, h.TrialFunc(frame)))
 		rep.Sizes = append(rep.Sizes, SizeResult{Size: size, Frame: frame, MaxRatePPS: c.MaxRate, Result: res, ThroughputBPS: res.ThroughputPPS * float64(size+20) * 8})
+		if err == nil {
+			err = s.after(ctx, h, &rep.Sizes[len(rep.Sizes)-1])
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				// A stop signal is how a search is cut short, not a
@@ -158,6 +196,41 @@ func Run(ctx context.Context, s Setup) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// after runs the tests that follow a size's search: latency at the
+// throughput found, and back-to-back bursts.
+func (s Setup) after(ctx context.Context, h Harness, r *SizeResult) error {
+	if s.Latency && r.ThroughputPPS > 0 {
+		rate := 0.0
+		for _, t := range r.Trials {
+			if t.Pass && !t.Warmup && t.AchievedPPS == r.ThroughputPPS {
+				rate = t.Rate
+			}
+		}
+		if rate == 0 {
+			rate = r.ThroughputPPS
+		}
+		m, err := h.Trial(ctx, r.Frame, rate, s.Search.Trial)
+		if err != nil {
+			return fmt.Errorf("ndr: latency test at %.0f frames/s: %w", rate, err)
+		}
+		r.Latency = &LatencyTest{Rate: rate, Outcome: m.Outcome(), Latency: m.Receiver.Latency}
+	}
+	if s.BackToBack != nil {
+		b, err := BackToBack(ctx, *s.BackToBack, func(ctx context.Context, n uint64) (Outcome, error) {
+			m, err := h.Measure(ctx, r.Frame, func(spec *job.Spec) { spec.Count = n }) // flat out
+			if err != nil {
+				return Outcome{}, err
+			}
+			return m.Outcome(), nil
+		})
+		r.BackToBack = &b
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // watch is trial with OnTrial called after each trial that ran (Search
@@ -230,8 +303,16 @@ func (s Setup) withDefaults() (Setup, error) {
 	if (s.Interface == "") != (s.RxInterface == "") {
 		return s, errors.New("ndr: Interface and RxInterface go together: give both (send on one, receive on the other), or neither for a veth pair of its own")
 	}
-	if s.Interface != "" && s.Interface == s.RxInterface {
+	if s.Interface != "" && s.Interface == s.RxInterface && s.Netns == s.RxNetns {
 		return s, fmt.Errorf("ndr: Interface and RxInterface both name %s, and the receiver does not count the frames this host sends: receive where they arrive", s.Interface)
+	}
+	if s.Interface == "" && (s.Netns != "" || s.RxNetns != "" || s.SrcIP != "" || s.RxSrcIP != "" || s.Bidir) {
+		return s, errors.New("ndr: the ports' namespaces, addresses and Bidir are for a path between two given interfaces: give Interface and RxInterface")
+	}
+	if b := s.BackToBack; b != nil {
+		if _, err := b.withDefaults(); err != nil {
+			return s, err
+		}
 	}
 	return s, nil
 }
