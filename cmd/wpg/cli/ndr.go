@@ -33,6 +33,17 @@ type ndrFlags struct {
 	backend    string
 	qdisc      bool
 	jsonOut    bool
+
+	// a device under test between two ports (docs/device.md)
+	netns, rxNetns     string
+	srcIP, gateway     string
+	rxSrcIP, rxGateway string
+	bidir              bool
+	// RFC 2544's latency and back-to-back tests
+	latency   bool
+	b2b       bool
+	b2bMax    uint64
+	b2bRepeat int
 }
 
 // ndrDefaultSizes is --sizes's default: RFC 2544's Ethernet frame sizes,
@@ -86,6 +97,17 @@ interface and receives on the other (a cable, or a device under test between the
 	fl.StringVar(&f.backend, "backend", "afpacket", "the sender's path: afpacket or afxdp (the receiver is wpg's AF_PACKET receiver)")
 	fl.BoolVar(&f.qdisc, "qdisc-bypass", false, "afpacket: send with PACKET_QDISC_BYPASS")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the result as JSON")
+	fl.StringVar(&f.netns, "netns", "", "the network namespace of -i (a name of ip netns, or a file)")
+	fl.StringVar(&f.rxNetns, "rx-netns", "", "the network namespace of --rx-interface")
+	fl.StringVar(&f.srcIP, "src-ip", "", "-i's `ADDRESS/PREFIX`: trials go from it through --gateway, whose MAC ARP or ND finds (docs/device.md)")
+	fl.StringVar(&f.gateway, "gateway", "", "-i's next hop `IP` (the device under test)")
+	fl.StringVar(&f.rxSrcIP, "rx-src-ip", "", "--rx-interface's `ADDRESS/PREFIX`: wpg answers ARP/ND for it")
+	fl.StringVar(&f.rxGateway, "rx-gateway", "", "--rx-interface's next hop `IP` (--bidir sends from that port through it)")
+	fl.BoolVar(&f.bidir, "bidir", false, "trials in both directions at once: a trial passes when both do; the rate is each direction's")
+	fl.BoolVar(&f.latency, "latency", false, "RFC 2544's latency test: after each size's search, a trial at the throughput found, its latency and jitter")
+	fl.BoolVar(&f.b2b, "back-to-back", false, "RFC 2544's back-to-back test: after each size's search, the longest burst sent flat out that arrives whole")
+	fl.Uint64Var(&f.b2bMax, "b2b-max", 100_000, "--back-to-back: the longest burst tried, in frames")
+	fl.IntVar(&f.b2bRepeat, "b2b-repeat", 1, "--back-to-back: searches per size, the result their mean (RFC 2544 asks for 50)")
 	return cmd
 }
 
@@ -170,13 +192,29 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 		// "loss even at --min-rate").
 		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flags -i and --rx-interface: both name %s, and the receiver does not count the frames this host sends: receive where they arrive (the other end of the cable, the far side of the device under test), or leave out both for a veth pair of wpg's own", f.iface))
 	}
-	for _, fl := range []struct{ name, iface string }{{"-i", f.iface}, {"--rx-interface", f.rx}} {
-		if fl.iface == "" {
-			continue
+	for _, fl := range []struct{ name, iface, netns string }{{"-i", f.iface, f.netns}, {"--rx-interface", f.rx, f.rxNetns}} {
+		if fl.iface == "" || fl.netns != "" {
+			continue // one in another namespace is looked up there, by the run
 		}
 		if _, ierr := net.InterfaceByName(fl.iface); ierr != nil {
 			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag %s: interface %q does not exist in this network namespace (%s): give one of them, or leave out -i and --rx-interface for a veth pair of wpg's own", fl.name, fl.iface, interfaceList()))
 		}
+	}
+	if f.iface == "" {
+		for _, x := range []struct{ name, v string }{{"--netns", f.netns}, {"--rx-netns", f.rxNetns}, {"--src-ip", f.srcIP}, {"--gateway", f.gateway}, {"--rx-src-ip", f.rxSrcIP}, {"--rx-gateway", f.rxGateway}} {
+			if x.v != "" {
+				return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag %s: it is for a device between two ports: give -i and --rx-interface too (a veth pair of wpg's own has no device to route through)", x.name))
+			}
+		}
+		if f.bidir {
+			return nil, cfg, maxRate, minRate, usageError(errors.New("flag --bidir: it is for a device between two ports: give -i and --rx-interface too"))
+		}
+	}
+	if f.b2bMax == 0 || f.b2bMax > 100_000_000 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --b2b-max: value %d: give 1 to 100000000 frames", f.b2bMax))
+	}
+	if f.b2bRepeat < 1 || f.b2bRepeat > 1000 {
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --b2b-repeat: value %d: give 1 to 1000", f.b2bRepeat))
 	}
 	cfg.Trial, cfg.Warmup, cfg.MaxTrials = f.trial, f.warmup, f.maxTrials
 	if f.trial <= 0 {
@@ -192,7 +230,12 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	setup := ndr.Setup{Sizes: sizes, MaxRate: maxRate, MinRate: minRate, Search: cfg,
-		Backend: f.backend, QdiscBypass: f.qdisc, Interface: f.iface, RxInterface: f.rx}
+		Backend: f.backend, QdiscBypass: f.qdisc, Interface: f.iface, RxInterface: f.rx,
+		Netns: f.netns, RxNetns: f.rxNetns, SrcIP: f.srcIP, Gateway: f.gateway, RxSrcIP: f.rxSrcIP, RxGateway: f.rxGateway,
+		Bidir: f.bidir, Latency: f.latency}
+	if f.b2b {
+		setup.BackToBack = &ndr.BurstConfig{MaxBurst: f.b2bMax, Repeat: f.b2bRepeat}
+	}
 	if !f.jsonOut {
 		setup.Started = func(rep ndr.Report) {
 			where := fmt.Sprintf("%s → %s", rep.Sender, rep.Receiver)
@@ -283,11 +326,58 @@ func printNDR(w io.Writer, rep ndrReport) {
 		}
 		fmt.Fprintf(w, "%-8s %-14s %-16s %-8d %s\n", strconv.Itoa(s.Size)+" B", formatPPS(s.ThroughputPPS), fmt.Sprintf("%.3f Gbit/s", s.ThroughputBPS/1e9), counted, note)
 	}
+	printRFC2544(w, rep)
 	if rep.Interrupted {
 		fmt.Fprintf(w, "(interrupted after %s)\n", rep.Elapsed.Round(time.Second))
 		return
 	}
 	fmt.Fprintf(w, "(%s in all)\n", rep.Elapsed.Round(time.Second))
+}
+
+// printRFC2544 writes the latency and back-to-back tables, for the sizes
+// that ran them.
+func printRFC2544(w io.Writer, rep ndrReport) {
+	header := false
+	for _, s := range rep.Sizes {
+		l := s.Latency
+		if l == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "\nlatency at the throughput (RFC 2544 26.2)\n%-8s %-14s %-12s %-12s %-12s %-12s %s\n", "size", "rate", "min", "p50", "p99", "max", "jitter")
+			header = true
+		}
+		if l.Latency == nil {
+			fmt.Fprintf(w, "%-8s %-14s nothing arrived (%d sent)\n", strconv.Itoa(s.Size)+" B", formatPPS(l.AchievedPPS), l.Sent)
+			continue
+		}
+		fmt.Fprintf(w, "%-8s %-14s %-12s %-12s %-12s %-12s %s\n", strconv.Itoa(s.Size)+" B", formatPPS(l.AchievedPPS),
+			time.Duration(l.Latency.MinNs), time.Duration(l.Latency.P50Ns), time.Duration(l.Latency.P99Ns), time.Duration(l.Latency.MaxNs), time.Duration(l.JitterNs))
+	}
+	header = false
+	for _, s := range rep.Sizes {
+		b := s.BackToBack
+		if b == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "\nback-to-back frames (RFC 2544 26.4)\n%-8s %-14s %-8s %s\n", "size", "burst", "trials", "note")
+			header = true
+		}
+		note := ""
+		switch {
+		case b.Limited:
+			note = "passed at --b2b-max: the device takes longer bursts"
+		case b.BurstFrames == 0:
+			note = "even one frame sent flat out was lost"
+		case len(b.Bursts) > 1:
+			note = fmt.Sprintf("mean of %d searches: %v", len(b.Bursts), b.Bursts)
+		}
+		fmt.Fprintf(w, "%-8s %-14s %-8d %s\n", strconv.Itoa(s.Size)+" B", strconv.FormatFloat(b.BurstFrames, 'f', -1, 64)+" frames", len(b.Trials), note)
+	}
+	if header {
+		fmt.Fprintln(w)
+	}
 }
 
 // interfaceList names this namespace's interfaces, for an error.

@@ -19,13 +19,15 @@ func newPlotCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "plot REPORT.json",
-		Short: "draw a report: rate over time, lateness or latency by percentile, a matrix's ranking (SVG or PNG)",
+		Short: "draw a report: rate over time, lateness or latency by percentile, a matrix's ranking, RFC 2544 figures per size (SVG or PNG)",
 		Long: `plot reads the JSON of wpg bench, send or recv (--json; "-" reads standard input) and draws it into
 one picture, its format from the -o file name (.svg or .png): for a matrix (wpg bench without --backend) a bar
 chart of each size's ranking. A run with --interval (send, bench, recv, a matrix's paths) is drawn over time,
 a panel for each figure its intervals carry: the rate; with a receiver the frames lost (and corrupted) per
 second and the one-way latency p99; for a paced run (--rate) the lateness p99 of its grants. Then, by
-percentile, a paced run's lateness and the receiver's one-way latency.`,
+percentile, a paced run's lateness and the receiver's one-way latency. An RFC 2544 report (wpg ndr --json) is
+drawn per frame size: the throughput, and where --latency and --back-to-back ran, the latency at the
+throughput (min, p50, p99, max) and the longest burst without loss.`,
 		Example: `  wpg bench --quick --json > matrix.json && wpg plot matrix.json -o matrix.svg
   wpg send --backend shm --size 1MiB --duration 10s --interval 1s --json > run.json && wpg plot run.json -o run.png`,
 		Args: cobra.ExactArgs(1),

@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/wpg-dev/wpg/bench"
+	"github.com/wpg-dev/wpg/ndr"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/units"
@@ -47,7 +48,8 @@ const MaxInput = 64 << 20
 // path's run over time; a send or bench report (wpg.report/v1 and v2) its run
 // over time (Timeline), when paced its lateness and with its own receiver
 // the receiver's latency; a receiver's (wpg.recv/v1) its run over time
-// and its latency. A report with nothing to draw is an error
+// and its latency; an RFC 2544 report (wpg.ndr/1) the throughput, latency
+// and back-to-back burst per frame size. A report with nothing to draw is an error
 // that says which flag gives it.
 func Plots(b []byte) ([]*plot.Plot, error) {
 	if len(b) > MaxInput {
@@ -81,10 +83,16 @@ func Plots(b []byte) ([]*plot.Plot, error) {
 			return nil, fmt.Errorf("receiver report: %w", jsonError(b, err))
 		}
 		return recvPlots(&r)
+	case ndr.Schema:
+		var r ndr.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("ndr report: %w", jsonError(b, err))
+		}
+		return ndrPlots(&r) // ndr.go
 	case "":
-		return nil, errors.New("no \"schema\" field: give the JSON of wpg bench, send or recv --json")
+		return nil, errors.New("no \"schema\" field: give the JSON of wpg bench, send, recv or ndr --json")
 	}
-	return nil, fmt.Errorf("schema %q: wpg plot draws %s, %s and wpg.recv/v1", head.Schema, bench.Schema, report.Schema)
+	return nil, fmt.Errorf("schema %q: wpg plot draws %s, %s, wpg.recv/v1 and %s", head.Schema, bench.Schema, report.Schema, ndr.Schema)
 }
 
 // jsonError says where in b the JSON decoding failed (line:column) and

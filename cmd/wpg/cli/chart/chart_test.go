@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/wpg-dev/wpg/bench"
+	"github.com/wpg-dev/wpg/ndr"
+	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 )
 
@@ -159,5 +161,37 @@ func TestSendVerification(t *testing.T) {
 		if !strings.Contains(svg, w) {
 			t.Errorf("picture lacks %q", w)
 		}
+	}
+}
+
+// An RFC 2544 report draws its throughput per size, and the latency and
+// back-to-back tests where they ran.
+func TestNDRPlots(t *testing.T) {
+	rep := ndr.Report{Schema: ndr.Schema, Sender: "a", Receiver: "b", Sizes: []ndr.SizeResult{
+		{Size: 64, Result: ndr.Result{ThroughputPPS: 900_000}},
+		{Size: 1518, Result: ndr.Result{ThroughputPPS: 1650},
+			Latency:    &ndr.LatencyTest{Rate: 1700, Latency: &recv.Latency{MinNs: 3000, P50Ns: 25e6, P99Ns: 60e6, MaxNs: 70e6}},
+			BackToBack: &ndr.BurstResult{BurstFrames: 195, Bursts: []uint64{195}}},
+	}}
+	b, _ := json.Marshal(rep)
+	plots, err := Plots(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, p := range plots {
+		titles = append(titles, p.Title.Text)
+	}
+	if len(plots) != 3 || !strings.Contains(titles[0], "throughput") || !strings.Contains(titles[1], "latency") || !strings.Contains(titles[2], "back-to-back") {
+		t.Fatalf("panels %q", titles)
+	}
+	var svg bytes.Buffer
+	if err := Render(&svg, "svg", plots); err != nil || !strings.Contains(svg.String(), "1518 B") {
+		t.Fatalf("render: %v", err)
+	}
+	rep.Sizes[1].Latency, rep.Sizes[1].BackToBack = nil, nil
+	b, _ = json.Marshal(rep)
+	if plots, err := Plots(b); err != nil || len(plots) != 1 {
+		t.Fatalf("throughput only: %d panels, %v", len(plots), err)
 	}
 }
