@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/wpg-dev/wpg/internal/netns"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
 
@@ -136,5 +138,71 @@ func TestNDRShapedVeth(t *testing.T) {
 	}
 	if d := math.Abs(got[1]-got[0]) / got[0]; d > 0.05 {
 		t.Fatalf("the rerun found %.0f frames/s after %.0f: %.1f %% apart, want within 5 %%", got[1], got[0], 100*d)
+	}
+}
+
+// Issue #26: wpg ndr through the test bed's router, shaped to 20 Mbit/s
+// by tbf on its egress, with no MAC given: the throughput is the
+// shaper's rate (within 10 %), and RFC 2544's latency test (at that rate)
+// and back-to-back test (the longest burst the router's queue holds) are
+// in the report.
+//
+// The shaper is on the router, so the sender feels no backpressure: a
+// rate above the shaper's overflows tbf's queue and loses frames. The
+// queue (256 KiB, 173 frames of 1514 B: 105 ms at the rate) lets a trial
+// of 2 s pass at up to about 6 % above the rate, and rides out a router
+// that does not run for 100 ms on a loaded machine.
+func TestNDRThroughShapedRouter(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{Shape: &netns.Shaper{Rate: 20_000_000, Burst: 32 << 10, Limit: 256 << 10}})
+	out, stderr, code := run(t, t.TempDir(), "ndr", "--netns", r.Ports, "-i", r.A.Port, "--src-ip", r.A.Addr4.String(), "--gateway", r.A.Gateway4.String(),
+		"--rx-netns", r.Ports, "--rx-interface", r.B.Port, "--rx-src-ip", r.B.Addr4.String(),
+		"--sizes", "1518", "--trial", "2s", "--warmup", "0s", "--resolution", "2%", "--max-rate", "40Mbps",
+		"--latency", "--back-to-back", "--b2b-max", "2000", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+	}
+	var rep struct {
+		Sizes []struct {
+			Throughput float64 `json:"throughput_pps"`
+			Latency    *struct {
+				Rate     float64 `json:"rate_pps"`
+				Sent     uint64  `json:"sent"`
+				Received uint64  `json:"received"`
+				Jitter   int64   `json:"jitter_ns"`
+				Latency  *struct {
+					P50 int64 `json:"p50_ns"`
+					P99 int64 `json:"p99_ns"`
+				} `json:"latency"`
+			} `json:"latency"`
+			BackToBack *struct {
+				Burst   float64 `json:"burst_frames"`
+				Limited bool    `json:"limited_by_max_burst"`
+				Trials  []struct {
+					Burst uint64 `json:"burst"`
+					Pass  bool   `json:"pass"`
+				} `json:"trials"`
+			} `json:"back_to_back"`
+		} `json:"sizes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Sizes) != 1 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s := rep.Sizes[0]
+	want := 20e6 / (1514 * 8)
+	if s.Throughput < 0.9*want || s.Throughput > 1.1*want {
+		t.Errorf("throughput %.0f frames/s, want the shaper's %.0f within 10 %%", s.Throughput, want)
+	}
+	if l := s.Latency; l == nil || l.Latency == nil || l.Latency.P50 <= 0 || l.Latency.P99 < l.Latency.P50 || l.Received == 0 || l.Rate <= 0 {
+		t.Errorf("latency test: %+v", s.Latency)
+	} else {
+		t.Logf("latency at %.0f frames/s: p50 %v, p99 %v, jitter %v", l.Rate, time.Duration(l.Latency.P50), time.Duration(l.Latency.P99), time.Duration(l.Jitter))
+	}
+	// The router's queue and bucket hold (256 + 32) KiB: 195 frames of
+	// 1514 B; a burst drains a little while it lasts, and a loaded
+	// router's stalls take none away.
+	if b := s.BackToBack; b == nil || b.Limited || b.Burst < 100 || b.Burst > 1000 || len(b.Trials) < 3 {
+		t.Errorf("back-to-back: %+v", s.BackToBack)
+	} else {
+		t.Logf("back-to-back: %.0f frames after %d bursts", b.Burst, len(b.Trials))
 	}
 }
