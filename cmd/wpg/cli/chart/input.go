@@ -1,0 +1,255 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+
+	"github.com/wpg-dev/wpg/bench"
+	"github.com/wpg-dev/wpg/ndr"
+	"github.com/wpg-dev/wpg/recv"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/units"
+)
+
+// MaxInput bounds the report Plots reads.
+const MaxInput = 64 << 20
+
+// Plots builds the panels for the report document b: a matrix
+// (wpg.bench/v1) gives one ranking per size, and with intervals each
+// path's run over time; a send or bench report (wpg.report/v1 and v2) its run
+// over time (Timeline), when paced its lateness and with its own receiver
+// the receiver's latency; a receiver's (wpg.recv/v1) its run over time
+// and its latency; an RFC 2544 report (wpg.ndr/1) the throughput, latency
+// and back-to-back burst per frame size. A report with nothing to draw is an error
+// that says which flag gives it.
+func Plots(b []byte) ([]*plot.Plot, error) {
+	if len(b) > MaxInput {
+		return nil, fmt.Errorf("report of %d bytes: at most %d", len(b), MaxInput)
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("the file is empty: give the JSON that wpg bench, send or recv --json wrote")
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("not a wpg JSON report: %w", jsonError(b, err))
+	}
+	switch head.Schema {
+	case bench.Schema:
+		var r bench.Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("matrix report: %w", jsonError(b, err))
+		}
+		return matrixPlots(&r)
+	case report.Schema, "wpg.report/v1": // v2 added fields only (a merge's)
+		var r report.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("report: %w", jsonError(b, err))
+		}
+		return runPlots(&r)
+	case "wpg.recv/v1":
+		var r recvDoc
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("receiver report: %w", jsonError(b, err))
+		}
+		return recvPlots(&r)
+	case ndr.Schema:
+		var r ndr.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("ndr report: %w", jsonError(b, err))
+		}
+		return ndrPlots(&r) // ndr.go
+	case "":
+		return nil, errors.New("no \"schema\" field: give the JSON of wpg bench, send, recv or ndr --json")
+	}
+	return nil, fmt.Errorf("schema %q: wpg plot draws %s, %s, wpg.recv/v1 and %s", head.Schema, bench.Schema, report.Schema, ndr.Schema)
+}
+
+// jsonError says where in b the JSON decoding failed (line:column) and
+// what was wrong in the report's own terms: a syntax error, the document
+// ending early, or a field of the wrong type named by its JSON path, not
+// by the Go type it was to fill.
+func jsonError(b []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := lineCol(b, syn.Offset)
+		if syn.Offset >= int64(len(b)) || strings.Contains(syn.Error(), "unexpected end") {
+			return fmt.Errorf("line %d, column %d: the JSON ends early (was the file cut short?)", line, col)
+		}
+		return fmt.Errorf("line %d, column %d: %s", line, col, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		line, col := lineCol(b, valueStart(b, typ.Offset))
+		if typ.Field == "" {
+			return fmt.Errorf("line %d, column %d: the document is a JSON %s: a wpg report is an object with a \"schema\" field", line, col, typ.Value)
+		}
+		return fmt.Errorf("line %d, column %d: field %q is a JSON %s: want %s", line, col, typ.Field, typ.Value, jsonKind(typ.Type.Kind().String()))
+	}
+	return err
+}
+
+// jsonKind names a Go kind as the JSON value that fills it.
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
+		return "a number"
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "true or false"
+	case k == "slice", k == "array":
+		return "an array"
+	}
+	return "an object"
+}
+
+// valueStart is where the JSON value that ends at off begins (the
+// decoder reports a type error after the value).
+func valueStart(b []byte, off int64) int64 {
+	off = min(max(off, 0), int64(len(b)))
+	if off == 0 {
+		return 0
+	}
+	switch c := b[off-1]; {
+	case c == '[' || c == '{':
+		return off - 1
+	case c == '"':
+		for i := off - 2; i >= 0; i-- {
+			if b[i] == '"' && (i == 0 || b[i-1] != '\\') {
+				return i
+			}
+		}
+		return 0
+	}
+	i := off
+	for i > 0 && !strings.ContainsRune(",:[{ \t\r\n", rune(b[i-1])) {
+		i--
+	}
+	return i
+}
+
+// lineCol turns a byte offset of b into a 1-based line and column.
+func lineCol(b []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(b)))
+	head := b[:off]
+	line := 1 + bytes.Count(head, []byte("\n"))
+	col := int(off) - (bytes.LastIndexByte(head, '\n') + 1) + 1
+	return line, col
+}
+
+// recvDoc is the part of `wpg recv --json` a picture needs.
+type recvDoc struct {
+	Frames     uint64             `json:"frames"`
+	Lost       uint64             `json:"lost"`
+	Intervals  []report.Interval  `json:"intervals"`
+	Latency    *recv.Latency      `json:"latency"`
+	Provenance *report.Provenance `json:"provenance"`
+}
+
+func matrixPlots(r *bench.Result) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	for _, t := range r.Tables {
+		p, err := Ranking(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+		// With --interval, each path's run over time (the run nearest
+		// the row's median, the one its rate is).
+		var series []Series
+		for _, row := range t.Rows {
+			best := -1
+			for i, run := range row.Runs {
+				if len(run.Intervals) > 0 && (best < 0 || math.Abs(run.PPS-row.PPS) < math.Abs(row.Runs[best].PPS-row.PPS)) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				series = append(series, Series{Name: row.Path, Intervals: row.Runs[best].Intervals})
+			}
+		}
+		if len(series) > 0 {
+			ps, err := Timeline("wpg bench, "+units.FormatSize(t.Size)+" frames", series)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ps...)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the matrix report has no tables (every row skipped or interrupted)")
+	}
+	return out, nil
+}
+
+func runPlots(r *report.Report) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	title := "wpg " + r.Command + " " + r.Backend.Backend
+	if len(r.Intervals) > 0 {
+		ps, err := Timeline(title, []Series{{Intervals: r.Intervals}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	if r.LatenessMaxNs > 0 {
+		p, err := Percentiles(title+": lateness of the pacer's grants", []Point{
+			{"p50", float64(r.P50JitterNs)}, {"p99", float64(r.P99JitterNs)}, {"max", float64(r.LatenessMaxNs)},
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(r.Verification) > 0 {
+		// The sender's own receiver (--verify): its one-way latency.
+		var v recvDoc
+		if err := json.Unmarshal(r.Verification, &v); err == nil && v.Latency != nil {
+			p, err := latencyPercentiles(title+": the receiver's one-way latency", v.Latency)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("nothing to draw: the report has no intervals (run with --interval 1s) and no lateness (a paced run: --rate)")
+	}
+	return out, nil
+}
+
+func recvPlots(r *recvDoc) ([]*plot.Plot, error) {
+	var out []*plot.Plot
+	if len(r.Intervals) > 0 {
+		ps, err := Timeline("wpg recv", []Series{{Intervals: r.Intervals}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	if l := r.Latency; l != nil {
+		p, err := latencyPercentiles("wpg recv: one-way latency", l)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("nothing to draw: the receiver's report has no intervals (run wpg recv with --interval 1s) and no latency")
+	}
+	return out, nil
+}
+
+func latencyPercentiles(title string, l *recv.Latency) (*plot.Plot, error) {
+	return Percentiles(title, []Point{
+		{"min", float64(l.MinNs)}, {"p50", float64(l.P50Ns)}, {"p99", float64(l.P99Ns)}, {"p99.9", float64(l.P999Ns)}, {"max", float64(l.MaxNs)},
+	})
+}
