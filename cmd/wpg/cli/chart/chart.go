@@ -130,73 +130,92 @@ func Timeline(title string, series []Series) ([]*plot.Plot, error) {
 	if len(series) == 0 {
 		return nil, errors.New("timeline: no runs")
 	}
-	named := len(series) > 1
-	var rate, lost, corrupted, latency, lateness []line
+	var ls timelines
 	for _, s := range series {
-		ivs := s.Intervals
-		if n := len(ivs); n > 1 && ivs[n-1].End-ivs[n-1].Start < (ivs[n-2].End-ivs[n-2].Start)/4 {
-			ivs = ivs[:n-1]
+		ls.add(s)
+	}
+	return ls.panels(title, len(series) > 1)
+}
+
+// timelines are the lines of a Timeline's panels, one per series in each
+// panel that series has something for.
+type timelines struct {
+	rate, lost, corrupted, latency, lateness []line
+}
+
+// add adds the lines of series s: its rate, and its loss, corruption,
+// latency p99 and lateness p99 where its intervals carry them. A last
+// interval under a quarter of the one before is left out (a rate over
+// a sliver of time says nothing).
+func (t *timelines) add(s Series) {
+	ivs := s.Intervals
+	if n := len(ivs); n > 1 && ivs[n-1].End-ivs[n-1].Start < (ivs[n-2].End-ivs[n-2].Start)/4 {
+		ivs = ivs[:n-1]
+	}
+	r := line{name: s.Name}
+	l, c, lat, late := line{name: s.Name}, line{name: s.Name}, line{name: s.Name}, line{name: s.Name}
+	anyCorrupt := false
+	for _, in := range ivs {
+		dt := math.Max(in.End-in.Start, 1e-9)
+		r.step(in, in.PPS)
+		if in.Lost != nil {
+			l.step(in, float64(*in.Lost)/dt)
 		}
-		r := line{name: s.Name}
-		l, c, lat, late := line{name: s.Name}, line{name: s.Name}, line{name: s.Name}, line{name: s.Name}
-		anyCorrupt := false
-		for _, in := range ivs {
-			dt := math.Max(in.End-in.Start, 1e-9)
-			r.step(in, in.PPS)
-			if in.Lost != nil {
-				l.step(in, float64(*in.Lost)/dt)
-			}
-			if in.Corrupted != nil {
-				c.step(in, float64(*in.Corrupted)/dt)
-				anyCorrupt = anyCorrupt || *in.Corrupted > 0
-			}
-			if in.LatencyP99Ns > 0 {
-				lat.step(in, float64(in.LatencyP99Ns))
-			}
-			if in.LatenessP99Ns > 0 {
-				late.step(in, float64(in.LatenessP99Ns))
-			}
+		if in.Corrupted != nil {
+			c.step(in, float64(*in.Corrupted)/dt)
+			anyCorrupt = anyCorrupt || *in.Corrupted > 0
 		}
-		rate = append(rate, r)
-		if len(l.segs) > 0 {
-			lost = append(lost, l)
+		if in.LatencyP99Ns > 0 {
+			lat.step(in, float64(in.LatencyP99Ns))
 		}
-		if anyCorrupt {
-			corrupted = append(corrupted, c)
-		}
-		if len(lat.segs) > 0 {
-			latency = append(latency, lat)
-		}
-		if len(late.segs) > 0 {
-			lateness = append(lateness, late)
+		if in.LatenessP99Ns > 0 {
+			late.step(in, float64(in.LatenessP99Ns))
 		}
 	}
+	t.rate = append(t.rate, r)
+	if len(l.segs) > 0 {
+		t.lost = append(t.lost, l)
+	}
+	if anyCorrupt {
+		t.corrupted = append(t.corrupted, c)
+	}
+	if len(lat.segs) > 0 {
+		t.latency = append(t.latency, lat)
+	}
+	if len(late.segs) > 0 {
+		t.lateness = append(t.lateness, late)
+	}
+}
+
+// panels draws the rate panel, and the loss, latency and lateness panels
+// that have lines (named: a legend names the series).
+func (t *timelines) panels(title string, named bool) ([]*plot.Plot, error) {
 	var out []*plot.Plot
-	p, err := panel(title+": rate", "frames/s", rate, nil, "", named, siTicks{})
+	p, err := panel(title+": rate", "frames/s", t.rate, nil, "", named, siTicks{})
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, p)
-	if len(lost) > 0 {
-		t := title + ": frames lost per second"
-		if len(corrupted) > 0 {
-			t = title + ": frames lost and corrupted per second"
+	if len(t.lost) > 0 {
+		pt := title + ": frames lost per second"
+		if len(t.corrupted) > 0 {
+			pt = title + ": frames lost and corrupted per second"
 		}
-		p, err := panel(t, "frames/s", lost, corrupted, "corrupted", named, siTicks{})
+		p, err := panel(pt, "frames/s", t.lost, t.corrupted, "corrupted", named, siTicks{})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
-	if len(latency) > 0 {
-		p, err := panel(title+": the receiver's one-way latency p99 per interval", "latency p99", latency, nil, "", named, durTicks{})
+	if len(t.latency) > 0 {
+		p, err := panel(title+": the receiver's one-way latency p99 per interval", "latency p99", t.latency, nil, "", named, durTicks{})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
-	if len(lateness) > 0 {
-		p, err := panel(title+": lateness p99 of the pacer's grants per interval", "lateness p99", lateness, nil, "", named, durTicks{})
+	if len(t.lateness) > 0 {
+		p, err := panel(title+": lateness p99 of the pacer's grants per interval", "lateness p99", t.lateness, nil, "", named, durTicks{})
 		if err != nil {
 			return nil, err
 		}
