@@ -32,7 +32,6 @@
 package vm
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -44,12 +43,9 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ulikunitz/xz"
 )
 
 // GuestEnv is set to "1" in the environment of every program the guest
@@ -105,178 +101,6 @@ type File struct {
 	Mode  uint32 // 0 = 0o755
 }
 
-// Kernel is a kernel unpacked from a Debian linux-image package.
-type Kernel struct {
-	Release string // e.g. 6.12.117+deb12-cloud-amd64
-	Image   string // the bootable image: vmlinux (PVH, faster) or vmlinuz
-	Modules string // lib/modules/RELEASE
-}
-
-// ErrNoKernel is wrapped by LoadKernel's error when the image is missing.
-var ErrNoKernel = errors.New("kernel image not found")
-
-// LoadKernel finds kernel release in root, the directory of the package
-// unpacked with dpkg -x (root/boot/vmlinuz-RELEASE and
-// root/lib/modules/RELEASE); an uncompressed root/boot/vmlinux-RELEASE is
-// preferred when present (QEMU boots it through PVH, skipping the
-// decompressor).
-func LoadKernel(root, release string) (*Kernel, error) {
-	k := &Kernel{Release: release, Modules: filepath.Join(root, "lib", "modules", release)}
-	for _, name := range []string{"vmlinux-" + release, "vmlinuz-" + release} {
-		p := filepath.Join(root, "boot", name)
-		if st, err := os.Stat(p); err == nil && st.Size() > 0 {
-			k.Image = p
-			return k, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: no %s/boot/vmlinuz-%s (fetch it with scripts/fetch-kernel.sh)", ErrNoKernel, root, release)
-}
-
-// ModuleDeps resolves module names (as modprobe takes them, "veth",
-// "sch_etf") to their files, dependencies first, each once. Paths are
-// relative to k.Modules. It reads modules.dep where depmod made one, and
-// otherwise the "depends=" entry of each module's .modinfo (a package
-// unpacked with dpkg -x has no modules.dep).
-func (k *Kernel) ModuleDeps(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	deps, err := k.depTable()
-	if err != nil {
-		return nil, err
-	}
-	var order []string
-	seen := map[string]bool{}
-	var visit func(name string, depth int) error
-	visit = func(name string, depth int) error {
-		name = strings.ReplaceAll(name, "-", "_")
-		if seen[name] || depth > 64 {
-			return nil
-		}
-		file, dd, err := deps(name)
-		if err != nil {
-			return err
-		}
-		seen[name] = true
-		for _, dep := range dd {
-			if err := visit(dep, depth+1); err != nil {
-				return err
-			}
-		}
-		order = append(order, file)
-		return nil
-	}
-	for _, n := range names {
-		if err := visit(n, 0); err != nil {
-			return nil, err
-		}
-	}
-	return order, nil
-}
-
-// depTable returns a lookup of a module's file and the names of the
-// modules it depends on.
-func (k *Kernel) depTable() (func(name string) (string, []string, error), error) {
-	notFound := func(name string) error {
-		return fmt.Errorf("kernel %s: no module %q (built in, or not in this kernel?)", k.Release, name)
-	}
-	if f, err := os.Open(filepath.Join(k.Modules, "modules.dep")); err == nil {
-		defer f.Close()
-		table := map[string][]string{}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			file, rest, ok := strings.Cut(sc.Text(), ":")
-			if !ok {
-				continue
-			}
-			table[moduleName(file)] = append([]string{file}, strings.Fields(rest)...)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-		return func(name string) (string, []string, error) {
-			d, ok := table[name]
-			if !ok {
-				return "", nil, notFound(name)
-			}
-			var names []string
-			for _, dep := range d[1:] {
-				names = append(names, moduleName(dep))
-			}
-			return d[0], names, nil
-		}, nil
-	}
-	files := map[string]string{}
-	err := filepath.WalkDir(k.Modules, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.Contains(d.Name(), ".ko") {
-			rel, _ := filepath.Rel(k.Modules, p)
-			files[moduleName(rel)] = filepath.ToSlash(rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("kernel %s: %w", k.Release, err)
-	}
-	return func(name string) (string, []string, error) {
-		rel, ok := files[name]
-		if !ok {
-			return "", nil, notFound(name)
-		}
-		dd, err := modinfoDepends(filepath.Join(k.Modules, rel))
-		return rel, dd, err
-	}, nil
-}
-
-// modinfoDepends reads the "depends=" entry of a module's .modinfo
-// (NUL-separated key=value strings), decompressing a .ko.xz.
-func modinfoDepends(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".xz") {
-		if r, err = xz.NewReader(bufio.NewReader(f)); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	} else if !strings.HasSuffix(path, ".ko") {
-		return nil, fmt.Errorf("%s: only .ko and .ko.xz modules are read here", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	i := bytes.Index(b, []byte("\x00depends="))
-	if i < 0 {
-		return nil, nil
-	}
-	v := b[i+len("\x00depends="):]
-	if j := bytes.IndexByte(v, 0); j >= 0 {
-		v = v[:j]
-	}
-	var names []string
-	for _, n := range strings.Split(string(v), ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, strings.ReplaceAll(n, "-", "_"))
-		}
-	}
-	return names, nil
-}
-
-// moduleName is the module name of a module file path: kernel/net/sched/sch_etf.ko.xz → sch_etf.
-func moduleName(file string) string {
-	b := path.Base(file)
-	if i := strings.Index(b, ".ko"); i >= 0 {
-		b = b[:i]
-	}
-	return strings.ReplaceAll(b, "-", "_")
-}
-
 // Machine is one boot: the kernel, what goes into the initramfs, and how
 // QEMU runs.
 type Machine struct {
@@ -302,56 +126,6 @@ type Machine struct {
 	Timeout time.Duration
 	// Console, when not nil, receives the console output as it comes.
 	Console io.Writer
-}
-
-// Result is what a boot reported.
-type Result struct {
-	// Console is the whole serial console output.
-	Console string
-	// Programs are the programs' results in order; a program the guest
-	// never finished has Finished false.
-	Programs []ProgramResult
-	// Modules lists the modules the guest loaded.
-	Modules []string
-	// Done is true when the guest init reached its end and powered off.
-	Done bool
-	// Wall is the time from QEMU's start to its exit.
-	Wall time.Duration
-	// EarlyDeaths holds the console tails of boots whose kernel died
-	// before the init's first line (Run then boots again): under TCG on a
-	// loaded host the guest kernel has oopsed in its timer interrupt
-	// during its own initcalls, before anything of the test ran.
-	EarlyDeaths []string
-}
-
-// ProgramResult is one program's exit status, output and, for Go test
-// binaries run with -test.v, each test's result.
-type ProgramResult struct {
-	Name     string
-	Finished bool
-	ExitCode int
-	Output   string
-	Tests    []TestResult
-}
-
-// TestResult is one "--- PASS|FAIL|SKIP: Name (1.23s)" line of go test -v.
-type TestResult struct {
-	Name    string
-	Outcome string // PASS, FAIL or SKIP
-	Seconds float64
-}
-
-// Passed reports whether the program ran to its end and exited 0.
-func (p ProgramResult) Passed() bool { return p.Finished && p.ExitCode == 0 }
-
-// Program returns the result of the program called name, or nil.
-func (r *Result) Program(name string) *ProgramResult {
-	for i := range r.Programs {
-		if r.Programs[i].Name == name {
-			return &r.Programs[i]
-		}
-	}
-	return nil
 }
 
 // Initramfs builds the gzip-compressed newc archive for m: /init, the
@@ -479,15 +253,6 @@ func (m Machine) Run(ctx context.Context) (*Result, error) {
 	}
 }
 
-// EarlyDeathsOrNil returns r.EarlyDeaths, nil for a nil r (a Run that
-// failed before booting).
-func (r *Result) EarlyDeathsOrNil() []string {
-	if r == nil {
-		return nil
-	}
-	return r.EarlyDeaths
-}
-
 // maxEarlyDeaths is how many boots Run gives up on before the init's
 // first line and boots again; a kernel that dies that early every time
 // fails the run.
@@ -549,61 +314,4 @@ func (m Machine) boot(ctx context.Context, img []byte, man *Manifest) (*Result, 
 		return res, fmt.Errorf("vm: the guest stopped before its init finished (kernel panic, init crash?); console tail:\n%s", tail(res.Console, 3000))
 	}
 	return res, nil
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
-
-var testLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)`)
-
-// Parse reads a guest console: the init's WPGVM lines, each program's
-// output between its BEGIN and END lines, and the go test -v result lines
-// in it.
-func Parse(console string) *Result {
-	res := &Result{Console: console}
-	var cur *ProgramResult
-	var out strings.Builder
-	for _, line := range strings.Split(strings.ReplaceAll(console, "\r", ""), "\n") {
-		if i := strings.Index(line, linePrefix); i >= 0 {
-			msg := line[i+len(linePrefix):]
-			switch {
-			case strings.HasPrefix(msg, lineBegin):
-				res.Programs = append(res.Programs, ProgramResult{Name: strings.TrimSpace(msg[len(lineBegin):])})
-				cur = &res.Programs[len(res.Programs)-1]
-				out.Reset()
-				continue
-			case strings.HasPrefix(msg, lineEnd) && cur != nil:
-				f := strings.Fields(msg[len(lineEnd):])
-				if len(f) == 2 {
-					code, _ := strconv.Atoi(strings.TrimPrefix(f[1], "rc="))
-					cur.ExitCode, cur.Finished = code, true
-				}
-				cur.Output = out.String()
-				cur = nil
-				continue
-			case strings.HasPrefix(msg, lineModule):
-				res.Modules = append(res.Modules, strings.TrimSpace(msg[len(lineModule):]))
-				continue
-			case strings.TrimSpace(msg) == lineDone:
-				res.Done = true
-				continue
-			}
-		}
-		if cur != nil {
-			out.WriteString(line)
-			out.WriteByte('\n')
-			if m := testLine.FindStringSubmatch(line); m != nil {
-				secs, _ := strconv.ParseFloat(m[3], 64)
-				cur.Tests = append(cur.Tests, TestResult{Name: m[2], Outcome: m[1], Seconds: secs})
-			}
-		}
-	}
-	if cur != nil {
-		cur.Output = out.String()
-	}
-	return res
 }
