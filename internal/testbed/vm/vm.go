@@ -183,9 +183,20 @@ func (m Machine) Initramfs() ([]byte, *Manifest, error) {
 		}
 		man.Modules = append(man.Modules, ModuleLoad{Name: moduleName(rel), Path: guest})
 	}
-	mj, err := json.Marshal(man)
+	img, err := archive(entries, man)
 	if err != nil {
 		return nil, nil, err
+	}
+	return img, man, nil
+}
+
+// archive is the gzip-compressed newc archive of entries with the
+// manifest man at ManifestPath, /dev/console and the mount points the
+// init uses.
+func archive(entries []Entry, man *Manifest) ([]byte, error) {
+	mj, err := json.Marshal(man)
+	if err != nil {
+		return nil, err
 	}
 	entries = append(entries,
 		Entry{Path: ManifestPath, Mode: 0o644, Data: mj},
@@ -198,12 +209,12 @@ func (m Machine) Initramfs() ([]byte, *Manifest, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	if err := WriteCPIO(zw, entries); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return buf.Bytes(), man, nil
+	return buf.Bytes(), nil
 }
 
 // Args are QEMU's arguments for booting m with the initramfs at initrd.
