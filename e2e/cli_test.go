@@ -128,7 +128,7 @@ func TestBenchNullJSON(t *testing.T) {
 	if be := rep["backend"].(map[string]any); be["backend"] != "null" {
 		t.Fatalf("backend %v", be)
 	}
-	for _, k := range []string{"frames", "bytes", "seconds", "pps", "bps", "target_pps", "achieved_ratio", "tsc", "p50_jitter", "p99_jitter", "workers", "plan", "environment"} {
+	for _, k := range []string{"frames", "bytes", "seconds", "pps", "bps", "target_pps", "achieved_ratio", "tsc", "lateness_p50_ns", "lateness_p99_ns", "p50_jitter", "p99_jitter", "workers", "plan", "environment"} {
 		if _, ok := rep[k]; !ok {
 			t.Errorf("report lacks %q", k)
 		}

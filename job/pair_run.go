@@ -421,7 +421,7 @@ func combineDirections(rep, rev *report.Report, base uint16, fwdRes, revRes recv
 		rep.AchievedRatio = min(rep.Directions[0].AchievedRatio, rev.AchievedRatio)
 	}
 	rep.LatenessMaxNs = max(rep.LatenessMaxNs, rev.LatenessMaxNs)
-	rep.P99JitterNs = max(rep.P99JitterNs, rev.P99JitterNs)
+	rep.LatenessP99Ns = max(rep.LatenessP99Ns, rev.LatenessP99Ns)
 	rep.CPUSeconds += rev.CPUSeconds
 	n := len(rep.Workers)
 	for _, w := range rev.Workers {

@@ -290,7 +290,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		}
 		st := pace.MergeStats(stats...)
 		rep.LatenessMaxNs, rep.LatenessMeanNs = st.LatenessMaxNs, st.LatenessMeanNs
-		rep.P50JitterNs, rep.P99JitterNs = st.P50JitterNs, st.P99JitterNs
+		rep.LatenessP50Ns, rep.LatenessP99Ns = st.LatenessP50Ns, st.LatenessP99Ns
 		rep.ScheduleLagMaxNs = st.LagMaxNs
 		rep.LatenessHistogram, _ = st.MarshalHistogram()
 		rep.Notes = append(rep.Notes, st.Notes()...)

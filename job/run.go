@@ -193,9 +193,9 @@ type Snapshot struct {
 	// of them once Done. Zero for a flat-out run. LatenessSince gives the
 	// window between two snapshots.
 	Lateness LatenessStats
-	// LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs: the
+	// LatenessMaxNs, LatenessMeanNs, LatenessP50Ns, LatenessP99Ns: the
 	// report's, once Done (zero before, and for flat-out runs).
-	LatenessMaxNs, LatenessMeanNs, P50JitterNs, P99JitterNs int64
+	LatenessMaxNs, LatenessMeanNs, LatenessP50Ns, LatenessP99Ns int64
 	// Receiver is what the run's own receivers (a local path's wpg recv,
 	// one per worker) counted so far, from the progress messages they send
 	// over the control connection about every 250 ms (or every
@@ -440,7 +440,7 @@ func (r *Run) Snapshot() Snapshot {
 		s.Done = true
 		if rep := r.rep; rep != nil {
 			s.LatenessMaxNs, s.LatenessMeanNs = rep.LatenessMaxNs, rep.LatenessMeanNs
-			s.P50JitterNs, s.P99JitterNs = rep.P50JitterNs, rep.P99JitterNs
+			s.LatenessP50Ns, s.LatenessP99Ns = rep.LatenessP50Ns, rep.LatenessP99Ns
 		}
 		if f := r.rxFinal; f != nil {
 			c := *f

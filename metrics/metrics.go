@@ -162,7 +162,7 @@ func CollectReport(ch chan<- prometheus.Metric, l []string, r *report.Report) {
 		return
 	}
 	if r.Rate != "" {
-		stats(ch, Lateness, l, []string{"p50", "p99", "mean", "max"}, r.P50JitterNs, r.P99JitterNs, r.LatenessMeanNs, r.LatenessMaxNs)
+		stats(ch, Lateness, l, []string{"p50", "p99", "mean", "max"}, r.LatenessP50Ns, r.LatenessP99Ns, r.LatenessMeanNs, r.LatenessMaxNs)
 		if m := histogram(LatenessHistogram, histOf(r.LatenessHistogram), l); m != nil {
 			ch <- m
 		}

@@ -263,8 +263,8 @@ func TestLearnedOversleep(t *testing.T) {
 		t.Errorf("learned oversleep %v, want about 40 µs", mean)
 	}
 	s := p.Stats()
-	if s.LatenessMeanNs > 200 || s.P99JitterNs > 200 {
-		t.Errorf("hybrid lateness mean %d p99 %d ns with a 50 ns clock step", s.LatenessMeanNs, s.P99JitterNs)
+	if s.LatenessMeanNs > 200 || s.LatenessP99Ns > 200 {
+		t.Errorf("hybrid lateness mean %d p99 %d ns with a 50 ns clock step", s.LatenessMeanNs, s.LatenessP99Ns)
 	}
 	// sleep mode aims at the deadline: late by less than the oversleep
 	f = &fakeClock{step: 50, oversleep: 40_000}
@@ -306,8 +306,8 @@ func TestMergeStats(t *testing.T) {
 	if m.LatenessMaxNs != max(ss[0].LatenessMaxNs, ss[1].LatenessMaxNs, ss[2].LatenessMaxNs) {
 		t.Errorf("merged max %d", m.LatenessMaxNs)
 	}
-	if m.P50JitterNs < ss[0].P50JitterNs || m.P50JitterNs > ss[2].P50JitterNs || m.Quantile(100) < m.P99JitterNs {
-		t.Errorf("merged p50 %d outside the workers' %d..%d", m.P50JitterNs, ss[0].P50JitterNs, ss[2].P50JitterNs)
+	if m.LatenessP50Ns < ss[0].LatenessP50Ns || m.LatenessP50Ns > ss[2].LatenessP50Ns || m.Quantile(100) < m.LatenessP99Ns {
+		t.Errorf("merged p50 %d outside the workers' %d..%d", m.LatenessP50Ns, ss[0].LatenessP50Ns, ss[2].LatenessP50Ns)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 
 // Stats describes how well a pacer kept its schedule. Lateness is how late
 // each grant was against its deadline (the due time of the first frame it
-// released); the p50/p99 "jitter" figures are its percentiles, as in the
-// report's p50_jitter and p99_jitter.
+// released); LatenessP50Ns and LatenessP99Ns are its percentiles, as in
+// the report's lateness_p50_ns and lateness_p99_ns.
 type Stats struct {
 	// FPS is the target rate (frames/s), summed over merged pacers; 0 when
 	// unlimited.
@@ -39,8 +39,8 @@ type Stats struct {
 
 	LatenessMaxNs  int64
 	LatenessMeanNs int64
-	P50JitterNs    int64
-	P99JitterNs    int64
+	LatenessP50Ns  int64
+	LatenessP99Ns  int64
 
 	latSum int64
 	hist   *hist.Hist
@@ -60,8 +60,8 @@ func finish(s Stats) Stats {
 	if s.Grants > 0 {
 		s.LatenessMeanNs = s.latSum / s.Grants
 	}
-	s.P50JitterNs = s.hist.Quantile(50)
-	s.P99JitterNs = s.hist.Quantile(99)
+	s.LatenessP50Ns = s.hist.Quantile(50)
+	s.LatenessP99Ns = s.hist.Quantile(99)
 	return s
 }
 

@@ -218,7 +218,7 @@ func Merge(in ...Named) (*Report, error) {
 	}
 	if len(lat) > 0 {
 		h := hist.Merged(lat[0].Lo(), lat[0].Hi(), lat...)
-		m.P50JitterNs, m.P99JitterNs = h.Quantile(50), h.Quantile(99)
+		m.LatenessP50Ns, m.LatenessP99Ns = h.Quantile(50), h.Quantile(99)
 		if latN > 0 {
 			m.LatenessMeanNs = int64(math.Round(latSum / float64(latN)))
 		}

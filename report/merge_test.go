@@ -38,7 +38,7 @@ func segmentReport(t *testing.T, seg string, start time.Time, secs float64, fram
 		Schema: Schema, Command: "send", Job: "wpg-0123456789abcdef", Segment: seg, Started: start.Format(time.RFC3339Nano),
 		Frames: frames, Bytes: frames * 64, Seconds: secs, PPS: float64(frames) / secs, BPS: float64(frames*64*8) / secs,
 		Rate: "30kpps", TargetPPS: 10000, AchievedRatio: 0.5, Stop: "count",
-		P50JitterNs: h.Quantile(50), P99JitterNs: h.Quantile(99), LatenessMaxNs: slices.Max(lateness), LatenessMeanNs: sum / int64(len(lateness)),
+		LatenessP50Ns: h.Quantile(50), LatenessP99Ns: h.Quantile(99), LatenessMaxNs: slices.Max(lateness), LatenessMeanNs: sum / int64(len(lateness)),
 		LatenessHistogram: hb, Verification: vb,
 		Workers:     []Worker{{Worker: 0, Frames: frames}},
 		Streams:     []Stream{{Stream: 0, Name: "udp", Frames: frames}},
@@ -73,12 +73,12 @@ func TestMergeExact(t *testing.T) {
 	if m.Frames != 50000 || m.Bytes != 50000*64 || m.Seconds != 4 || m.PPS != 12500 || m.Started != in[0].Report.Started {
 		t.Errorf("frames %d, bytes %d, seconds %v, pps %v, started %s", m.Frames, m.Bytes, m.Seconds, m.PPS, m.Started)
 	}
-	if m.P99JitterNs != all.Quantile(99) || m.P50JitterNs != all.Quantile(50) || m.LatenessMaxNs != 9_000_000 {
-		t.Errorf("p50 %d p99 %d max %d; the values together: p50 %d p99 %d", m.P50JitterNs, m.P99JitterNs, m.LatenessMaxNs, all.Quantile(50), all.Quantile(99))
+	if m.LatenessP99Ns != all.Quantile(99) || m.LatenessP50Ns != all.Quantile(50) || m.LatenessMaxNs != 9_000_000 {
+		t.Errorf("p50 %d p99 %d max %d; the values together: p50 %d p99 %d", m.LatenessP50Ns, m.LatenessP99Ns, m.LatenessMaxNs, all.Quantile(50), all.Quantile(99))
 	}
-	avg := (in[0].Report.P99JitterNs + in[1].Report.P99JitterNs + in[2].Report.P99JitterNs) / 3
-	if m.P99JitterNs == avg {
-		t.Errorf("p99 %d is the average of the segments'", m.P99JitterNs)
+	avg := (in[0].Report.LatenessP99Ns + in[1].Report.LatenessP99Ns + in[2].Report.LatenessP99Ns) / 3
+	if m.LatenessP99Ns == avg {
+		t.Errorf("p99 %d is the average of the segments'", m.LatenessP99Ns)
 	}
 	var h hist.Hist
 	if err := json.Unmarshal(m.LatenessHistogram, &h); err != nil || h.Count() != int64(len(a)+len(b)+len(c)) {

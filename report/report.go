@@ -5,6 +5,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -77,11 +78,16 @@ type Report struct {
 	WakeBoost string `json:"wake_boost,omitempty"`
 	Clock     string `json:"clock"`
 	TSC       bool   `json:"tsc"`
-	// Lateness of pacer grants versus their deadlines (ns); zero when flat out.
+	// Lateness of pacer grants versus their deadlines (ns); zero when
+	// flat out. LatenessP50Ns and LatenessP99Ns are its median and 99th
+	// percentile: the JSON also writes them under their wpg.report/v1
+	// names, p50_jitter and p99_jitter (deprecated: they go in v3; jitter
+	// is the receiver's RFC 3550 figure, verification.jitter_ns), and
+	// reads them from a report that has only those.
 	LatenessMaxNs  int64 `json:"lateness_max_ns"`
 	LatenessMeanNs int64 `json:"lateness_mean_ns"`
-	P50JitterNs    int64 `json:"p50_jitter"`
-	P99JitterNs    int64 `json:"p99_jitter"`
+	LatenessP50Ns  int64 `json:"lateness_p50_ns"`
+	LatenessP99Ns  int64 `json:"lateness_p99_ns"`
 	// LatenessHistogram is the histogram behind the lateness figures
 	// (internal/hist's JSON: bounds and the non-zero buckets, 3
 	// significant digits), so that reports merge exactly (wpg report
@@ -243,6 +249,58 @@ type Worker struct {
 	Verification json.RawMessage `json:"verification,omitempty"`
 }
 
+// reportJSON is Report without its JSON methods.
+type reportJSON Report
+
+// deprecatedJSON are the report's fields that a later schema drops, under
+// their old names.
+type deprecatedJSON struct {
+	// P50Jitter and P99Jitter are LatenessP50Ns and LatenessP99Ns (v1's
+	// names for the pacer's lateness, which is no jitter).
+	P50Jitter *int64 `json:"p50_jitter,omitempty"`
+	P99Jitter *int64 `json:"p99_jitter,omitempty"`
+}
+
+// MarshalJSON writes the report's fields, then its deprecated ones
+// (p50_jitter, p99_jitter) with the values of their new names.
+func (r Report) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		reportJSON
+		deprecatedJSON
+	}{reportJSON(r), deprecatedJSON{&r.LatenessP50Ns, &r.LatenessP99Ns}})
+}
+
+// UnmarshalJSON reads a report of any version: from one that has only
+// the deprecated names of a field (v1, or an older v2), the field takes
+// their values.
+func (r *Report) UnmarshalJSON(b []byte) error {
+	var old deprecatedJSON
+	var names map[string]json.RawMessage
+	if err := json.Unmarshal(b, &struct {
+		*reportJSON
+		*deprecatedJSON
+	}{(*reportJSON)(r), &old}); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) { // a field by its JSON path, not by the embedding
+			te.Field = strings.TrimPrefix(strings.TrimPrefix(te.Field, "reportJSON."), "deprecatedJSON.")
+		}
+		return err
+	}
+	if old.P50Jitter == nil && old.P99Jitter == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, &names); err != nil {
+		return err
+	}
+	if _, ok := names["lateness_p50_ns"]; !ok && old.P50Jitter != nil {
+		r.LatenessP50Ns = *old.P50Jitter
+	}
+	if _, ok := names["lateness_p99_ns"]; !ok && old.P99Jitter != nil {
+		r.LatenessP99Ns = *old.P99Jitter
+	}
+	return nil
+}
+
 // WriteJSON writes r as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
@@ -317,7 +375,7 @@ func (r *Report) WriteTable(w io.Writer) {
 		if r.WakeBoost != "" {
 			row("wake boost", "%s", r.WakeBoost)
 		}
-		row("lateness", "max %s, mean %s, p50 %s, p99 %s", Dur(r.LatenessMaxNs), Dur(r.LatenessMeanNs), Dur(r.P50JitterNs), Dur(r.P99JitterNs))
+		row("lateness", "max %s, mean %s, p50 %s, p99 %s", Dur(r.LatenessMaxNs), Dur(r.LatenessMeanNs), Dur(r.LatenessP50Ns), Dur(r.LatenessP99Ns))
 		if r.ScheduleLagMaxNs > 0 {
 			row("schedule lag", "max %s behind", Dur(r.ScheduleLagMaxNs))
 		}

@@ -17,7 +17,7 @@ func sample() *report.Report {
 		Plan:    "prerender", Batch: 64,
 		Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6, BPS: 512e6, BPSLayer: "l2", FrameSize: 64,
 		Rate: "1Mpps", TargetPPS: 1e6, AchievedRatio: 1, Wait: "hybrid", Clock: "tsc", TSC: true,
-		LatenessMaxNs: 12000, LatenessMeanNs: 800, P50JitterNs: 60, P99JitterNs: 4000,
+		LatenessMaxNs: 12000, LatenessMeanNs: 800, LatenessP50Ns: 60, LatenessP99Ns: 4000,
 		Stop: "duration", CPUSeconds: 0.5,
 		Workers:      []report.Worker{{Worker: 0, CPU: 1, NUMANode: -1, Frames: 1000000, Bytes: 64000000, Seconds: 1, PPS: 1e6}},
 		Verification: json.RawMessage(`{"frames":1000000,"lost":0,"duplicated":0,"reordered":0,"corrupted":0,"latency":{"p50_ns":20000,"p99_ns":90000,"max_ns":400000}}`),
@@ -57,7 +57,7 @@ func TestJSONFieldsOfSchemaV1(t *testing.T) {
 	// The documented fields of docs/report.md that a consumer relies on.
 	for _, k := range []string{"schema", "command", "backend", "plan", "batch", "frames", "bytes", "seconds", "pps", "bps",
 		"bps_layer", "frame_size", "rate", "target_pps", "achieved_ratio", "wait", "clock", "tsc", "lateness_max_ns",
-		"lateness_mean_ns", "p50_jitter", "p99_jitter", "stop", "workers", "verification", "cpu_seconds"} {
+		"lateness_mean_ns", "lateness_p50_ns", "lateness_p99_ns", "p50_jitter", "p99_jitter", "stop", "workers", "verification", "cpu_seconds"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("JSON report lacks %q", k)
 		}

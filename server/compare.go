@@ -114,8 +114,8 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 		}
 		return fmt.Sprintf("%.4f", r.AchievedRatio)
 	}))
-	row("lateness p50", rep(func(r *report.Report) string { return fmtNs(r.P50JitterNs) }))
-	row("lateness p99", rep(func(r *report.Report) string { return fmtNs(r.P99JitterNs) }))
+	row("lateness p50", rep(func(r *report.Report) string { return fmtNs(r.LatenessP50Ns) }))
+	row("lateness p99", rep(func(r *report.Report) string { return fmtNs(r.LatenessP99Ns) }))
 	row("lateness max", rep(func(r *report.Report) string { return fmtNs(r.LatenessMaxNs) }))
 	row("workers", rep(func(r *report.Report) string { return strconv.Itoa(len(r.Workers)) }))
 	row("plan", rep(func(r *report.Report) string { return orDash(r.Plan) }))

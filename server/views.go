@@ -101,7 +101,7 @@ type WorkerView struct {
 func snapshotView(id int64, s, prev job.Snapshot) SnapshotView {
 	v := SnapshotView{Job: id, At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
 		Done: s.Done, Lateness: latenessView(s.Lateness), LatenessWindow: latenessView(s.LatenessSince(prev)),
-		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.P50JitterNs, P99JitterNs: s.P99JitterNs,
+		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.LatenessP50Ns, P99JitterNs: s.LatenessP99Ns,
 		Workers: make([]WorkerView, len(s.Workers))}
 	for i, w := range s.Workers {
 		v.Workers[i] = WorkerView{w.Worker, w.Frames, w.Bytes, w.PPS}

@@ -133,7 +133,7 @@ func main() {
 	r := result{
 		Rate: rate.String(), Wait: wait.String(), Clock: clk.Source(), Burst: p.Burst(),
 		Seconds: secs, Frames: frames, TargetPPS: cfg.FPS,
-		LatMeanNs: st.LatenessMeanNs, P50Ns: st.P50JitterNs, P99Ns: st.P99JitterNs, LatMaxNs: st.LatenessMaxNs,
+		LatMeanNs: st.LatenessMeanNs, P50Ns: st.LatenessP50Ns, P99Ns: st.LatenessP99Ns, LatMaxNs: st.LatenessMaxNs,
 		Behind: st.Behind, Forgiven: st.Forgiven, CPUCores: float64(cpu) / float64(last-first),
 		ClockWhy: clk.Why(), PinnedCPU: *pin,
 	}

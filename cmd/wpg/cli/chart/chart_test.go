@@ -54,7 +54,7 @@ func TestMatrixRanking(t *testing.T) {
 // without either says which flag gives them.
 func TestRunPicture(t *testing.T) {
 	rep := report.Report{Schema: report.Schema, Command: "send", Intervals: []report.Interval{{Start: 0, End: 1, Frames: 10, PPS: 10}, {Start: 1, End: 2, Frames: 12, PPS: 12}},
-		LatenessMaxNs: 50_000, P50JitterNs: 200, P99JitterNs: 9_000}
+		LatenessMaxNs: 50_000, LatenessP50Ns: 200, LatenessP99Ns: 9_000}
 	rep.Backend.Backend = "null"
 	svg := render(t, rep, "svg")
 	for _, w := range []string{"wpg send null: rate", "lateness", "p99 9µs"} {

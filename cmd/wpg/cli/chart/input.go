@@ -202,7 +202,7 @@ func runPlots(r *report.Report) ([]*plot.Plot, error) {
 	}
 	if r.LatenessMaxNs > 0 {
 		p, err := Percentiles(title+": lateness of the pacer's grants", []Point{
-			{"p50", float64(r.P50JitterNs)}, {"p99", float64(r.P99JitterNs)}, {"max", float64(r.LatenessMaxNs)},
+			{"p50", float64(r.LatenessP50Ns)}, {"p99", float64(r.LatenessP99Ns)}, {"max", float64(r.LatenessMaxNs)},
 		})
 		if err != nil {
 			return nil, err
