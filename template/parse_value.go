@@ -53,6 +53,18 @@ func (t ftype) valid() string {
 	return fmt.Sprintf("use a value in 0..%d", t.max)
 }
 
+// step reads the step of a range at path: a whole number, 1 or more.
+func (p *parser0) step(n ast.Node, path string) (uint64, error) {
+	_, s, err := p.atom(n, path+".step", ftype{"step", fUint, 1<<63 - 1, "1"})
+	if err != nil {
+		return 0, err
+	}
+	if s == 0 {
+		return 0, p.errAt(n, path+".step", "step 0 would never change the value", "use step: 1 or more (or a fixed value)")
+	}
+	return s, nil
+}
+
 // atom parses one scalar of type t; hi is the upper 64 bits of an IPv6 address.
 func (p *parser0) atom(n ast.Node, path string, t ftype) (hi, lo uint64, err error) {
 	if !isScalar(n) {
@@ -285,12 +297,9 @@ func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, u
 			r.Kind = Decrement
 		}
 		if step != nil {
-			_, s, err := p.atom(step, path+".step", ftype{"step", fUint, 1<<63 - 1, "1"})
+			s, err := p.step(step, path)
 			if err != nil {
 				return v, 0, err
-			}
-			if s == 0 {
-				return v, 0, p.errAt(step, path+".step", "step 0 would never change the value", "use step: 1 or more (or a fixed value)")
 			}
 			r.Step = s
 		}
@@ -325,12 +334,9 @@ func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, u
 	v.From, v.To = min(f, tt), max(f, tt)
 	v.Step = 1
 	if step != nil {
-		_, s, err := p.atom(step, path+".step", ftype{"step", fUint, 1<<63 - 1, "1"})
+		s, err := p.step(step, path)
 		if err != nil {
 			return v, 0, err
-		}
-		if s == 0 {
-			return v, 0, p.errAt(step, path+".step", "step 0 would never change the value", "use step: 1 or more (or a fixed value)")
 		}
 		if modeS == "random" {
 			return v, 0, p.errAt(step, path+".step", "step does not apply to mode: random", "remove step")
