@@ -89,23 +89,11 @@ func (L *layout) writeHeader(b []byte, i int) {
 	next, ok := L.nextType(i)
 	switch x.kind {
 	case hEth:
-		if !ok {
-			next = h.Ethernet.Type
-			if next == 0 {
-				next = header.EtherTypeLocal
-			}
-		}
-		binary.BigEndian.PutUint16(at[12:], next)
+		binary.BigEndian.PutUint16(at[12:], nextOr(next, ok, h.Ethernet.Type, header.EtherTypeLocal))
 	case hVLAN:
 		v := h.VLANs[x.i]
 		header.VLAN(at).SetTCI(v.PCP, v.DEI, 0)
-		if !ok {
-			next = h.Ethernet.Type
-			if next == 0 {
-				next = header.EtherTypeLocal
-			}
-		}
-		binary.BigEndian.PutUint16(at[2:], next)
+		binary.BigEndian.PutUint16(at[2:], nextOr(next, ok, h.Ethernet.Type, header.EtherTypeLocal))
 	case hMPLS:
 		w := uint32(h.MPLS[x.i].TC&7) << 9
 		if x.last {
@@ -118,24 +106,12 @@ func (L *layout) writeHeader(b []byte, i int) {
 		ip.Init()
 		ip.SetTOS(0, h.IPv4.ECN)
 		ip.SetDontFragment(h.IPv4.DF)
-		if !ok {
-			next = uint16(h.IPv4.Protocol)
-			if next == 0 {
-				next = 253
-			}
-		}
-		ip.SetProtocol(uint8(next))
+		ip.SetProtocol(uint8(nextOr(next, ok, uint16(h.IPv4.Protocol), 253)))
 	case hIPv6:
 		ip := header.IPv6(at)
 		clear(ip[:header.IPv6Len])
 		ip.SetVersionClassFlow(h.IPv6.ECN, 0)
-		if !ok {
-			next = uint16(h.IPv6.NextHeader)
-			if next == 0 {
-				next = 253
-			}
-		}
-		ip.SetNextHeader(uint8(next))
+		ip.SetNextHeader(uint8(nextOr(next, ok, uint16(h.IPv6.NextHeader), 253)))
 		binary.BigEndian.PutUint64(ip[8:], h.IPv6.Src.Hi)
 		binary.BigEndian.PutUint64(ip[24:], h.IPv6.Dst.Hi)
 	case hARP:
@@ -181,6 +157,19 @@ func (L *layout) writeHeader(b []byte, i int) {
 	case hRaw:
 		copy(at, x.raw.Bytes)
 	}
+}
+
+// nextOr is the next-protocol value of a header: next when the header
+// after it names it (ok), else the one the template set, else none (the
+// local experimental EtherType, IP protocol 253).
+func nextOr(next uint16, ok bool, set, none uint16) uint16 {
+	switch {
+	case ok:
+		return next
+	case set != 0:
+		return set
+	}
+	return none
 }
 
 // writeTCPOptions writes the options o into b (o.Len() bytes) in the order

@@ -299,24 +299,15 @@ func (cs *cstream) finishRest(b []byte, x0, x1 uint16) {
 	cs.addRest(cs.rck[1].into, uint64(x1))
 	for k := 2; k < len(cs.rck); k++ {
 		r := &cs.rck[k]
-		x := r.final(cs.rest[k&(maxCks-1)])
+		x := r.c.finish(cs.rest[k&(maxCks-1)])
 		binary.BigEndian.PutUint16(b[r.field:], x)
 		cs.addRest(r.into, uint64(x))
 	}
 }
 
-// final turns the sum of checksum r into the value written.
-func (r *rtck) final(sum uint64) uint16 {
-	x := finishSum(sum, r.udp)
-	if r.bad {
-		x = badSum(x, r.udp)
-	}
-	return x
-}
-
 // finishSum turns a checksum's sum into the value written: the complement
 // of its fold, 0xffff for a UDP checksum of 0 (0 means none). A checksum
-// meant to be wrong takes badSum of it. It inlines.
+// meant to be wrong takes badSum of it (cksum.finish). It inlines.
 func finishSum(sum uint64, udp bool) uint16 {
 	x := ^header.Fold(sum)
 	if x == 0 && udp {
