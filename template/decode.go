@@ -2,6 +2,7 @@ package template
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,9 +38,10 @@ type rawDecoder struct {
 	seen map[string]struct{} // the keys of the mapping being decoded (reused)
 }
 
-// rawField is one yaml-tagged field of a raw type.
+// rawField is one yaml-tagged field of a raw type; index is its path
+// through an inline embedded struct (reflect.Value.FieldByIndex).
 type rawField struct {
-	index int
+	index []int
 	kind  fieldKind
 }
 
@@ -62,11 +64,25 @@ func rawFields(t reflect.Type) map[string]rawField {
 		return m.(map[string]rawField)
 	}
 	m := make(map[string]rawField, t.NumField())
+	addRawFields(m, t, nil)
+	rawFieldsMap.Store(t, m)
+	return m
+}
+
+// addRawFields adds the fields of struct type t to m, those of an inline
+// struct field (`yaml:",inline"`) as its own; at is the index path of
+// t in the outer type.
+func addRawFields(m map[string]rawField, t reflect.Type, at []int) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("yaml")
+		index := append(slices.Clip(at), i)
+		if tag == ",inline" && f.Type.Kind() == reflect.Struct {
+			addRawFields(m, f.Type, index)
+			continue
+		}
 		if tag == "" || strings.Contains(tag, ",") {
-			continue // no raw type has options; one that does is go-yaml's to decode
+			continue // no raw type has other options; one that does is go-yaml's to decode
 		}
 		k := fieldNode
 		switch {
@@ -78,10 +94,8 @@ func rawFields(t reflect.Type) map[string]rawField {
 		default:
 			continue
 		}
-		m[tag] = rawField{index: i, kind: k}
+		m[tag] = rawField{index: index, kind: k}
 	}
-	rawFieldsMap.Store(t, m)
-	return m
 }
 
 // value decodes the mapping n into the struct dst.
@@ -117,7 +131,7 @@ func (d *rawDecoder) value(dst reflect.Value, n ast.Node) bool {
 	}
 	for _, mv := range pairs {
 		f := fields[mv.Key.(*ast.StringNode).Value]
-		fv := dst.Field(f.index)
+		fv := dst.FieldByIndex(f.index)
 		switch f.kind {
 		case fieldNode:
 			v := unanchor(mv.Value)

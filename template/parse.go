@@ -51,28 +51,15 @@ type rawPort struct {
 }
 
 type rawStream struct {
-	Name      node         `yaml:"name"`
-	Count     node         `yaml:"count"`
-	Share     node         `yaml:"share"`
-	Size      node         `yaml:"size"`
-	Signature node         `yaml:"signature"`
-	Ethernet  *rawEthernet `yaml:"ethernet"`
-	VLAN      *rawVLAN     `yaml:"vlan"`
-	QinQ      *rawQinQ     `yaml:"qinq"`
-	MPLS      []rawMPLS    `yaml:"mpls"`
-	IPv4      *rawIPv4     `yaml:"ipv4"`
-	IPv6      *rawIPv6     `yaml:"ipv6"`
-	ARP       *rawARP      `yaml:"arp"`
-	UDP       *rawUDP      `yaml:"udp"`
-	TCP       *rawTCP      `yaml:"tcp"`
-	ICMP      *rawICMP     `yaml:"icmp"`
-	ICMPv6    *rawICMP     `yaml:"icmpv6"`
-	GRE       *rawGRE      `yaml:"gre"`
-	VXLAN     *rawVXLAN    `yaml:"vxlan"`
-	Geneve    *rawVXLAN    `yaml:"geneve"`
-	Raw       []rawRaw     `yaml:"raw"`
-	Payload   *rawPayload  `yaml:"payload"`
-	Tuple     node         `yaml:"tuple"`
+	Name      node `yaml:"name"`
+	Count     node `yaml:"count"`
+	Share     node `yaml:"share"`
+	Size      node `yaml:"size"`
+	Signature node `yaml:"signature"`
+	// The stream's layer keys, as a tunnel's inner stack has them.
+	Layers  rawHeaders  `yaml:",inline"`
+	Payload *rawPayload `yaml:"payload"`
+	Tuple   node        `yaml:"tuple"`
 	// The stream's own schedule and a capture to replay (timing.go, replay.go).
 	Rate   node      `yaml:"rate"`
 	Delay  node      `yaml:"delay"`
@@ -82,13 +69,7 @@ type rawStream struct {
 	Speed  node      `yaml:"speed"`
 }
 
-// layers returns the layer keys of the stream.
-func (r *rawStream) layers() *rawHeaders {
-	return &rawHeaders{Ethernet: r.Ethernet, VLAN: r.VLAN, QinQ: r.QinQ, MPLS: r.MPLS, IPv4: r.IPv4, IPv6: r.IPv6, ARP: r.ARP,
-		UDP: r.UDP, TCP: r.TCP, ICMP: r.ICMP, ICMPv6: r.ICMPv6, GRE: r.GRE, VXLAN: r.VXLAN, Geneve: r.Geneve, Raw: r.Raw}
-}
-
-// rawHeaders are the layer keys of a tunnel's inner stack, and (layers)
+// rawHeaders are the layer keys of a tunnel's inner stack, and (inline)
 // of a stream.
 type rawHeaders struct {
 	Ethernet *rawEthernet `yaml:"ethernet"`

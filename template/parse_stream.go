@@ -93,7 +93,7 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 	}
 
 	// The layer stack (parse_headers.go).
-	if err := p.headers(r.layers(), path, &st.Headers, ""); err != nil {
+	if err := p.headers(&r.Layers, path, &st.Headers, ""); err != nil {
 		return nil, err
 	}
 

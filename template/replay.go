@@ -140,7 +140,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 	for _, k := range []struct {
 		set  bool
 		name string
-	}{{r.Size.set(), "size"}, {r.QinQ != nil, "qinq"}, {r.ARP != nil, "arp"}, {r.ICMP != nil, "icmp"}, {r.ICMPv6 != nil, "icmpv6"}, {r.Payload != nil, "payload"}} {
+	}{{r.Size.set(), "size"}, {r.Layers.QinQ != nil, "qinq"}, {r.Layers.ARP != nil, "arp"}, {r.Layers.ICMP != nil, "icmp"}, {r.Layers.ICMPv6 != nil, "icmpv6"}, {r.Payload != nil, "payload"}} {
 		if k.set {
 			return p.keyErr(path+"."+k.name, k.name+" does not apply to a replayed capture: its frames are sent as captured", "remove "+k.name+" (a replay rewrites ethernet src/dst, vlan id, ipv4/ipv6 src/dst and udp/tcp ports)")
 		}
@@ -164,7 +164,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 		return &v, nil
 	}
 	w := &rp.Rewrite
-	if e := r.Ethernet; e != nil {
+	if e := r.Layers.Ethernet; e != nil {
 		if err := only("ethernet", e.Type.set()); err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 	}
-	if v := r.VLAN; v != nil {
+	if v := r.Layers.VLAN; v != nil {
 		if err := only("vlan", v.PCP.set(), v.DEI.set(), v.TPID.set()); err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 	}
-	if ip := r.IPv4; ip != nil {
+	if ip := r.Layers.IPv4; ip != nil {
 		if err := only("ipv4", ip.TTL.set(), ip.DSCP.set(), ip.ECN.set(), ip.ID.set(), ip.DF.set(), ip.Protocol.set()); err != nil {
 			return err
 		}
@@ -197,7 +197,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 	}
-	if ip := r.IPv6; ip != nil {
+	if ip := r.Layers.IPv6; ip != nil {
 		if err := only("ipv6", ip.HopLimit.set(), ip.DSCP.set(), ip.ECN.set(), ip.FlowLabel.set(), ip.NextHeader.set()); err != nil {
 			return err
 		}
@@ -215,21 +215,21 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			}
 		}
 	}
-	if r.UDP != nil && r.TCP != nil {
+	if r.Layers.UDP != nil && r.Layers.TCP != nil {
 		return p.errAt(nil, path, "a replay rewrites ports under udp or tcp, not both", "use one of them: it rewrites the ports of UDP and TCP frames alike")
 	}
 	var src, dst node
-	if r.UDP != nil {
-		src, dst = r.UDP.Src, r.UDP.Dst
+	if r.Layers.UDP != nil {
+		src, dst = r.Layers.UDP.Src, r.Layers.UDP.Dst
 	}
-	if t := r.TCP; t != nil {
+	if t := r.Layers.TCP; t != nil {
 		if err := only("tcp", t.Seq.set(), t.Ack.set(), t.Flags.set(), t.Window.set()); err != nil {
 			return err
 		}
 		src, dst = t.Src, t.Dst
 	}
 	l4 := "udp"
-	if r.TCP != nil {
+	if r.Layers.TCP != nil {
 		l4 = "tcp"
 	}
 	if w.SrcPort, err = val(src, path+"."+l4+".src", tPort); err != nil {
