@@ -54,6 +54,14 @@ type Setup struct {
 	Netns, RxNetns                     string
 	SrcIP, Gateway, RxSrcIP, RxGateway string
 	Bidir                              bool
+	// Router, with neither interface given, puts a Linux router between
+	// the sender and the receiver: the test bed's (a namespace that
+	// forwards between two veth links, the ports in a namespace of their
+	// own, internal/netns), sent through with its addresses and gateways,
+	// so that the figure is this host's forwarding path. RouterShape,
+	// when above 0, shapes its egress ends with tbf to that many bits/s.
+	Router      bool
+	RouterShape float64
 	// Latency runs RFC 2544's latency test after each size's search: one
 	// more trial of Search.Trial at the throughput found, its one-way
 	// latency and jitter in SizeResult.Latency.
@@ -155,7 +163,24 @@ func Run(ctx context.Context, s Setup) (*Report, error) {
 	}
 	h := Harness{Backend: s.Backend, QdiscBypass: s.QdiscBypass, Sender: s.Interface, Receiver: s.RxInterface,
 		SenderNetns: s.Netns, ReceiverNetns: s.RxNetns, SrcIP: s.SrcIP, Gateway: s.Gateway, RxSrcIP: s.RxSrcIP, RxGateway: s.RxGateway, Bidir: s.Bidir}
-	if s.Interface == "" {
+	if s.Router {
+		if _, err := netns.CleanStale(ctx); err != nil {
+			return nil, &NamespaceError{Stale: true, Err: err}
+		}
+		o := netns.RouterOptions{}
+		if s.RouterShape > 0 {
+			o.Shape = &netns.Shaper{Rate: int64(s.RouterShape)}
+		}
+		r, err := netns.NewRouter(ctx, o)
+		if err != nil {
+			return nil, &NamespaceError{Err: err}
+		}
+		defer r.Close()
+		h.Sender, h.Receiver, h.SenderNetns, h.ReceiverNetns = r.A.Port, r.B.Port, r.PortsPath(), r.PortsPath()
+		h.SrcIP, h.Gateway = r.A.Addr4.String(), r.A.Gateway4.String()
+		h.RxSrcIP, h.RxGateway = r.B.Addr4.String(), r.B.Gateway4.String()
+		rep.Sender, rep.Receiver, rep.Namespace = r.A.Port, r.B.Port, r.Name
+	} else if s.Interface == "" {
 		if _, err := netns.CleanStale(ctx); err != nil {
 			return nil, &NamespaceError{Stale: true, Err: err}
 		}
@@ -306,8 +331,14 @@ func (s Setup) withDefaults() (Setup, error) {
 	if s.Interface != "" && s.Interface == s.RxInterface && s.Netns == s.RxNetns {
 		return s, fmt.Errorf("ndr: Interface and RxInterface both name %s, and the receiver does not count the frames this host sends: receive where they arrive", s.Interface)
 	}
-	if s.Interface == "" && (s.Netns != "" || s.RxNetns != "" || s.SrcIP != "" || s.RxSrcIP != "" || s.Bidir) {
+	if s.Interface == "" && (s.Netns != "" || s.RxNetns != "" || s.SrcIP != "" || s.RxSrcIP != "" || (s.Bidir && !s.Router)) {
 		return s, errors.New("ndr: the ports' namespaces, addresses and Bidir are for a path between two given interfaces: give Interface and RxInterface")
+	}
+	if s.Router && s.Interface != "" {
+		return s, errors.New("ndr: Router builds the path it sends through: give it without Interface and RxInterface")
+	}
+	if s.RouterShape < 0 || (s.RouterShape > 0 && (!s.Router || s.RouterShape < 8000)) {
+		return s, fmt.Errorf("ndr: router shape %v bit/s: give 8000 or more, with Router", s.RouterShape)
 	}
 	if b := s.BackToBack; b != nil {
 		if _, err := b.withDefaults(); err != nil {

@@ -33,6 +33,11 @@ func TestRunRefusesBadSetups(t *testing.T) {
 		{Setup{MaxRate: rate("1Mpps"), Search: Config{Loss: 1}}, "loss"},
 		{Setup{MaxRate: rate("1Mpps"), Interface: "eth1"}, "go together"},
 		{Setup{MaxRate: rate("1Mpps"), Interface: "eth1", RxInterface: "eth1"}, "both name eth1"},
+		{Setup{MaxRate: rate("1Mpps"), SrcIP: "198.18.0.1/24"}, "give Interface and RxInterface"},
+		{Setup{MaxRate: rate("1Mpps"), Bidir: true}, "give Interface and RxInterface"},
+		{Setup{MaxRate: rate("1Mpps"), Router: true, Interface: "eth1", RxInterface: "eth2"}, "Router builds the path"},
+		{Setup{MaxRate: rate("1Mpps"), RouterShape: 20e6}, "with Router"},
+		{Setup{MaxRate: rate("1Mpps"), BackToBack: &BurstConfig{}}, "longest burst"},
 	} {
 		rep, err := Run(context.Background(), c.s)
 		if rep != nil || err == nil || !strings.Contains(err.Error(), c.want) {

@@ -39,6 +39,9 @@ type ndrFlags struct {
 	srcIP, gateway     string
 	rxSrcIP, rxGateway string
 	bidir              bool
+	// a router of wpg's own to send through
+	router      bool
+	routerShape string
 	// RFC 2544's latency and back-to-back tests
 	latency   bool
 	b2b       bool
@@ -104,6 +107,8 @@ interface and receives on the other (a cable, or a device under test between the
 	fl.StringVar(&f.rxSrcIP, "rx-src-ip", "", "--rx-interface's `ADDRESS/PREFIX`: wpg answers ARP/ND for it")
 	fl.StringVar(&f.rxGateway, "rx-gateway", "", "--rx-interface's next hop `IP` (--bidir sends from that port through it)")
 	fl.BoolVar(&f.bidir, "bidir", false, "trials in both directions at once: a trial passes when both do; the rate is each direction's")
+	fl.BoolVar(&f.router, "router", false, "without -i: send through a Linux router of wpg's own (a namespace forwarding between two veth links, removed at the end) instead of a plain veth pair: this host's forwarding path")
+	fl.StringVar(&f.routerShape, "router-shape", "", "--router: shape its egress with tbf to this bit `RATE` (e.g. 20Mbps)")
 	fl.BoolVar(&f.latency, "latency", false, "RFC 2544's latency test: after each size's search, a trial at the throughput found, its latency and jitter")
 	fl.BoolVar(&f.b2b, "back-to-back", false, "RFC 2544's back-to-back test: after each size's search, the longest burst sent flat out that arrives whole")
 	fl.Uint64Var(&f.b2bMax, "b2b-max", 100_000, "--back-to-back: the longest burst tried, in frames")
@@ -206,8 +211,17 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 				return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag %s: it is for a device between two ports: give -i and --rx-interface too (a veth pair of wpg's own has no device to route through)", x.name))
 			}
 		}
-		if f.bidir {
-			return nil, cfg, maxRate, minRate, usageError(errors.New("flag --bidir: it is for a device between two ports: give -i and --rx-interface too"))
+		if f.bidir && !f.router {
+			return nil, cfg, maxRate, minRate, usageError(errors.New("flag --bidir: it is for a device between two ports: give -i and --rx-interface too, or --router"))
+		}
+	}
+	if f.router && f.iface != "" {
+		return nil, cfg, maxRate, minRate, usageError(errors.New("flag --router: it builds the path to send through: leave out -i and --rx-interface (or leave out --router to test the device between them)"))
+	}
+	if f.routerShape != "" {
+		r, err := pace.ParseRate(f.routerShape)
+		if err != nil || !r.Bits() || r.LinkShare() || !f.router {
+			return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --router-shape: value %q: give a bit rate such as 20Mbps, with --router", f.routerShape))
 		}
 	}
 	if f.b2bMax == 0 || f.b2bMax > 100_000_000 {
@@ -232,14 +246,21 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 	setup := ndr.Setup{Sizes: sizes, MaxRate: maxRate, MinRate: minRate, Search: cfg,
 		Backend: f.backend, QdiscBypass: f.qdisc, Interface: f.iface, RxInterface: f.rx,
 		Netns: f.netns, RxNetns: f.rxNetns, SrcIP: f.srcIP, Gateway: f.gateway, RxSrcIP: f.rxSrcIP, RxGateway: f.rxGateway,
-		Bidir: f.bidir, Latency: f.latency}
+		Bidir: f.bidir, Latency: f.latency, Router: f.router}
+	if f.routerShape != "" {
+		r, _ := pace.ParseRate(f.routerShape) // checked by parse
+		setup.RouterShape = r.FramesPerSecond(1, pace.L2) * 8
+	}
 	if f.b2b {
 		setup.BackToBack = &ndr.BurstConfig{MaxBurst: f.b2bMax, Repeat: f.b2bRepeat}
 	}
 	if !f.jsonOut {
 		setup.Started = func(rep ndr.Report) {
 			where := fmt.Sprintf("%s → %s", rep.Sender, rep.Receiver)
-			if rep.Namespace != "" {
+			switch {
+			case f.router:
+				where = fmt.Sprintf("%s → router → %s (namespace %s)", rep.Sender, rep.Receiver, rep.Namespace)
+			case rep.Namespace != "":
 				where = fmt.Sprintf("veth %s → %s (namespace %s)", rep.Sender, rep.Receiver, rep.Namespace)
 			}
 			fmt.Fprintf(out, "wpg ndr: %s, %s; trials of %s, loss ≤ %s, resolution %s\n", f.backend, where, cfg.Trial, formatShare(cfg.Loss), formatShare(rep.Resolution))
