@@ -20,11 +20,15 @@ const WindowSize = 16384
 
 const windowWords = WindowSize / 64
 
-// Latency histogram range: 1 ns .. 100 s (package hist: 3 significant
-// digits; a value outside counts at the nearer bound).
+// Latency histogram range: 1 ns to the largest int64, every positive
+// transit a receiver can compute (package hist: 3 significant digits,
+// some 54,000 buckets, 430 KiB). A frame's transmit time can be anything
+// its sender wrote: a capture replayed later keeps the old ones, and its
+// frames arrive minutes or days "late"; a 100 s range read 100 s for
+// them. Negative transits are counted apart (NegativeLatency).
 const (
 	latencyMinNs = 1
-	latencyMaxNs = 100_000_000_000
+	latencyMaxNs = math.MaxInt64
 )
 
 // stream is the state of one stream.

@@ -1,7 +1,10 @@
 package hist
 
 import (
+	"encoding/json"
+	"math"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -22,8 +25,11 @@ func TestMergeKeepsCounts(t *testing.T) {
 	if p := m.Quantile(50); p < 99_000 || p > 101_000 {
 		t.Errorf("merged p50 = %d, want about 100 µs (the top of a)", p)
 	}
-	if m.Min() != 1 || m.Max() < 999_000_000 {
-		t.Errorf("min %d max %d: want the clamped bounds", m.Min(), m.Max())
+	// Min and Max are the values recorded, not the bounds they were
+	// counted at (issue #29: a latency max read 100 s, the bound, for a
+	// frame 2704 s old); Over says how many went beyond the range.
+	if m.Min() != -5 || m.Max() != 1e12 || m.Over() != 1 {
+		t.Errorf("min %d max %d over %d: want the values recorded, -5 and 1e12, one over", m.Min(), m.Max(), m.Over())
 	}
 	c := a.Clone()
 	a.Record(5)
@@ -101,5 +107,59 @@ func TestCumulative(t *testing.T) {
 	}
 	if got := (*Hist)(nil).Cumulative([]int64{1, 2}); !slices.Equal(got, []uint64{0, 0}) {
 		t.Fatalf("nil: %v", got)
+	}
+}
+
+// TestExtremesAreExact (issue #29): Max is the largest value recorded, not
+// the top of its bucket (3 significant digits: 1.3 s off at 45 minutes)
+// nor the range's bound, also after a merge and a JSON round trip, and
+// no quantile lies outside Min … Max.
+func TestExtremesAreExact(t *testing.T) {
+	const big = 2_704_554_505_801 // a replayed capture's frame, 45 minutes old
+	h := New(1, math.MaxInt64)
+	h.Record(2_000)
+	h.Record(big)
+	if h.Max() != big || h.Quantile(100) != big || h.Quantile(99) > big || h.Over() != 0 {
+		t.Fatalf("max %d p100 %d p99 %d over %d, want %d", h.Max(), h.Quantile(100), h.Quantile(99), h.Over(), int64(big))
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Hist
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	m := Merged(1, math.MaxInt64, &back, New(1, math.MaxInt64))
+	if back.Max() != big || back.Min() != 2_000 || m.Max() != big || m.Min() != 2_000 {
+		t.Errorf("after JSON: max %d min %d; merged: max %d min %d", back.Max(), back.Min(), m.Max(), m.Min())
+	}
+	// A histogram of narrower bounds merged into a wider one keeps its
+	// values, and one of wider bounds into a narrower one counts those
+	// beyond at the bound, in Over.
+	small := New(1, 100_000_000_000)
+	small.Merge(h)
+	if small.Count() != 2 || small.Over() != 1 || small.Max() != big || small.Quantile(100) < 100_000_000_000 {
+		t.Errorf("wide into narrow: count %d over %d max %d p100 %d", small.Count(), small.Over(), small.Max(), small.Quantile(100))
+	}
+	// A window known by its buckets only reads them.
+	w := h.Sub(nil)
+	if w.Max() < big || w.Max() > big+big/1000 {
+		t.Errorf("window max %d, want within 0.1 %% of %d", w.Max(), int64(big))
+	}
+	var old Hist // a histogram written without its extremes
+	if err := json.Unmarshal([]byte(`{"lo":1,"hi":1000,"len":`+strconv.Itoa(len(New(1, 1000).h.Export().Counts))+`,"counts":[[10,1]]}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if old.Max() != 10 || old.Min() != 10 {
+		t.Errorf("a histogram without extremes: min %d max %d, want its bucket's 10", old.Min(), old.Max())
+	}
+	h.Reset()
+	if h.Max() != 0 || h.Over() != 0 {
+		t.Errorf("reset: max %d over %d", h.Max(), h.Over())
+	}
+	h.Record(7)
+	if h.Max() != 7 || h.Min() != 7 {
+		t.Errorf("after reset: min %d max %d, want 7", h.Min(), h.Max())
 	}
 }

@@ -1,0 +1,53 @@
+//go:build linux
+
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/internal/testbed"
+)
+
+// TestReplayedCaptureReportsItsTrueLatency (issue #29): a capture of
+// wpg's frames replayed later keeps their transmit times, so they arrive
+// as late as the capture is old. The receiver's latency summary read the
+// histogram's 100 s bound (max_ns 100,059,316,223 beside a stream's
+// 2,704,554,505,801); it reports what it measured. The capture's frames
+// were "sent" at 1 ns of CLOCK_MONOTONIC, so their latency is the
+// machine's time since boot (minutes at least, where tests run).
+func TestReplayedCaptureReportsItsTrueLatency(t *testing.T) {
+	const n = 10
+	dir := t.TempDir()
+	var recs []testbed.PcapRecord
+	for i := range n {
+		f := make([]byte, 60)
+		copy(f, []byte{0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb5}) // local experimental EtherType: no checksum to keep
+		frame.PutSignature(f, frame.Signature{Stream: 2, Seq: uint64(i), Workers: 1, TxNs: 1})
+		recs = append(recs, testbed.PcapRecord{Data: f, At: time.Duration(i) * time.Millisecond})
+	}
+	capture := filepath.Join(dir, "old.pcap")
+	testbed.WritePcap(t, capture, 65535, false, recs)
+	v := testbed.NewVeth(t)
+	before := sys.MonotonicNs()
+	r := startRecv(t, v, "--expect", "10", "--idle-timeout", "10s")
+	if _, errs, code := run(t, dir, "send", "--pcap", capture, "-i", v.Outer); code != 0 {
+		t.Fatalf("wpg send --pcap: exit %d: %s", code, errs)
+	}
+	res, code := r.wait(t)
+	after := sys.MonotonicNs()
+	if code != 0 || res.Frames != n || res.Latency == nil || len(res.Streams) != 1 {
+		t.Fatalf("exit %d, report %+v\nstderr: %s", code, res, r.errb.String())
+	}
+	l, s := res.Latency, res.Streams[0]
+	if l.MaxNs < before || l.MaxNs > after || l.MaxNs != s.LatencyMaxNs || l.MinNs != s.LatencyMinNs {
+		t.Errorf("latency max %d (min %d), stream's max %d (min %d): want the time since boot, %d to %d", l.MaxNs, l.MinNs, s.LatencyMaxNs, s.LatencyMinNs, before, after)
+	}
+	if l.P50Ns < l.MinNs || l.P99Ns > l.MaxNs || l.P50Ns < before-before/1000 {
+		t.Errorf("latency p50 %d p99 %d outside %d … %d", l.P50Ns, l.P99Ns, l.MinNs, l.MaxNs)
+	}
+	t.Logf("a capture replayed %v after its frames' transmit time: latency max %v, p50 %v", time.Duration(before), time.Duration(l.MaxNs), time.Duration(l.P50Ns))
+}
