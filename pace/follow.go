@@ -57,24 +57,10 @@ func (p *Pacer) grantTimed(max int, stop *atomic.Bool) int {
 	if !ok {
 		return max // nothing left: the source's Render returns short and the run ends
 	}
-	if p.boosted && (due-now < boostMinSleep.Nanoseconds() || p.workNs > boostMaxWork.Nanoseconds()) {
-		p.unboost()
+	if now = p.await(now, due, stop); now < 0 {
+		return 0
 	}
-	if now < due {
-		if now = p.waitUntil(due, stop); now < 0 {
-			return 0
-		}
-	}
-	late := now - due
-	p.lastGrant = now
-	p.grants++
-	p.latSum += late
-	p.latMax = max64(p.latMax, late)
-	p.lagMax = max64(p.lagMax, late)
-	if late > histMax.Nanoseconds() {
-		late = histMax.Nanoseconds()
-	}
-	p.recordLate(late, now)
+	p.lagMax = max64(p.lagMax, now-due)
 	n := p.tt.DueBy(now+p.resolution(), max)
 	n = min(max, n)
 	if n < 1 {

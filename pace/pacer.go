@@ -288,25 +288,9 @@ func (p *Pacer) Grant(max int, stop *atomic.Bool) int {
 		p.workNs += (now - p.lastGrant - p.workNs) / 8
 	}
 	deadline := max64(p.next, p.notBefore)
-	if p.boosted && (deadline-now < boostMinSleep.Nanoseconds() || p.workNs > boostMaxWork.Nanoseconds()) {
-		p.unboost() // a short wait ahead (the thread would spin), or long work
+	if now = p.await(now, deadline, stop); now < 0 {
+		return 0
 	}
-	if now < deadline {
-		if now = p.waitUntil(deadline, stop); now < 0 {
-			return 0
-		}
-	}
-	late := now - deadline
-	p.lastGrant = now
-	p.grants++
-	p.latSum += late
-	if late > p.latMax {
-		p.latMax = late
-	}
-	if late > histMax.Nanoseconds() {
-		late = histMax.Nanoseconds()
-	}
-	p.recordLate(late, now)
 
 	lag := now - p.next
 	if lag > p.lagMax {
@@ -361,6 +345,29 @@ func (p *Pacer) Return(n int) {
 	var borrow uint64
 	p.nextFrac, borrow = bits.Sub64(p.nextFrac, lo, 0)
 	p.next -= int64(n)*p.periodNs + int64(hi) + int64(borrow)
+}
+
+// await waits for the grant due at deadline (now: the clock at the
+// call), first leaving a wake boost the wait does not need (a short wait
+// ahead, where the thread would spin, or long work), and records how late
+// the grant is. It returns the clock after the wait, or < 0 when stop
+// ended it.
+func (p *Pacer) await(now, deadline int64, stop *atomic.Bool) int64 {
+	if p.boosted && (deadline-now < boostMinSleep.Nanoseconds() || p.workNs > boostMaxWork.Nanoseconds()) {
+		p.unboost()
+	}
+	if now < deadline {
+		if now = p.waitUntil(deadline, stop); now < 0 {
+			return now
+		}
+	}
+	late := now - deadline
+	p.lastGrant = now
+	p.grants++
+	p.latSum += late
+	p.latMax = max64(p.latMax, late)
+	p.recordLate(min(late, histMax.Nanoseconds()), now)
+	return now
 }
 
 func (p *Pacer) take(n int) {
