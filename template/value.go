@@ -1,6 +1,9 @@
 package template
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Kind says how a Value changes from packet to packet.
 type Kind uint8
@@ -110,11 +113,7 @@ func (v *Value) steps() uint64 {
 // Min and Max bound the values the field takes.
 func (v *Value) Min() uint64 {
 	if len(v.List) > 0 {
-		m := v.List[0]
-		for _, x := range v.List {
-			m = min(m, x)
-		}
-		return m
+		return slices.Min(v.List)
 	}
 	return v.From
 }
@@ -122,11 +121,7 @@ func (v *Value) Min() uint64 {
 // Max is the largest value the field takes.
 func (v *Value) Max() uint64 {
 	if len(v.List) > 0 {
-		m := v.List[0]
-		for _, x := range v.List {
-			m = max(m, x)
-		}
-		return m
+		return slices.Max(v.List)
 	}
 	return v.To
 }
