@@ -1,6 +1,7 @@
 package template
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -63,8 +64,11 @@ func Load(path string) (*Spec, error) {
 	if fi.Size() > MaxTemplateBytes {
 		return nil, tooBig(path, fi.Size())
 	}
-	// The size may change while reading: read at most one byte more.
-	data, err := io.ReadAll(io.LimitReader(f, MaxTemplateBytes+1))
+	// The size may change while reading: read at most one byte more,
+	// into a buffer of the size (not one grown by doubling).
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, MaxTemplateBytes+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("read template %s: %w", path, err)
 	}
@@ -182,10 +186,29 @@ func onlySpaceOrDashes(b []byte) bool {
 
 // checkExpansion counts the values of the document as wpg will build
 // them, every alias counting as its anchor's whole value, and refuses more
-// than MaxTemplateValues.
+// than MaxTemplateValues (go-yaml's tree; yscan counts as it reads).
 func (p *parser0) checkExpansion(root ast.Node) *Error {
+	total, at, _ := countValues(root, p.maxValues, nil)
+	if total <= p.maxValues {
+		return nil
+	}
+	e := p.expansionErr()
+	if tk := at.GetToken(); tk != nil {
+		e.Line, e.Col = tk.Position.Line, tk.Position.Column
+	}
+	return e
+}
+
+func (p *parser0) expansionErr() *Error {
+	return &Error{File: p.file, Msg: fmt.Sprintf("more than %d values once its aliases (*name) are expanded (the limit on a template's values)", MaxTemplateValues),
+		Remedy: "use fewer aliases of large anchors (&name), or shorter lists"}
+}
+
+// countValues counts the values under root as checkExpansion does (at
+// most max+1), the first node whose own count is above max, and the count
+// of the node want.
+func countValues(root ast.Node, max int64, want ast.Node) (total int64, at ast.Node, wanted int64) {
 	anchors := map[string]int64{}
-	var at ast.Node
 	var count func(n ast.Node) int64
 	count = func(n ast.Node) int64 {
 		if n == nil {
@@ -218,29 +241,25 @@ func (p *parser0) checkExpansion(root ast.Node) *Error {
 				c += anchors[n.Value.GetToken().Value]
 			}
 		}
-		if c > MaxTemplateValues && at == nil {
+		if c > max && at == nil {
 			at = n
 		}
-		return min(c, MaxTemplateValues+1) // no overflow, however many aliases
+		c = min(c, max+1) // no overflow, however many aliases
+		if n == want {
+			wanted = c
+		}
+		return c
 	}
-	if count(root) <= MaxTemplateValues {
-		return nil
-	}
-	e := &Error{File: p.file, Msg: fmt.Sprintf("more than %d values once its aliases (*name) are expanded (the limit on a template's values)", MaxTemplateValues),
-		Remedy: "use fewer aliases of large anchors (&name), or shorter lists"}
-	if tk := at.GetToken(); tk != nil {
-		e.Line, e.Col = tk.Position.Line, tk.Position.Column
-	}
-	return e
+	return count(root), at, wanted
 }
 
 // checkStreamCount refuses more than 65535 streams before any is decoded.
-func (p *parser0) checkStreamCount(root ast.Node) *Error {
-	seq, ok := lookup(root, "streams").(*ast.SequenceNode)
-	if !ok || len(seq.Values) <= maxStreams {
+func (p *parser0) checkStreamCount() *Error {
+	seq := p.lookup("streams")
+	if seq == nil || seq.kind != ySequence || seq.flags&yAnchored != 0 || int(seq.n) <= maxStreams {
 		return nil
 	}
-	return p.errAt(seq, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", len(seq.Values)), fmt.Sprintf("use at most %d streams", maxStreams))
+	return p.errAt(seq, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", seq.n), fmt.Sprintf("use at most %d streams", maxStreams))
 }
 
 // maxStreams is the most streams a template may have (16-bit stream ids).

@@ -504,6 +504,6 @@ func (p *parser0) checkTags(root ast.Node) *Error {
 		return nil
 	}
 	tk := f.tag.GetToken()
-	return &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Path: pathAt(p.root, "", tk.Position.Line, tk.Position.Column),
+	return &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Path: pathAt(p.ast, "", tk.Position.Line, tk.Position.Column),
 		Msg: fmt.Sprintf("YAML tag %q: templates take plain values", tk.Value), Remedy: "remove the tag (quote the value if it should be text)"}
 }

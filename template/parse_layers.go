@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-
 	"github.com/wpg-dev/wpg/header"
 )
 
@@ -223,11 +221,12 @@ func (p *parser0) tcp(r *rawTCP, path string) (*TCP, error) {
 	}
 	t.Window = uint16(w)
 	if r.Flags.set() {
-		var items []ast.Node
-		if seq, ok := r.Flags.n.(*ast.SequenceNode); ok {
-			items = seq.Values
-		} else {
-			items = []ast.Node{r.Flags.n}
+		items := []*ynode{r.Flags.n}
+		if r.Flags.n.kind == ySequence {
+			items = items[:0]
+			for _, it := range r.Flags.n.items() {
+				items = append(items, it)
+			}
 		}
 		t.Flags = 0
 		for i, it := range items {
@@ -380,28 +379,28 @@ var DefaultIMIX = struct{ Sizes, Weights []uint64 }{[]uint64{64, 594, 1514}, []u
 
 const maxIMIXPeriod = 1 << 20
 
-func (p *parser0) size(n ast.Node, path string) (Value, error) {
+func (p *parser0) size(n *ynode, path string) (Value, error) {
 	if isScalar(n) && strings.TrimSpace(scalarText(n)) == "imix" {
 		return weighted(DefaultIMIX.Sizes, DefaultIMIX.Weights), nil
 	}
-	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && keyString(m.Values[0].Key) == "imix" {
+	if k0, v0 := n.pair(0); n.kind == yMapping && k0 != nil && k0.text == "imix" {
 		ip := path + ".imix"
-		if len(m.Values) > 1 {
-			return Value{}, p.errAt(m.Values[1].Key, joinPath(path, keyString(m.Values[1].Key)), "imix takes no other keys", "write size: {imix: {64: 7, 594: 4, 1514: 1}}")
+		if k1, _ := n.pair(1); k1 != nil {
+			return Value{}, p.errAt(k1, joinPath(path, k1.text), "imix takes no other keys", "write size: {imix: {64: 7, 594: 4, 1514: 1}}")
 		}
-		wm, ok := m.Values[0].Value.(*ast.MappingNode)
-		if !ok || len(wm.Values) == 0 {
-			return Value{}, p.errAt(m.Values[0].Value, ip, "imix weights must be a mapping of size: weight", "write size: {imix: {64: 7, 594: 4, 1514: 1}} or size: imix for that default")
+		if v0.kind != yMapping || v0.n == 0 {
+			return Value{}, p.errAt(v0, ip, "imix weights must be a mapping of size: weight", "write size: {imix: {64: 7, 594: 4, 1514: 1}} or size: imix for that default")
 		}
+		wm := v0
 		var sizes, weights []uint64
 		var total uint64
-		for _, mv := range wm.Values {
-			k := keyString(mv.Key)
-			_, sz, err := p.atom(mv.Key, ip+"."+k, tSize)
+		for key, val := range wm.pairs() {
+			k := key.text
+			_, sz, err := p.atom(key, ip+"."+k, tSize)
 			if err != nil {
 				return Value{}, err
 			}
-			_, w, err := p.atom(mv.Value, ip+"."+k, ftype{"IMIX weight", fUint, maxIMIXPeriod, "7"})
+			_, w, err := p.atom(val, ip+"."+k, ftype{"IMIX weight", fUint, maxIMIXPeriod, "7"})
 			if err != nil {
 				return Value{}, err
 			}

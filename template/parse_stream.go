@@ -10,39 +10,68 @@ import (
 )
 
 func (p *parser0) spec(raw *rawFile) (*Spec, error) {
-	s := &Spec{File: p.file, Seed: 1}
-	if raw.Seed.set() {
-		_, v, err := p.atom(raw.Seed.n, "seed", ftype{"seed", fUint, 1<<64 - 1, "42"})
-		if err != nil {
-			return nil, err
-		}
-		s.Seed = v
+	s, err := p.specSeed(raw.Seed)
+	if err != nil {
+		return nil, err
 	}
-	p.seed = s.Seed
-	if len(raw.Streams) == 0 {
-		return nil, p.errAt(nil, "streams", "no streams", "add a `streams:` list with at least one stream, e.g. streams: [{ipv4: {}, udp: {}}]")
-	}
-	if len(raw.Streams) > maxStreams {
-		return nil, p.errAt(nil, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", len(raw.Streams)), fmt.Sprintf("use at most %d streams", maxStreams))
+	if err := p.specCount(len(raw.Streams)); err != nil {
+		return nil, err
 	}
 	s.Streams = make([]Stream, 0, len(raw.Streams)) // one allocation, not a doubling per power of two
+	shares := make([]node, len(raw.Streams))
 	for i := range raw.Streams {
-		st, err := p.stream(&raw.Streams[i], fmt.Sprintf("streams[%d]", i))
-		if err != nil {
+		if err := p.specStream(s, &raw.Streams[i], i); err != nil {
 			return nil, err
 		}
-		if st.Name == "" {
-			st.Name = fmt.Sprintf("stream%d", i)
-		}
-		s.Streams = append(s.Streams, *st)
+		shares[i] = raw.Streams[i].Share
 	}
-	if err := p.checkTimed(raw, s); err != nil { // timing.go
+	if err := p.checkTimed(shares, s); err != nil { // timing.go
 		return nil, err
 	}
 	if err := p.portPair(raw, s); err != nil { // mirror_parse.go
 		return nil, err
 	}
 	return s, nil
+}
+
+// specSeed begins the Spec with the template's seed.
+func (p *parser0) specSeed(seed node) (*Spec, error) {
+	s := &Spec{File: p.file, Seed: 1}
+	if seed.set() {
+		_, v, err := p.atom(seed.n, "seed", ftype{"seed", fUint, 1<<64 - 1, "42"})
+		if err != nil {
+			return nil, err
+		}
+		s.Seed = v
+	}
+	p.seed = s.Seed
+	return s, nil
+}
+
+// specCount checks the number of streams.
+func (p *parser0) specCount(n int) error {
+	if n == 0 {
+		return p.errAt(nil, "streams", "no streams", "add a `streams:` list with at least one stream, e.g. streams: [{ipv4: {}, udp: {}}]")
+	}
+	if n > maxStreams {
+		return p.errAt(nil, "streams", fmt.Sprintf("%d streams; the signature's stream id is 16 bits", n), fmt.Sprintf("use at most %d streams", maxStreams))
+	}
+	return nil
+}
+
+// specStream adds stream i, read from r, to s (made in its place: a
+// Stream is some 600 bytes, and a template may have 65,535).
+func (p *parser0) specStream(s *Spec, r *rawStream, i int) error {
+	s.Streams = append(s.Streams, Stream{Share: 1, Signature: true})
+	st := &s.Streams[len(s.Streams)-1]
+	if err := p.streamInto(st, r, "streams["+strconv.Itoa(i)+"]"); err != nil {
+		s.Streams = s.Streams[:len(s.Streams)-1]
+		return err
+	}
+	if st.Name == "" {
+		st.Name = "stream" + strconv.Itoa(i)
+	}
+	return nil
 }
 
 var (
@@ -55,59 +84,69 @@ var (
 
 const ip6Hi uint64 = 0x2001000200000000 // 2001:2::/64 (benchmarking, RFC 5180)
 
+// stream reads r.
 func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 	st := &Stream{Share: 1, Signature: true}
+	if err := p.streamInto(st, r, path); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// streamInto reads r into st (a zero Stream but for Share 1 and
+// Signature).
+func (p *parser0) streamInto(st *Stream, r *rawStream, path string) error {
 	var err error
 	if r.Name.set() {
 		if st.Name, err = p.text(r.Name, path+".name", "a name"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if r.Count.set() {
 		if st.Count, err = p.optFixed(r.Count, path+".count", tCount, 0); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	share, err := p.optFixed(r.Share, path+".share", ftype{"share", fUint, 1 << 20, "1"}, 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if share == 0 {
-		return nil, p.errAt(r.Share.n, path+".share", "share 0 would never send the stream", "use share: 1 or more (shares are relative weights), or remove the stream")
+		return p.errAt(r.Share.n, path+".share", "share 0 would never send the stream", "use share: 1 or more (shares are relative weights), or remove the stream")
 	}
 	st.Share = uint32(share)
 	if st.Signature, err = p.optBool(r.Signature, path+".signature", true); err != nil {
-		return nil, err
+		return err
 	}
 
 	// A capture replayed instead of layers, and the stream's own
 	// schedule (replay.go, timing.go).
 	if r.Pcap.set() {
 		if err := p.replayStream(r, path, st); err != nil {
-			return nil, err
+			return err
 		}
 		if err := p.timing(r, path, st); err != nil {
-			return nil, err
+			return err
 		}
-		return st, nil
+		return nil
 	}
 
 	// The layer stack (parse_headers.go).
 	if err := p.headers(&r.Layers, path, &st.Headers, ""); err != nil {
-		return nil, err
+		return err
 	}
 
 	// Payload.
 	if r.Payload != nil {
 		if err := p.payload(r.Payload, path+".payload", st); err != nil {
-			return nil, err
+			return err
 		}
 	}
 
 	// Fields that vary as a cross product (parse_tuple.go).
 	if r.Tuple.set() {
 		if err := p.tuple(r.Tuple, path, st); err != nil {
-			return nil, err
+			return err
 		}
 	}
 
@@ -136,13 +175,13 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 	minSize := uint64(max(64, need+payNeed))
 	if r.Size.set() {
 		if st.Size, err = p.size(r.Size.n, path+".size"); err != nil {
-			return nil, err
+			return err
 		}
 	} else {
 		// No size: the smallest frame that holds the layers, the
 		// signature and the payload as written.
 		if minSize > MaxFrameSize {
-			return nil, p.errAt(nil, payPath, fmt.Sprintf("%s needs a frame of %d bytes, above the largest frame size %d", payWhat, minSize, MaxFrameSize), fmt.Sprintf("shorten it to at most %d bytes", MaxFrameSize-need))
+			return p.errAt(nil, payPath, fmt.Sprintf("%s needs a frame of %d bytes, above the largest frame size %d", payWhat, minSize, MaxFrameSize), fmt.Sprintf("shorten it to at most %d bytes", MaxFrameSize-need))
 		}
 		st.Size = Fix(minSize)
 	}
@@ -172,29 +211,29 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 			sig = fmt.Sprintf(" + %d of signature", frame.SignatureLen)
 			fix += fmt.Sprintf(", or signature: false (then %d)", need-frame.SignatureLen)
 		}
-		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the %d bytes this stream needs (%d of headers%s)", isBelow(sizeWhat(lo)), need, st.HeaderLen(), sig), fix)
+		return p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the %d bytes this stream needs (%d of headers%s)", isBelow(sizeWhat(lo)), need, st.HeaderLen(), sig), fix)
 	}
 	if lo := st.Size.Min(); st.Signature && lo < MinSignedFrame {
-		return nil, p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the Ethernet minimum of %d bytes: the NIC would pad the frame and the signature would no longer be its last 20 bytes", isBelow(sizeWhat(lo)), MinSignedFrame), sizeFix(MinSignedFrame)+", or signature: false")
+		return p.errAt(r.Size.n, path+".size", fmt.Sprintf("%s below the Ethernet minimum of %d bytes: the NIC would pad the frame and the signature would no longer be its last 20 bytes", isBelow(sizeWhat(lo)), MinSignedFrame), sizeFix(MinSignedFrame)+", or signature: false")
 	}
 	if lo := st.Size.Min(); patNeed > 0 && lo < uint64(need+patNeed) {
-		return nil, p.errAt(nil, patPath, fmt.Sprintf("%s does not fit in the %d payload bytes of %s (%d of headers%s)", patWhat, int(lo)-need, smallest(st.Size.Kind, lo), st.HeaderLen(), sigBytes(st.Signature)),
+		return p.errAt(nil, patPath, fmt.Sprintf("%s does not fit in the %d payload bytes of %s (%d of headers%s)", patWhat, int(lo)-need, smallest(st.Size.Kind, lo), st.HeaderLen(), sigBytes(st.Signature)),
 			sizeFix(need+patNeed)+" (or remove size: to size the frame from the payload)")
 	}
 	for i, f := range st.Payload.Fields {
 		room := int(st.Size.Min()) - need
 		if f.Offset+f.Width > room {
 			fp := fmt.Sprintf("%s.payload.fields[%d]", path, i)
-			return nil, p.errAt(nil, fp+".offset", fmt.Sprintf("payload field at offset %d (width %d) ends beyond the %d payload bytes of the smallest frame (size %d)", f.Offset, f.Width, room, st.Size.Min()), "move the field to a lower offset or raise the frame size")
+			return p.errAt(nil, fp+".offset", fmt.Sprintf("payload field at offset %d (width %d) ends beyond the %d payload bytes of the smallest frame (size %d)", f.Offset, f.Width, room, st.Size.Min()), "move the field to a lower offset or raise the frame size")
 		}
 	}
 	if err := p.checkFragments(path, st); err != nil { // fragment.go
-		return nil, err
+		return err
 	}
 	if err := p.timing(r, path, st); err != nil { // timing.go
-		return nil, err
+		return err
 	}
-	return st, nil
+	return nil
 }
 
 // isBelow turns "frame size 60" into "frame size 60 is" and "the

@@ -5,8 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-
-	"github.com/goccy/go-yaml/ast"
 )
 
 // namedField is a field that may vary, by its path in the stream ("ipv4.dst").
@@ -112,8 +110,8 @@ const maxTuplePeriod = 1 << 48
 // of the periods of the fields after it (Value.Div).
 func (p *parser0) tuple(x node, path string, st *Stream) error {
 	tp := path + ".tuple"
-	seq, ok := x.n.(*ast.SequenceNode)
-	if !ok || len(seq.Values) == 0 {
+	seq := x.n
+	if seq.kind != ySequence || seq.n == 0 {
 		return p.errAt(x.n, tp, "tuple must be a list of field paths", "write tuple: [ipv4.dst, tcp.dst] (the first field varies slowest)")
 	}
 	fields := fieldsOf(st)
@@ -122,7 +120,7 @@ func (p *parser0) tuple(x node, path string, st *Stream) error {
 		names = append(names, f.path)
 	}
 	var picked []*Value
-	for i, it := range seq.Values {
+	for i, it := range seq.items() {
 		ip := fmt.Sprintf("%s[%d]", tp, i)
 		if !isScalar(it) {
 			return p.errAt(it, ip, "a tuple entry must be a field path", "write tuple: [ipv4.dst, tcp.dst]")

@@ -7,8 +7,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-
-	"github.com/goccy/go-yaml/ast"
 )
 
 // ftype describes what a field holds.
@@ -54,7 +52,7 @@ func (t ftype) valid() string {
 }
 
 // step reads the step of a range at path: a whole number, 1 or more.
-func (p *parser0) step(n ast.Node, path string) (uint64, error) {
+func (p *parser0) step(n *ynode, path string) (uint64, error) {
 	_, s, err := p.atom(n, path+".step", ftype{"step", fUint, 1<<63 - 1, "1"})
 	if err != nil {
 		return 0, err
@@ -66,9 +64,10 @@ func (p *parser0) step(n ast.Node, path string) (uint64, error) {
 }
 
 // atom parses one scalar of type t; hi is the upper 64 bits of an IPv6 address.
-func (p *parser0) atom(n ast.Node, path string, t ftype) (hi, lo uint64, err error) {
+func (p *parser0) atom(n *ynode, path string, t ftype) (hi, lo uint64, err error) {
+	n = n.deref()
 	if !isScalar(n) {
-		return 0, 0, p.errAt(n, path, fmt.Sprintf("expected a single %s here, found %s", t.what, strings.ToLower(n.Type().String())), "write a value such as "+t.example)
+		return 0, 0, p.errAt(n, path, fmt.Sprintf("expected a single %s here, found %s", t.what, n.typeName()), "write a value such as "+t.example)
 	}
 	s := strings.TrimSpace(scalarText(n))
 	switch t.kind {
@@ -127,17 +126,18 @@ var valueKeys = []string{"from", "to", "step", "mode", "seed", "values"}
 // value parses a field that may vary per packet: a scalar (fixed), a list
 // ([a, b, c], cycled), or a mapping {from, to, step, mode, seed} /
 // {values, mode, seed}. It returns the upper 64 bits for IPv6 addresses.
-func (p *parser0) value(n ast.Node, path string, t ftype) (Value, uint64, error) {
-	switch m := n.(type) {
-	case *ast.SequenceNode:
-		if len(m.Values) == 0 {
+func (p *parser0) value(n *ynode, path string, t ftype) (Value, uint64, error) {
+	n = n.deref()
+	switch n.kind {
+	case ySequence:
+		if n.n == 0 {
 			return Value{}, 0, p.errAt(n, path, "empty list", "give at least one value, or a single value")
 		}
 		v := Value{Kind: List}
-		hi, err := p.list(m, path, t, &v)
+		hi, err := p.list(n, path, t, &v)
 		return v, hi, err
-	case *ast.MappingNode:
-		return p.rangeValue(m, path, t)
+	case yMapping:
+		return p.rangeValue(n, path, t)
 	}
 	if (t.kind == fIPv4 || t.kind == fIPv6) && isScalar(n) && strings.Contains(scalarText(n), "/") {
 		return p.cidr(n, path, t)
@@ -150,7 +150,7 @@ func (p *parser0) value(n ast.Node, path string, t ftype) (Value, uint64, error)
 // host addresses, counting up: for IPv4 prefixes up to /30 without the
 // network and broadcast addresses, for IPv6 without the all-zeros
 // (subnet-router anycast) address; /31, /32 and /128 are every address.
-func (p *parser0) cidr(n ast.Node, path string, t ftype) (Value, uint64, error) {
+func (p *parser0) cidr(n *ynode, path string, t ftype) (Value, uint64, error) {
 	s := strings.TrimSpace(scalarText(n))
 	pfx, err := netip.ParsePrefix(s)
 	bitsOf := 32
@@ -200,11 +200,15 @@ func (p *parser0) cidr(n ast.Node, path string, t ftype) (Value, uint64, error) 
 	return Value{Kind: Increment, From: first, To: last, Step: 1}, hi, nil
 }
 
-func (p *parser0) list(m *ast.SequenceNode, path string, t ftype, v *Value) (uint64, error) {
+func (p *parser0) list(m *ynode, path string, t ftype, v *Value) (uint64, error) {
 	var hi0 uint64
-	for i, e := range m.Values {
-		hi, lo, err := p.atom(e, fmt.Sprintf("%s[%d]", path, i), t)
+	v.List = make([]uint64, 0, m.n)
+	for i, e := range m.items() {
+		hi, lo, err := p.atom(e, path, t)
 		if err != nil {
+			// The element's path only for its error: a list of a million
+			// values makes no million paths.
+			_, _, err = p.atom(e, fmt.Sprintf("%s[%d]", path, i), t)
 			return 0, err
 		}
 		if i == 0 {
@@ -217,29 +221,29 @@ func (p *parser0) list(m *ast.SequenceNode, path string, t ftype, v *Value) (uin
 	return hi0, nil
 }
 
-func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, uint64, error) {
-	var from, to, step, mode, seed, values ast.Node
-	for _, mv := range m.Values {
-		k := keyString(mv.Key)
+func (p *parser0) rangeValue(m *ynode, path string, t ftype) (Value, uint64, error) {
+	var from, to, step, mode, seed, values *ynode
+	for key, val := range m.pairs() {
+		k := key.text
 		switch k {
 		case "from":
-			from = mv.Value
+			from = val
 		case "to":
-			to = mv.Value
+			to = val
 		case "step":
-			step = mv.Value
+			step = val
 		case "mode":
-			mode = mv.Value
+			mode = val
 		case "seed":
-			seed = mv.Value
+			seed = val
 		case "values":
-			values = mv.Value
+			values = val
 		default:
 			fix := "a varying field takes from, to, step, mode (increment|decrement|random), seed, or values"
 			if s := closest(k, valueKeys); s != "" {
 				fix = fmt.Sprintf("did you mean %q? ", s) + fix
 			}
-			return Value{}, 0, p.errAt(mv.Key, joinPath(path, k), fmt.Sprintf("unknown key %q in a varying %s", k, t.what), fix)
+			return Value{}, 0, p.errAt(key, joinPath(path, k), fmt.Sprintf("unknown key %q in a varying %s", k, t.what), fix)
 		}
 	}
 	var v Value
@@ -264,8 +268,8 @@ func (p *parser0) rangeValue(m *ast.MappingNode, path string, t ftype) (Value, u
 		}
 	}
 	if values != nil {
-		seq, ok := values.(*ast.SequenceNode)
-		if !ok || len(seq.Values) == 0 {
+		seq := values
+		if seq.kind != ySequence || seq.n == 0 {
 			return v, 0, p.errAt(values, path+".values", "values must be a non-empty list", "write values: [a, b, c]")
 		}
 		if from != nil || to != nil || step != nil {

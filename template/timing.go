@@ -225,8 +225,9 @@ func burstCountWord(n uint64) string {
 }
 
 // checkTimed checks that the streams either all keep their own schedules
-// or all share the run's rate: a template does not mix the two.
-func (p *parser0) checkTimed(raw *rawFile, s *Spec) error {
+// or all share the run's rate: a template does not mix the two. shares
+// are the streams' share: values.
+func (p *parser0) checkTimed(shares []node, s *Spec) error {
 	first := -1
 	for i := range s.Streams {
 		if s.Streams[i].Timing != nil {
@@ -244,8 +245,8 @@ func (p *parser0) checkTimed(raw *rawFile, s *Spec) error {
 			return p.errAt(nil, path, fmt.Sprintf("stream %d (%s) has no rate of its own while stream %d (%s) has one", i, st.Name, first, s.Streams[first].Name),
 				"give every stream its own rate: (or a capture timing: original), or none, so that all share the run's --rate by share:")
 		}
-		if raw.Streams[i].Share.set() {
-			return p.errAt(raw.Streams[i].Share.n, path+".share", "share weighs streams that share the run's --rate; this stream has its own rate", "remove share:")
+		if shares[i].set() {
+			return p.errAt(shares[i].n, path+".share", "share weighs streams that share the run's --rate; this stream has its own rate", "remove share:")
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,15 +17,15 @@ import (
 
 // yamlErr turns a go-yaml error into a one-line *Error with position,
 // field path and, for unknown keys, the keys that are valid there.
-func (p *parser0) yamlErr(err error) error {
+func (p *parser0) yamlErr(err error) *Error {
 	var ye yaml.Error
 	if !errors.As(err, &ye) || ye.GetToken() == nil {
 		return &Error{File: p.file, Msg: firstLine(err.Error()), Remedy: "check the YAML syntax", Err: err}
 	}
 	tk := ye.GetToken()
 	e := &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Msg: ye.GetMessage(), Err: err}
-	if p.root != nil {
-		e.Path = pathAt(p.root, "", tk.Position.Line, tk.Position.Column)
+	if p.ast != nil {
+		e.Path = pathAt(p.ast, "", tk.Position.Line, tk.Position.Column)
 	}
 	var unk *yaml.UnknownFieldError
 	var dup *yaml.DuplicateKeyError
@@ -35,6 +36,11 @@ func (p *parser0) yamlErr(err error) error {
 		key := strings.TrimSpace(tk.Value)
 		parent := parentPath(e.Path)
 		valid := validKeys(parent)
+		if k := p.firstUnknown(parent, valid); k != nil {
+			// go-yaml names one of a mapping's unknown keys at random:
+			// the first.
+			key, e.Line, e.Col, e.Path = k.text, int(k.line), int(k.col), joinPath(parent, k.text)
+		}
 		where := parent
 		if where == "" {
 			where = "the top level"
@@ -64,6 +70,21 @@ func (p *parser0) yamlErr(err error) error {
 		e.Remedy = "indent with spaces, not tabs (YAML does not allow tabs in indentation)"
 	}
 	return e
+}
+
+// firstUnknown is the first key of the mapping at path that is not one
+// of valid (nil when there is none, or valid is not known).
+func (p *parser0) firstUnknown(path string, valid []string) *ynode {
+	m := p.lookup(path)
+	if len(valid) == 0 || !m.is(yMapping) {
+		return nil
+	}
+	for k := range m.pairs() {
+		if k.flags&yMerge == 0 && !slices.Contains(valid, k.text) {
+			return k
+		}
+	}
+	return nil
 }
 
 // tabIndent reports whether line (1-based) of data has a tab in its
@@ -103,39 +124,75 @@ func firstLine(s string) string {
 }
 
 // checkNulls rejects keys written without a value (`udp:`), which would
-// otherwise silently drop a layer.
-func (p *parser0) checkNulls(n ast.Node, path string) *Error {
-	switch n := n.(type) {
-	case *ast.MappingNode:
-		for _, mv := range n.Values {
-			if e := p.checkNulls(mv, path); e != nil {
+// otherwise silently drop a layer. As it always has, it looks neither
+// into what an anchor marks nor through an alias, nor under a tag. At the
+// root's streams sequence while it is streamed, it gives the first such
+// error of its items (p.itemNull).
+func (p *parser0) checkNulls(n *ynode, path string) *Error {
+	if !p.hasNull(n) {
+		return nil // no paths built for nothing
+	}
+	return p.findNull(n, path)
+}
+
+// hasNull reports whether checkNulls finds a key without a value under n.
+func (p *parser0) hasNull(n *ynode) bool {
+	if n == nil || n.flags&(yAnchored|yTagged) != 0 {
+		return false
+	}
+	if n == p.streamsSeq && p.streaming {
+		return p.itemNull != nil
+	}
+	if n.kind != yMapping && n.kind != ySequence {
+		return false
+	}
+	for c := n.first; c != nil; c = c.next {
+		if n.kind == yMapping {
+			if c = c.next; c == nil { // the value
+				break
+			}
+			if c.flags&yNull != 0 && c.flags&(yAnchored|yTagged) == 0 {
+				return true
+			}
+		}
+		if p.hasNull(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// findNull is checkNulls's walk with paths.
+func (p *parser0) findNull(n *ynode, path string) *Error {
+	if n == nil || n.flags&(yAnchored|yTagged) != 0 {
+		return nil
+	}
+	if n == p.streamsSeq && p.streaming {
+		return p.itemNull
+	}
+	switch n.kind {
+	case yMapping:
+		for k := n.first; k != nil && k.next != nil; k = k.next.next {
+			v := k.next
+			sub := joinPath(path, k.text)
+			if v.flags&yNull != 0 && v.flags&(yAnchored|yTagged) == 0 {
+				return &Error{File: p.file, Line: int(k.line), Col: int(k.col), Path: sub,
+					Msg: "key without a value", Remedy: fmt.Sprintf("give %s a value, or `%s: {}` for a layer with its defaults", k.text, k.text)}
+			}
+			if e := p.findNull(v, sub); e != nil {
 				return e
 			}
 		}
-	case *ast.MappingValueNode:
-		k := keyString(n.Key)
-		sub := joinPath(path, k)
-		if _, null := n.Value.(*ast.NullNode); null || n.Value == nil {
-			tk := n.Key.GetToken()
-			return &Error{File: p.file, Line: tk.Position.Line, Col: tk.Position.Column, Path: sub,
-				Msg: "key without a value", Remedy: fmt.Sprintf("give %s a value, or `%s: {}` for a layer with its defaults", k, k)}
-		}
-		return p.checkNulls(n.Value, sub)
-	case *ast.SequenceNode:
-		for i, v := range n.Values {
-			if e := p.checkNulls(v, fmt.Sprintf("%s[%d]", path, i)); e != nil {
+	case ySequence:
+		i := 0
+		for c := n.first; c != nil; c = c.next {
+			if e := p.findNull(c, path+"["+strconv.Itoa(i)+"]"); e != nil {
 				return e
 			}
+			i++
 		}
 	}
 	return nil
-}
-
-func keyString(k ast.MapKeyNode) string {
-	if k == nil {
-		return ""
-	}
-	return strings.TrimSpace(k.GetToken().Value)
 }
 
 func joinPath(path, key string) string {
@@ -190,30 +247,59 @@ func pathAt(n ast.Node, path string, line, col int) string {
 	return ""
 }
 
-// lookup finds the node at path (as built by joinPath and [i]).
-func lookup(n ast.Node, path string) ast.Node {
-	if path == "" {
+// lookup finds the node at path (as built by joinPath and [i]) under the
+// root; in the streams sequence while it is streamed, only the item being
+// read is there.
+func (p *parser0) lookup(path string) *ynode {
+	n := p.root
+	if path == "" || n == nil {
 		return n
 	}
-	for _, seg := range splitPath(path) {
-		switch m := n.(type) {
-		case *ast.MappingNode:
-			var next ast.Node
-			for _, mv := range m.Values {
-				if keyString(mv.Key) == seg {
-					next = mv.Value
+	segs := splitPath(path)
+	if p.streaming && p.streamsSeq != nil && segs[0] == "streams" {
+		// The streams key is not yet in the root while its items are read.
+		n, segs = p.streamsSeq, segs[1:]
+		if len(segs) > 0 {
+			if p.cur == nil || segs[0] != "["+strconv.Itoa(p.curK)+"]" {
+				// An item read before: only its position is kept.
+				i, err := strconv.Atoi(strings.Trim(segs[0], "[]"))
+				if err != nil || i < 0 || i >= len(p.itemAt) || len(segs) > 1 {
+					return nil
+				}
+				return &ynode{line: p.itemAt[i][0], col: p.itemAt[i][1]}
+			}
+			n, segs = p.cur, segs[1:]
+		}
+	}
+	for _, seg := range segs {
+		if n == nil {
+			return nil
+		}
+		m := n.deref()
+		switch m.kind {
+		case yMapping:
+			var next *ynode
+			for k, v := range m.pairs() {
+				if k.text == seg {
+					next = v
 				}
 			}
 			if next == nil {
 				return nil
 			}
 			n = next
-		case *ast.SequenceNode:
+		case ySequence:
 			i, err := strconv.Atoi(strings.Trim(seg, "[]"))
-			if err != nil || i >= len(m.Values) {
+			if err != nil || i < 0 || i >= int(m.n) {
 				return nil
 			}
-			n = m.Values[i]
+			n = nil
+			for j, v := range m.items() {
+				if j == i {
+					n = v
+					break
+				}
+			}
 		default:
 			return nil
 		}
@@ -311,64 +397,55 @@ func closest(s string, cands []string) string { return suggest.Closest(s, cands)
 func editDistance(a, b string) int { return suggest.Distance(a, b) }
 
 // errAt builds an error positioned at n (or, when n is nil, at the node
-// found at path or its nearest ancestor).
-func (p *parser0) errAt(n ast.Node, path, msg, fix string) *Error {
+// found at path or its nearest ancestor): a scalar's token, a flow
+// collection's bracket, a block sequence's first dash, a block mapping's
+// first key.
+func (p *parser0) errAt(n *ynode, path, msg, fix string) *Error {
 	if n == nil {
 		for q := path; ; q = parentPath(q) {
-			if n = lookup(p.root, q); n != nil || q == "" {
+			if n = p.lookup(q); n != nil || q == "" {
 				break
 			}
 		}
 	}
 	e := &Error{File: p.file, Path: path, Msg: msg, Remedy: fix}
-	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle {
-		n = m.Values[0].Key // a block mapping: point at its first key
-	}
-	if n != nil {
-		if tk := n.GetToken(); tk != nil {
-			e.Line, e.Col = tk.Position.Line, tk.Position.Column
-		}
+	if n != nil && n.line > 0 {
+		e.Line, e.Col = int(n.line), int(n.col)
 	}
 	return e
 }
 
-// keyPos positions an error at the key of path (for layer-level errors).
+// keyErr positions an error at the key of path (for layer-level errors).
 func (p *parser0) keyErr(path, msg, fix string) *Error {
-	parent := lookup(p.root, parentPath(path))
+	parent := p.lookup(parentPath(path))
 	segs := splitPath(path)
 	last := ""
 	if len(segs) > 0 {
 		last = segs[len(segs)-1]
 	}
-	if m, ok := parent.(*ast.MappingNode); ok {
-		for _, mv := range m.Values {
-			if keyString(mv.Key) == last {
-				return p.errAt(mv.Key, path, msg, fix)
+	if parent.is(yMapping) {
+		for k := range parent.pairs() {
+			if k.text == last {
+				return p.errAt(k, path, msg, fix)
 			}
 		}
 	}
 	return p.errAt(nil, path, msg, fix)
 }
 
-func scalarText(n ast.Node) string {
-	if tk := n.GetToken(); tk != nil {
-		return tk.Value
-	}
-	return n.String()
-}
-
 // text returns the scalar at x, or an error when x holds a list or mapping.
 func (p *parser0) text(x node, path, what string) (string, error) {
 	if !isScalar(x.n) {
-		return "", p.errAt(x.n, path, fmt.Sprintf("expected %s here, found %s", what, strings.ToLower(x.n.Type().String())), "write a single value")
+		return "", p.errAt(x.n, path, fmt.Sprintf("expected %s here, found %s", what, x.n.typeName()), "write a single value")
 	}
-	return strings.TrimSpace(scalarText(x.n)), nil
+	// A copy: the Spec outlives the template's text.
+	return strings.Clone(strings.TrimSpace(scalarText(x.n))), nil
 }
 
-func isScalar(n ast.Node) bool {
-	switch n.(type) {
-	case *ast.MappingNode, *ast.SequenceNode, *ast.MappingValueNode:
-		return false
-	}
-	return true
+// scalarText is the text of a scalar (as go-yaml's token holds it).
+func scalarText(n *ynode) string { return n.deref().text }
+
+func isScalar(n *ynode) bool {
+	k := n.deref().kind
+	return k == yScalar || k == yAlias
 }
