@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -65,7 +64,8 @@ var commonFields = []string{"rate", "count", "duration", "workers", "cores", "au
 // requestOf turns the new-job form into a CreateRequest: the form's
 // values become the JSON fields of a job.Spec (by their JSON names and
 // Go types) and go through the API's strict decoder, so the form and
-// POST /api/v1/jobs accept exactly the same jobs.
+// POST /api/v1/jobs accept exactly the same jobs. The problems are the
+// values it could not read; the spec has the others.
 func (s *Server) requestOf(form url.Values) (CreateRequest, []FieldError) {
 	m := map[string]any{}
 	var fes []FieldError
@@ -103,19 +103,13 @@ func (s *Server) requestOf(form url.Values) (CreateRequest, []FieldError) {
 		m["template_text"] = tt
 	}
 	req := CreateRequest{Spec: job.NewSpec(), Name: strings.TrimSpace(form.Get("name")), StartedBy: strings.TrimSpace(form.Get("started_by"))}
-	if fes != nil {
-		return req, fes
-	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return req, []FieldError{{Reason: err.Error()}}
+		return req, append(fes, FieldError{Reason: err.Error()})
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req.Spec); err != nil {
-		return req, []FieldError{{Reason: err.Error()}}
-	}
-	return req, nil
+	// The values it could read go in, so that the caller can check the
+	// rest of the job (problemsWith) and list every problem at once.
+	return req, append(fes, decodeFields(data, &req.Spec)...)
 }
 
 var durationType = reflect.TypeFor[time.Duration]()

@@ -242,19 +242,8 @@ func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry
 	defer release()
 	spec.Limits = s.opt.Limits
 	env := s.env()
-	ps := s.checkFiles(&spec)
-	if spec.BackendName() == "pipe" && spec.FIFO == "" && spec.Connect == "" && !spec.StartReceiver {
-		ps = append(ps, &job.OptionError{Field: "fifo", Reason: "is needed: a job of wpg serve has no standard input or output to carry the frames",
-			Fix: "give {fifo} (a FIFO another process reads) or {start_receiver}"})
-	}
-	if err := job.Validate(spec, env); err != nil {
-		ps = append(ps, job.AsProblems(stdoutFix(spec, err))...)
-		if len(ps) == 0 {
-			return nil, err
-		}
-	}
-	if ps != nil {
-		return nil, ps
+	if err := s.check(&spec, env); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	if s.closing {
@@ -311,6 +300,53 @@ func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry
 	go s.monitor(e, rec)
 	s.log.Info("job started", "job", e.id, "name", name, "backend", spec.BackendName(), "cores", rec.Cores)
 	return e, nil
+}
+
+// check validates spec as a job of this server, as create does before it
+// starts one: the files it names, the pipe's FIFO and job.Validate. It
+// returns job.Problems (every problem at once) or another error; the
+// caller holds a parse turn.
+func (s *Server) check(spec *job.Spec, env job.Env) error {
+	ps := s.checkFiles(spec)
+	if spec.BackendName() == "pipe" && spec.FIFO == "" && spec.Connect == "" && !spec.StartReceiver {
+		ps = append(ps, &job.OptionError{Field: "fifo", Reason: "is needed: a job of wpg serve has no standard input or output to carry the frames",
+			Fix: "give {fifo} (a FIFO another process reads) or {start_receiver}"})
+	}
+	if err := job.Validate(*spec, env); err != nil {
+		ps = append(ps, job.AsProblems(stdoutFix(*spec, err))...)
+		if len(ps) == 0 {
+			return err
+		}
+	}
+	if ps != nil {
+		return ps
+	}
+	return nil
+}
+
+// problemsWith is the 400 of a job some of whose fields could not be read
+// (fes: a value of the wrong type, an unknown field, a label too long):
+// those, then the problems check finds in the rest of spec, so that a
+// client sees every problem at once, each field named once. When no parse
+// turn comes within its wait, fes alone.
+func (s *Server) problemsWith(ctx context.Context, fes []FieldError, spec job.Spec) []FieldError {
+	release, ok := s.parseSlot(ctx)
+	if !ok {
+		return fes
+	}
+	defer release()
+	spec.Limits = s.opt.Limits
+	ps := job.AsProblems(s.check(&spec, s.env()))
+	named := map[string]bool{}
+	for _, fe := range fes {
+		named[fe.Field] = true
+	}
+	for _, fe := range problemsBody(ps).Errors {
+		if !named[fe.Field] {
+			fes = append(fes, fe)
+		}
+	}
+	return fes
 }
 
 // stdoutFix adds, to a problem about the standard streams, that a server

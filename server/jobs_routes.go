@@ -33,12 +33,14 @@ type CreateRequest struct {
 const MaxStartedBy = 200
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
-	req := CreateRequest{Spec: job.NewSpec()}
-	if !s.decode(w, r, &req) {
+	raw, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
-	if fes := checkLabels(req.Name, req.StartedBy); fes != nil {
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: fes})
+	req := CreateRequest{Spec: job.NewSpec()}
+	fes := decodeFields(raw, &req)
+	if fes = append(fes, checkLabels(req.Name, req.StartedBy)...); fes != nil {
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: s.problemsWith(r.Context(), fes, req.Spec)})
 		return
 	}
 	e, err := s.create(r.Context(), Creator{Name: req.Name, StartedBy: req.StartedBy, Client: clientAddr(r)}, req.Spec)

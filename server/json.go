@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -34,10 +35,27 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 // decode reads a JSON body into v strictly; false when it has answered.
-// The body must be one JSON object: an empty body, null, an array or a
-// second value after the object is refused, and a field of the wrong type
-// is named with the JSON value the field takes, not the Go type behind it.
+// The body must be one JSON object (readBody); every field that cannot be
+// read is listed at once (decodeFields).
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	raw, ok := s.readBody(w, r)
+	if !ok {
+		return false
+	}
+	if fes := decodeFields(raw, v); fes != nil {
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: fes})
+		return false
+	}
+	return true
+}
+
+// bodyFix is the fix of a body that is not one JSON object.
+const bodyFix = "send one JSON object (docs/api.md)"
+
+// readBody reads a request body that must be one JSON object: an empty
+// body, null, an array or a second value after the object is refused;
+// false when it has answered (400, 408, 413).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (json.RawMessage, bool) {
 	dec := json.NewDecoder(r.Body)
 	var raw json.RawMessage
 	err := dec.Decode(&raw)
@@ -46,16 +64,15 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	var tooBig *http.MaxBytesError
 	var syn *json.SyntaxError
-	fix := "send one JSON object (docs/api.md)"
 	if err != nil {
 		var reason string
 		switch {
 		case errors.As(err, &tooBig):
 			writeJSON(w, http.StatusRequestEntityTooLarge, s.tooLargeBody())
-			return false
+			return nil, false
 		case bodyTimedOut(err):
 			writeJSON(w, http.StatusRequestTimeout, s.slowBody())
-			return false
+			return nil, false
 		case errors.Is(err, io.EOF):
 			reason = "the body is empty"
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -65,33 +82,120 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		default:
 			reason = "the body is not valid JSON: " + err.Error()
 		}
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: reason, Fix: fix}}})
-		return false
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Reason: reason, Fix: bodyFix}}})
+		return nil, false
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Value: jsonValueKind(t), Reason: "the body is a JSON " + jsonValueKind(t) + ", not an object", Fix: fix}}})
-		return false
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{{Value: jsonValueKind(t), Reason: "the body is a JSON " + jsonValueKind(t) + ", not an object", Fix: bodyFix}}})
+		return nil, false
 	}
-	strict := json.NewDecoder(bytes.NewReader(raw))
-	strict.DisallowUnknownFields()
-	err = strict.Decode(v)
-	if err == nil {
-		return true
+	return raw, true
+}
+
+// decodeFields decodes obj, a JSON object, into v strictly, one field at
+// a time, so that every field it cannot take is listed, in the object's
+// order: an unknown field, or a value of the wrong type, named with the
+// value given and the JSON value the field takes (not the Go type behind
+// it). The fields it can take are set.
+func decodeFields(obj []byte, v any) []FieldError {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // {
+		return []FieldError{{Reason: "the body is not valid JSON: " + err.Error(), Fix: bodyFix}}
 	}
+	var fes []FieldError
+	for dec.More() {
+		tok, err := dec.Token()
+		key, _ := tok.(string)
+		var val json.RawMessage
+		if err == nil {
+			err = dec.Decode(&val)
+		}
+		if err != nil {
+			return append(fes, FieldError{Reason: "the body is not valid JSON: " + err.Error(), Fix: bodyFix})
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{key: val})
+		strict := json.NewDecoder(bytes.NewReader(one))
+		strict.DisallowUnknownFields()
+		if err := strict.Decode(v); err != nil {
+			fes = append(fes, fieldError(err, key, val))
+		}
+	}
+	return fes
+}
+
+// fieldError is the problem of field key, whose value val v could not
+// take.
+func fieldError(err error, key string, val json.RawMessage) FieldError {
 	var typ *json.UnmarshalTypeError
-	fe := FieldError{Reason: "the body is not valid JSON: " + err.Error(), Fix: fix}
 	switch {
 	case errors.As(err, &typ):
-		fe = FieldError{Field: strings.TrimPrefix(typ.Field, "Spec."), Value: typ.Value, Reason: fmt.Sprintf("is a JSON %s: want %s", typ.Value, jsonWant(typ.Type)), Fix: "see docs/api.md for the field's type"}
+		path := strings.TrimPrefix(typ.Field, "Spec.")
+		if path == "" {
+			path = key
+		}
+		got := jsonAt(val, strings.Split(path, ".")[1:])
+		fe := FieldError{Field: path, Value: valueText(got), Reason: fmt.Sprintf("is a JSON %s: want %s", typ.Value, jsonWant(typ.Type)), Fix: "see docs/api.md for the field's type"}
 		if typ.Type == reflect.TypeFor[time.Duration]() {
 			fe.Fix = "give a duration in nanoseconds (10 s = 10000000000)"
 		}
+		return fe
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		fe = FieldError{Field: name, Reason: "is not a field of this request", Fix: "remove it; docs/api.md lists the fields"}
+		if name != key && !strings.Contains(name, ".") {
+			name = key + "." + name
+		}
+		return FieldError{Field: name, Reason: "is not a field of this request", Fix: "remove it; docs/api.md lists the fields"}
 	}
-	writeJSON(w, http.StatusBadRequest, ErrorBody{Errors: []FieldError{fe}})
-	return false
+	return FieldError{Field: key, Value: valueText(val), Reason: "cannot be read: " + strings.TrimPrefix(err.Error(), "json: "), Fix: "see docs/api.md for the field's type"}
+}
+
+// jsonAt is the value at path (field names) inside the JSON object val;
+// val itself where the path leads nowhere.
+func jsonAt(val json.RawMessage, path []string) json.RawMessage {
+	for _, name := range path {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(val, &m) != nil {
+			return val
+		}
+		next, ok := m[name]
+		if !ok {
+			for k, v := range m { // encoding/json matches names in any case
+				if strings.EqualFold(k, name) {
+					next, ok = v, true
+				}
+			}
+		}
+		if !ok {
+			return val
+		}
+		val = next
+	}
+	return val
+}
+
+// maxValueText caps the value an error quotes, in bytes.
+const maxValueText = 64
+
+// valueText is a JSON value as an error quotes it: a string's text, any
+// other value compacted, cut short at maxValueText bytes.
+func valueText(val json.RawMessage) string {
+	var s string
+	if json.Unmarshal(val, &s) != nil {
+		var b bytes.Buffer
+		if json.Compact(&b, val) == nil {
+			s = b.String()
+		} else {
+			s = string(bytes.TrimSpace(val))
+		}
+	}
+	if len(s) > maxValueText {
+		cut := maxValueText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 // jsonValueKind names the JSON value that starts t (trimmed).

@@ -89,12 +89,9 @@ func (s *Server) handleNewJob(w http.ResponseWriter, r *http.Request) {
 	}
 	form := r.PostForm
 	req, fes := s.requestOf(form)
-	if fes == nil {
-		fes = checkLabels(req.Name, req.StartedBy)
-	}
-	if fes != nil {
+	if fes = append(fes, checkLabels(req.Name, req.StartedBy)...); fes != nil {
 		d := s.newData(r.Context(), form)
-		d.Errors = fes
+		d.Errors = s.problemsWith(r.Context(), fes, req.Spec)
 		s.render(w, http.StatusBadRequest, "new", "New job", d)
 		return
 	}
