@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,6 +89,26 @@ func TestPreviewPortFlags(t *testing.T) {
 		_, errs, code := runCLI(t, append([]string{"preview"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// wpg.toml's [port] addresses are checked where the file gives them: a
+// gateway outside the port's subnet, or without the port's address, is
+// one line naming the file's line and the key (exit 2).
+func TestConfigPortsChecked(t *testing.T) {
+	for _, c := range []struct{ toml, want string }{
+		{"[port]\nsrc_ip = \"198.18.0.1/24\"\ngateway = \"198.19.0.254\"\n", `wpg.toml:3: port.gateway "198.19.0.254": is outside the port's subnet 198.18.0.0/24`},
+		{"[port]\nrx_gateway = \"198.19.0.254\"\n", `wpg.toml:2: port.rx_gateway "198.19.0.254": needs the port's own address`},
+		{"[port]\nsrc_ip = \"198.18.0.1\"\n", `wpg.toml:2: port.src_ip "198.18.0.1": has no prefix length`},
+	} {
+		cfg := filepath.Join(t.TempDir(), "wpg.toml")
+		if err := os.WriteFile(cfg, []byte(c.toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code := runCLI(t, "send", "--config", cfg, "--count", "1")
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.toml, code, errs, c.want)
 		}
 	}
 }

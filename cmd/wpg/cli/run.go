@@ -13,9 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/internal/hdrlog"
 	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/nexthop"
 	"github.com/wpg-dev/wpg/report"
 )
 
@@ -183,6 +185,9 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	if err := checkPinFlags(cmd, f); err != nil {
 		return job.Spec{}, err
 	}
+	if err := checkConfigPorts(cfg); err != nil {
+		return job.Spec{}, err
+	}
 	set := func(name string) bool { return changed(cmd, name) != nil }
 	if set("pcap-speed") && f.pcapSpeed == 0 {
 		// In a job spec 0 means "not given" (1); typed out, it reads like
@@ -312,6 +317,37 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	n, err := parsePipeSize(f.pipeSize)
 	s.PipeSize = int64(n)
 	return s, err
+}
+
+// checkConfigPorts checks wpg.toml's [port] addresses where the file
+// gives them, naming the file's line: a run that takes them (no flag, no
+// template ports:) would fail on them later without saying where they
+// came from.
+func checkConfigPorts(cfg *config.Config) error {
+	for _, k := range [][2]string{{"port.src_ip", "port.gateway"}, {"port.rx_src_ip", "port.rx_gateway"}} {
+		addr, _ := cfg.GetText(k[0])
+		gw, _ := cfg.GetText(k[1])
+		if addr == "" && gw == "" {
+			continue
+		}
+		key, value := k[0], addr
+		_, err := nexthop.ParsePort(addr, gw)
+		if addr == "" {
+			err = errors.New("needs the port's own address: add " + k[0] + " = \"ADDRESS/PREFIX\" (e.g. \"198.18.0.1/24\")")
+			key, value = k[1], gw
+		}
+		if err == nil {
+			continue
+		}
+		if pe, ok := err.(*nexthop.PortError); ok {
+			if pe.Field == nexthop.FieldGateway {
+				key, value = k[1], gw
+			}
+			err = fmt.Errorf("%s; %s", pe.Why, pe.Remedy)
+		}
+		return usageError(fmt.Errorf("%s: %s %q: %v", cfg.Sources[key], key, value, err))
+	}
+	return nil
 }
 
 // checkPinFlags checks what only the flags can get wrong: --pin-core,
