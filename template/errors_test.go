@@ -68,6 +68,10 @@ func TestBadTemplates(t *testing.T) {
 		{"signed frame below ethernet minimum", "streams:\n  - size: 50\n    payload: {text: x}\n", `bad.wpg.yaml:2:11: streams[0].size: frame size 50 is below the Ethernet minimum of 60 bytes`, "signature: false"},
 		{"name not a scalar", "streams:\n  - name: [a, b]\n", `bad.wpg.yaml:2:11: streams[0].name: expected a name here, found sequence`, "single value"},
 		{"two documents", "streams: []\n---\nstreams: []\n", `bad.wpg.yaml:1:1: 2 YAML documents`, "remove the extra ---"},
+		// #23 item 13: an alias of no anchor, deep in a value, was read as
+		// the scalar "*" ("* is not a IMIX weight"); go-yaml refuses it.
+		{"undefined alias three levels deep", "streams:\n  - size: {imix: {64: *undef}}\n    ipv4: {}\n", `bad.wpg.yaml:2:24: could not find alias "undef"`, "fix the YAML syntax"},
+		{"undefined alias in a list", "streams: [{ipv4: {src: [198.18.0.1, *a]}, udp: {}}]\n", `bad.wpg.yaml:1:38: could not find alias "a"`, "fix the YAML syntax"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -397,6 +397,9 @@ func (s *yscan) anchorName() (string, *yanchor, int, int) {
 	}
 	an := &yanchor{building: true, item: s.cur}
 	s.anchors[name] = an
+	if s.cur >= 0 {
+		s.curAnchors = append(s.curAnchors, name)
+	}
 	return name, an, line, col
 }
 
@@ -407,9 +410,6 @@ func (s *yscan) anchor(name string, an *yanchor, v *ynode, c int64, ampLine, amp
 	}
 	v.flags |= yAnchored
 	an.node, an.count, an.building = v, c, false
-	if s.cur >= 0 {
-		s.curAnchors = append(s.curAnchors, name)
-	}
 	return v, s.count(1+c, ampLine, ampCol)
 }
 
