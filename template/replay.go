@@ -145,6 +145,19 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return p.keyErr(path+"."+k.name, k.name+" does not apply to a replayed capture: its frames are sent as captured", "remove "+k.name+" (a replay rewrites ethernet src/dst, vlan id, ipv4/ipv6 src/dst and udp/tcp ports)")
 		}
 	}
+	if err := p.replayRewrite(&r.Layers, path, &rp.Rewrite); err != nil {
+		return err
+	}
+	st.Replay = rp
+	st.Size = Fix(64) // until the capture is read (Compile): only for rates and limits
+	return nil
+}
+
+// replayRewrite reads the fields a replay writes over the captured frames from
+// the stream's layer keys r into w: ethernet src/dst, vlan id, ipv4/ipv6
+// src/dst, udp/tcp ports; another field of those layers is an error.
+func (p *parser0) replayRewrite(r *rawHeaders, path string, w *Rewrite) error {
+	var err error
 	only := func(what string, set ...bool) error {
 		for _, s := range set {
 			if s {
@@ -163,8 +176,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 		}
 		return &v, nil
 	}
-	w := &rp.Rewrite
-	if e := r.Layers.Ethernet; e != nil {
+	if e := r.Ethernet; e != nil {
 		if err := only("ethernet", e.Type.set()); err != nil {
 			return err
 		}
@@ -175,7 +187,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 	}
-	if v := r.Layers.VLAN; v != nil {
+	if v := r.VLAN; v != nil {
 		if err := only("vlan", v.PCP.set(), v.DEI.set(), v.TPID.set()); err != nil {
 			return err
 		}
@@ -186,7 +198,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 	}
-	if ip := r.Layers.IPv4; ip != nil {
+	if ip := r.IPv4; ip != nil {
 		if err := only("ipv4", ip.TTL.set(), ip.DSCP.set(), ip.ECN.set(), ip.ID.set(), ip.DF.set(), ip.Protocol.set()); err != nil {
 			return err
 		}
@@ -197,7 +209,7 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			return err
 		}
 	}
-	if ip := r.Layers.IPv6; ip != nil {
+	if ip := r.IPv6; ip != nil {
 		if err := only("ipv6", ip.HopLimit.set(), ip.DSCP.set(), ip.ECN.set(), ip.FlowLabel.set(), ip.NextHeader.set()); err != nil {
 			return err
 		}
@@ -215,21 +227,21 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 			}
 		}
 	}
-	if r.Layers.UDP != nil && r.Layers.TCP != nil {
+	if r.UDP != nil && r.TCP != nil {
 		return p.errAt(nil, path, "a replay rewrites ports under udp or tcp, not both", "use one of them: it rewrites the ports of UDP and TCP frames alike")
 	}
 	var src, dst node
-	if r.Layers.UDP != nil {
-		src, dst = r.Layers.UDP.Src, r.Layers.UDP.Dst
+	if r.UDP != nil {
+		src, dst = r.UDP.Src, r.UDP.Dst
 	}
-	if t := r.Layers.TCP; t != nil {
+	if t := r.TCP; t != nil {
 		if err := only("tcp", t.Seq.set(), t.Ack.set(), t.Flags.set(), t.Window.set()); err != nil {
 			return err
 		}
 		src, dst = t.Src, t.Dst
 	}
 	l4 := "udp"
-	if r.Layers.TCP != nil {
+	if r.TCP != nil {
 		l4 = "tcp"
 	}
 	if w.SrcPort, err = val(src, path+"."+l4+".src", tPort); err != nil {
@@ -238,8 +250,6 @@ func (p *parser0) replayStream(r *rawStream, path string, st *Stream) error {
 	if w.DstPort, err = val(dst, path+"."+l4+".dst", tPort); err != nil {
 		return err
 	}
-	st.Replay = rp
-	st.Size = Fix(64) // until the capture is read (Compile): only for rates and limits
 	return nil
 }
 
