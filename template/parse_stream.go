@@ -96,26 +96,7 @@ func (p *parser0) stream(r *rawStream, path string) (*Stream, error) {
 // streamInto reads r into st (a zero Stream but for Share 1 and
 // Signature).
 func (p *parser0) streamInto(st *Stream, r *rawStream, path string) error {
-	var err error
-	if r.Name.set() {
-		if st.Name, err = p.text(r.Name, path+".name", "a name"); err != nil {
-			return err
-		}
-	}
-	if r.Count.set() {
-		if st.Count, err = p.optFixed(r.Count, path+".count", tCount, 0); err != nil {
-			return err
-		}
-	}
-	share, err := p.optFixed(r.Share, path+".share", ftype{"share", fUint, 1 << 20, "1"}, 1)
-	if err != nil {
-		return err
-	}
-	if share == 0 {
-		return p.errAt(r.Share.n, path+".share", "share 0 would never send the stream", "use share: 1 or more (shares are relative weights), or remove the stream")
-	}
-	st.Share = uint32(share)
-	if st.Signature, err = p.optBool(r.Signature, path+".signature", true); err != nil {
+	if err := p.streamHead(r, path, st); err != nil {
 		return err
 	}
 
@@ -151,6 +132,50 @@ func (p *parser0) streamInto(st *Stream, r *rawStream, path string) error {
 	}
 
 	// Frame size last: it is checked against the layers.
+	if err := p.frameSize(r, path, st); err != nil {
+		return err
+	}
+	if err := p.checkFragments(path, st); err != nil { // fragment.go
+		return err
+	}
+	if err := p.timing(r, path, st); err != nil { // timing.go
+		return err
+	}
+	return nil
+}
+
+// streamHead reads the stream's name, count, share and signature into st.
+func (p *parser0) streamHead(r *rawStream, path string, st *Stream) error {
+	var err error
+	if r.Name.set() {
+		if st.Name, err = p.text(r.Name, path+".name", "a name"); err != nil {
+			return err
+		}
+	}
+	if r.Count.set() {
+		if st.Count, err = p.optFixed(r.Count, path+".count", tCount, 0); err != nil {
+			return err
+		}
+	}
+	share, err := p.optFixed(r.Share, path+".share", ftype{"share", fUint, 1 << 20, "1"}, 1)
+	if err != nil {
+		return err
+	}
+	if share == 0 {
+		return p.errAt(r.Share.n, path+".share", "share 0 would never send the stream", "use share: 1 or more (shares are relative weights), or remove the stream")
+	}
+	st.Share = uint32(share)
+	if st.Signature, err = p.optBool(r.Signature, path+".signature", true); err != nil {
+		return err
+	}
+	return nil
+}
+
+// frameSize reads the stream's size into st (without one, the smallest
+// frame that holds the layers, the signature and the payload as written)
+// and checks that its smallest frame holds them.
+func (p *parser0) frameSize(r *rawStream, path string, st *Stream) error {
+	var err error
 	need := st.HeaderLen()
 	if st.Signature {
 		need += frame.SignatureLen
@@ -226,12 +251,6 @@ func (p *parser0) streamInto(st *Stream, r *rawStream, path string) error {
 			fp := fmt.Sprintf("%s.payload.fields[%d]", path, i)
 			return p.errAt(nil, fp+".offset", fmt.Sprintf("payload field at offset %d (width %d) ends beyond the %d payload bytes of the smallest frame (size %d)", f.Offset, f.Width, room, st.Size.Min()), "move the field to a lower offset or raise the frame size")
 		}
-	}
-	if err := p.checkFragments(path, st); err != nil { // fragment.go
-		return err
-	}
-	if err := p.timing(r, path, st); err != nil { // timing.go
-		return err
 	}
 	return nil
 }
