@@ -3,13 +3,18 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/internal/testbed"
+	"github.com/wpg-dev/wpg/recv"
 )
 
 // TestReplayedCaptureReportsItsTrueLatency (issue #29): a capture of
@@ -50,4 +55,31 @@ func TestReplayedCaptureReportsItsTrueLatency(t *testing.T) {
 		t.Errorf("latency p50 %d p99 %d outside %d … %d", l.P50Ns, l.P99Ns, l.MinNs, l.MaxNs)
 	}
 	t.Logf("a capture replayed %v after its frames' transmit time: latency max %v, p50 %v", time.Duration(before), time.Duration(l.MaxNs), time.Duration(l.P50Ns))
+}
+
+// TestRecvDurationWithNoSender (issue #29): `wpg recv --duration 1s` on a
+// local path's socket, or on a FIFO, with no sender ran until killed
+// (the FIFO's even past Ctrl-C); it ends at its duration, stopped by
+// "duration" with nothing received, and says that no sender came.
+func TestRecvDurationWithNoSender(t *testing.T) {
+	dir := t.TempDir()
+	for _, where := range [][]string{
+		{"--backend", "shm", "--listen", filepath.Join(dir, "rx.sock")},
+		{"--backend", "pipe", "--fifo", filepath.Join(dir, "rx.fifo")},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, testbed.Wpg(t), append([]string{"recv", "--duration", "1s", "--json"}, where...)...)
+		out, errs, code := runCmd(t, cmd)
+		if ctx.Err() != nil {
+			t.Fatalf("%v: wpg recv --duration 1s with no sender still ran after a minute", where)
+		}
+		cancel()
+		var res recv.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Stop != "duration" || res.Frames != 0 {
+			t.Errorf("%v: exit %d, report %+v (%v)\nstderr: %s", where, code, res, err, errs)
+		}
+		if !strings.Contains(errs, "no sender came to") || !strings.Contains(errs, "within --duration 1s") {
+			t.Errorf("%v: stderr %q does not say that no sender came", where, errs)
+		}
+	}
 }

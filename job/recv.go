@@ -27,6 +27,12 @@ type Reception struct {
 	ctl    *peer.Control // the peer protocol's control connection; nil without --listen
 	// streams are the streams expected (a port pair's receiver; nil: any).
 	streams *recv.StreamSet
+	// start is when Receive began: Duration counts from it, the wait for
+	// a sender included.
+	start time.Time
+	// noSender is set when no sender came on Listen within Duration: rx
+	// and inst are nil, and Wait returns an empty result at once.
+	noSender bool
 }
 
 // prepareRecv validates s and returns the backend, its options and the
@@ -119,6 +125,7 @@ const defaultRecvBatch = 64
 // Wait answers the sender with the result.
 func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	env = env.withDefaults()
+	start := time.Now()
 	var ctl *peer.Control
 	if spec.Listen != "" && spec.Interface == "" {
 		if spec.Backend != "" {
@@ -126,7 +133,10 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 				return nil, err // a receiver that cannot start says so before it waits
 			}
 		}
-		c, err := peer.AcceptRequest(ctx, spec.Listen)
+		c, err := acceptWithin(ctx, spec)
+		if errors.Is(err, errNoSender) {
+			return &Reception{ctx: ctx, kind: backend.KindLocal, spec: spec, start: start, noSender: true}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +169,14 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 		}
 		o.Rendezvous = ctl.Listener
 	}
-	inst, err := reg.Open(ctx, o)
+	// A FIFO's reader waits in its open for a writer: within Duration.
+	octx := ctx
+	if spec.FIFO != "" && spec.Duration > 0 && ctl == nil {
+		var cancel context.CancelFunc
+		octx, cancel = context.WithTimeout(ctx, max(spec.Duration-time.Since(start), time.Nanosecond))
+		defer cancel()
+	}
+	inst, err := reg.Open(octx, o)
 	err = backend.Name(reg.Name, err) // "afxdp: …" once, as a sender's
 	if err != nil {
 		if openFirst {
@@ -177,6 +194,9 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	}
 	if err != nil {
 		inst.Close()
+		if ctl == nil && ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
+			return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, start: start, noSender: true}, nil
+		}
 		if openFirst {
 			return nil, ctl.Refuse(err)
 		}
@@ -197,8 +217,32 @@ func Receive(ctx context.Context, spec RecvSpec, env Env) (*Reception, error) {
 	}
 	mode, _ := frame.ParseVerify(verifyName(spec.Verify)) // checked by prepareRecv
 	summed := reg.Payload && mode == frame.VerifyOn
-	return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, inst: inst, rx: rx, decode: decode, summed: summed, ctl: ctl}, nil
+	return &Reception{ctx: ctx, kind: reg.Kind, spec: spec, inst: inst, rx: rx, decode: decode, summed: summed, ctl: ctl, start: start}, nil
 }
+
+// errNoSender is acceptWithin's answer when Duration ran out first.
+var errNoSender = errors.New("no sender within the duration")
+
+// acceptWithin waits for a sender's request on s.Listen, at most
+// s.Duration (none: until ctx ends); errNoSender when the duration ran
+// out first.
+func acceptWithin(ctx context.Context, s RecvSpec) (*peer.Control, error) {
+	if s.Duration <= 0 {
+		return peer.AcceptRequest(ctx, s.Listen)
+	}
+	actx, cancel := context.WithTimeout(ctx, s.Duration)
+	defer cancel()
+	c, err := peer.AcceptRequest(actx, s.Listen)
+	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return nil, errNoSender
+	}
+	return c, err
+}
+
+// Sender reports whether a sender came: false for a receiver on Listen
+// or a FIFO whose Duration ran out while it waited for one (Wait then
+// returns at once, with nothing received).
+func (r *Reception) Sender() bool { return !r.noSender }
 
 // applyRequest fills what s leaves unset from the sender's request q and
 // refuses a value q contradicts, naming both.
@@ -256,8 +300,14 @@ func applyRequest(s RecvSpec, q peer.RecvRequest) (RecvSpec, error) {
 // Kind is the kind of the receiving backend (network, local, …).
 func (r *Reception) Kind() backend.Kind { return r.kind }
 
-// Info describes the opened receiver (backend, mode, interface).
-func (r *Reception) Info() backend.Info { return r.rx.Info() }
+// Info describes the opened receiver (backend, mode, interface); with no
+// sender (Sender), the backend asked for only.
+func (r *Reception) Info() backend.Info {
+	if r.noSender {
+		return backend.Info{Backend: r.spec.Backend, NUMANode: -1}
+	}
+	return r.rx.Info()
+}
 
 // Wait receives until a stop condition of the spec (Expect, Duration,
 // IdleTimeout), the sender going away or ctx, closes the receiver and
@@ -269,8 +319,15 @@ func (r *Reception) Info() backend.Info { return r.rx.Info() }
 // progress is given with one. With Expect, a result whose frames did not
 // all arrive intact comes with a *report.CheckFailure as the error.
 func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (recv.Result, error) {
+	if r.noSender {
+		return r.checked(nothingReceived(r.Info(), r.spec.Expect), nil)
+	}
 	opts := recv.Options{Expect: r.spec.Expect, Duration: r.spec.Duration, IdleTimeout: r.spec.IdleTimeout, Batch: r.spec.Batch,
 		Progress: progress, ProgressEvery: every, IPFragments: r.kind == backend.KindNetwork, Streams: r.streams}
+	if d := r.spec.Duration; d > 0 {
+		// Counted from Receive: the wait for a sender took some.
+		opts.Duration = max(d-time.Since(r.start), time.Nanosecond)
+	}
 	if r.ctl != nil {
 		if pe := r.ctl.ProgressEvery(); pe > 0 {
 			ctl := r.ctl
@@ -297,6 +354,12 @@ func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (rec
 	if cerr := r.inst.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
+	return r.checked(res, err)
+}
+
+// checked returns res with err, or with Expect the failed check of a
+// result whose frames did not all arrive intact.
+func (r *Reception) checked(res recv.Result, err error) (recv.Result, error) {
 	if err != nil {
 		return res, err
 	}
@@ -305,4 +368,14 @@ func (r *Reception) Wait(progress func(recv.Progress), every time.Duration) (rec
 			res.Frames, r.spec.Expect, res.Lost, res.Duplicated, res.Corrupted, res.Missing)}
 	}
 	return res, nil
+}
+
+// nothingReceived is the result of a reception whose duration ran out
+// before a sender came.
+func nothingReceived(info backend.Info, expect uint64) recv.Result {
+	res := recv.NewTracker().Result()
+	res.Stop = "duration"
+	res.Backend = &info
+	res.Expected, res.Missing = expect, expect
+	return res
 }

@@ -34,12 +34,13 @@ type receiver struct {
 }
 
 // newReceiver opens the pipe's reading side: the FIFO o.Pipe.FIFO, else
-// o.Env.Stdin.
+// o.Env.Stdin. ctx bounds the FIFO's open (which waits for a writer)
+// only.
 func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, error) {
 	pipeSize := o.Pipe.Size
 	r := &receiver{fd: -1, where: "stdin", ctx: ctx}
 	if o.Pipe.FIFO != "" {
-		fd, err := sys.OpenFIFO(o.Pipe.FIFO, false)
+		fd, err := openFIFO(ctx, o.Pipe.FIFO)
 		if err != nil {
 			return nil, backend.ErrorfAt("pipe", "receiver", "%w", err)
 		}
@@ -142,4 +143,35 @@ func (r *receiver) Close() error {
 		sys.SetNonblock(r.fd, false)
 	}
 	return nil
+}
+
+// openFIFO opens the FIFO at path for reading, which waits for a writer,
+// until ctx ends: then it is its writer for a moment, so that the open
+// returns, closes both and returns ctx's error (a blocked open(2) heeds
+// no signal: Ctrl-C and --duration could not end a reader no sender
+// came to).
+func openFIFO(ctx context.Context, path string) (int, error) {
+	type opened struct {
+		fd  int
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		fd, err := sys.OpenFIFO(path, false)
+		done <- opened{fd, err}
+	}()
+	select {
+	case o := <-done:
+		return o.fd, o.err
+	case <-ctx.Done():
+	}
+	if w, err := sys.OpenFIFO(path, true); err == nil { // a reader waits: this does not
+		fd := sys.OwnFD(w)
+		fd.Close()
+	}
+	if o := <-done; o.err == nil {
+		fd := sys.OwnFD(o.fd)
+		fd.Close()
+	}
+	return -1, fmt.Errorf("waiting for a writer on FIFO %s: %w", path, ctx.Err())
 }

@@ -79,7 +79,7 @@ missing.`,
 	fl.StringVar(&f.backend, "backend", "", "data path to receive from (default: afpacket with -i)")
 	fl.StringVarP(&f.iface, "interface", "i", "", "network interface to capture on (afpacket, afxdp)")
 	fl.Uint64Var(&f.expect, "expect", 0, "stop after this many distinct intact signed frames (corrupted frames and duplicates do not count)")
-	fl.DurationVar(&f.duration, "duration", 0, "stop after this long (0: no limit)")
+	fl.DurationVar(&f.duration, "duration", 0, "stop this long after the start, the wait for a sender included (0: no limit)")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "stop when nothing arrived for this long after the first frame (0: never)")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fl.IntVar(&f.batch, "batch", 64, "frames taken from the backend per call")
@@ -179,6 +179,13 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	defer stopMetrics()
 	markStarted(cmd) // the input is valid: what fails from here on is the run
 	stderr := cmd.ErrOrStderr()
+	if !rcv.Sender() {
+		where := spec.Listen
+		if where == "" {
+			where = "FIFO " + spec.FIFO
+		}
+		fmt.Fprintf(stderr, "wpg recv: no sender came to %s within --duration %v\n", where, spec.Duration)
+	}
 	if info := rcv.Info(); rcv.Kind() == backend.KindNetwork {
 		// A line that scripts and tests wait for before starting the sender.
 		mode := info.Mode
