@@ -163,5 +163,7 @@
     const names = jobs.map((j) => j.id + " " + (j.name || ""));
     chart("chart-cmp-pps", names, "pps", ts, col((s) => s.pps));
     chart("chart-cmp-late", names, "µs", ts, col((s) => (s.lateness_p99_ns ? s.lateness_p99_ns / 1e3 : null)));
+    const lat = document.getElementById("cmp-latency");
+    if (lat && !lat.hidden) chart("chart-cmp-latency", names, "µs", ts, col((s) => (s.latency_p99_ns ? s.latency_p99_ns / 1e3 : null)));
   }
 })();
