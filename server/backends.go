@@ -27,6 +27,10 @@ type BackendInfo struct {
 	WhyNot   string `json:"why_not,omitempty"`
 	// Needs says what a job of it must give (a peer, a FIFO).
 	Needs string `json:"needs,omitempty"`
+	// StartReceiver says what start_receiver does for a job of it (the
+	// server starts wpg recv; it receives on a second port); absent where
+	// start_receiver is refused (null, memcpy, pcapfile: receiverFor).
+	StartReceiver string `json:"start_receiver,omitempty"`
 	// Lacks lists the kernel features of this backend that the host's
 	// probes found not supported (sysinfo: "afxdp: …"), with their
 	// minimum kernel: what of it will not work here.
@@ -86,6 +90,12 @@ func (s *Server) Backends() []BackendInfo {
 			b.Needs = "fifo (a FIFO another process reads) or start_receiver: a job of wpg serve has no standard output"
 		case r.NeedsPeer:
 			b.Needs = "start_receiver (the server starts wpg recv) or connect (a wpg recv --listen socket)"
+		}
+		switch {
+		case r.NeedsPeer:
+			b.StartReceiver = "the server starts wpg recv, which counts what arrives (unless connect or fifo is given)"
+		case r.Kind == backend.KindNetwork && r.Name != "pcapfile":
+			b.StartReceiver = "the job receives on a second port: rx_interface (with rx_netns), or else the veth peer of interface, wherever it is"
 		}
 		out = append(out, b)
 	}

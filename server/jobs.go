@@ -303,11 +303,16 @@ func (s *Server) create(ctx context.Context, who Creator, spec job.Spec) (*entry
 }
 
 // check validates spec as a job of this server, as create does before it
-// starts one: the files it names, the pipe's FIFO and job.Validate. It
+// starts one: the files it names, start_receiver on its backend
+// (receiverFor: it may name the receiving port), the pipe's FIFO and
+// job.Validate. It
 // returns job.Problems (every problem at once) or another error; the
 // caller holds a parse turn.
 func (s *Server) check(spec *job.Spec, env job.Env) error {
 	ps := s.checkFiles(spec)
+	if p := receiverFor(spec); p != nil {
+		ps = append(ps, p)
+	}
 	if spec.BackendName() == "pipe" && spec.FIFO == "" && spec.Connect == "" && !spec.StartReceiver {
 		ps = append(ps, &job.OptionError{Field: "fifo", Reason: "is needed: a job of wpg serve has no standard input or output to carry the frames",
 			Fix: "give {fifo} (a FIFO another process reads) or {start_receiver}"})

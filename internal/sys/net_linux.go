@@ -71,3 +71,63 @@ func LinkParent(index int) (bus, dev string, found bool, err error) {
 	}
 	return "", "", false, fmt.Errorf("links: no interface with index %d", index)
 }
+
+// Links lists the network interfaces of the calling thread's network
+// namespace (unlike /sys/class/net, right on a thread that entered
+// another namespace with setns), with their kinds and peers. It needs no
+// privileges.
+func Links() ([]Link, error) {
+	rib, err := syscall.NetlinkRIB(syscall.RTM_GETLINK, syscall.AF_UNSPEC)
+	if err != nil {
+		return nil, fmt.Errorf("links: %w", os.NewSyscallError("netlink RTM_GETLINK", err))
+	}
+	msgs, err := syscall.ParseNetlinkMessage(rib)
+	if err != nil {
+		return nil, fmt.Errorf("links: parse RTM_GETLINK: %w", err)
+	}
+	var out []Link
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Header.Type != syscall.RTM_NEWLINK || len(m.Data) < syscall.SizeofIfInfomsg {
+			continue
+		}
+		l := Link{Index: int(int32(binary.NativeEndian.Uint32(m.Data[4:8])))}
+		attrs, err := syscall.ParseNetlinkRouteAttr(m)
+		if err != nil {
+			return nil, fmt.Errorf("links: parse interface %d: %w", l.Index, err)
+		}
+		for _, a := range attrs {
+			switch a.Attr.Type {
+			case unix.IFLA_IFNAME:
+				l.Name = string(bytes.TrimRight(a.Value, "\x00"))
+			case unix.IFLA_LINK:
+				if len(a.Value) >= 4 {
+					l.PeerIndex = int(int32(binary.NativeEndian.Uint32(a.Value)))
+				}
+			case unix.IFLA_LINK_NETNSID:
+				l.PeerElsewhere = true
+			case unix.IFLA_LINKINFO:
+				l.Kind = linkKind(a.Value)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// linkKind reads IFLA_INFO_KIND out of the nested attributes of
+// IFLA_LINKINFO.
+func linkKind(b []byte) string {
+	for len(b) >= 4 {
+		n := int(binary.NativeEndian.Uint16(b[0:2]))
+		typ := binary.NativeEndian.Uint16(b[2:4]) &^ unix.NLA_F_NESTED
+		if n < 4 || n > len(b) {
+			return ""
+		}
+		if typ == unix.IFLA_INFO_KIND {
+			return string(bytes.TrimRight(b[4:n], "\x00"))
+		}
+		b = b[min((n+3)&^3, len(b)):]
+	}
+	return ""
+}

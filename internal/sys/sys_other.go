@@ -81,6 +81,9 @@ func LinkParent(index int) (bus, dev string, found bool, err error) {
 	return "", "", false, notOnThisOS("link parent")
 }
 
+// Links is not supported: network interfaces are Linux's here.
+func Links() ([]Link, error) { return nil, notOnThisOS("links") }
+
 // EthtoolDriver is not supported: network interfaces are Linux's here.
 func EthtoolDriver(ifname string) (string, error) {
 	return "", notOnThisOS("ethtool " + ifname)
