@@ -62,9 +62,16 @@ type Job struct {
 	reason   atomic.Value // Stop
 	counters Counters
 	start    atomic.Int64 // unix ns when the workers started, 0 before
-	origin   atomic.Int64 // Config.Now when the workers started: timed sources' common start
-	done     chan struct{}
-	result   Result
+	t0       time.Time    // when the workers started: written before they are released
+	// sending counts the workers that have not finished sending; lastEnd
+	// is the latest end of a worker's sending so far, and endAt the run's
+	// Elapsed once none sends (each in ns since t0, plus 1: 0 is none).
+	sending atomic.Int32
+	lastEnd atomic.Int64
+	endAt   atomic.Int64
+	origin  atomic.Int64 // Config.Now when the workers started: timed sources' common start
+	done    chan struct{}
+	result  Result
 	// halt cancels the context the backends were opened with, so that one
 	// blocked on a peer that takes nothing notices the stop.
 	halt context.CancelFunc
@@ -94,6 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	}
 	ctx, halt := context.WithCancel(ctx)
 	j := &Job{cfg: cfg, done: make(chan struct{}), halt: halt}
+	j.sending.Store(int32(cfg.Workers))
 	j.counters.frames = make([]liveCount, cfg.Workers)
 	j.counters.bytes = make([]liveCount, cfg.Workers)
 	j.result.Workers = make([]WorkerResult, cfg.Workers)
@@ -104,13 +112,33 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 // Counters returns the live counters.
 func (j *Job) Counters() *Counters { return &j.counters }
 
-// Elapsed returns the time since the workers started sending (0 before).
+// Elapsed returns the time since the workers started sending (0 before),
+// up to the end of their sending: once the last worker's frames were
+// flushed it stands at the run's Seconds, through the senders' teardown
+// and after, so that a sample taken then closes no empty interval.
 func (j *Job) Elapsed() time.Duration {
 	st := j.start.Load()
 	if st == 0 {
 		return 0
 	}
+	if e := j.endAt.Load(); e > 0 {
+		return time.Duration(e - 1)
+	}
 	return time.Since(time.Unix(0, st))
+}
+
+// doneSending is called once per worker when it has finished sending: at
+// end, its last frames flushed (zero for a worker that never sent). The
+// last one stops Elapsed at the latest end.
+func (j *Job) doneSending(end time.Time) {
+	if !end.IsZero() {
+		ns := max(int64(end.Sub(j.t0)), 0) + 1
+		for old := j.lastEnd.Load(); ns > old && !j.lastEnd.CompareAndSwap(old, ns); old = j.lastEnd.Load() {
+		}
+	}
+	if j.sending.Add(-1) == 0 {
+		j.endAt.Store(max(j.lastEnd.Load(), 1))
+	}
 }
 
 // Stop asks the workers to stop with the given reason.
@@ -169,6 +197,7 @@ func (j *Job) startWorkers(ctx context.Context) (t0 time.Time, finished <-chan s
 		j.Stop(StopSignal)
 	}
 	t0 = time.Now()
+	j.t0 = t0
 	j.start.Store(t0.UnixNano())
 	j.origin.Store(cfg.Now())
 	close(startCh)
@@ -296,6 +325,11 @@ func (j *Job) worker(ctx context.Context, i int, ready *sync.WaitGroup, startCh 
 		}
 	}
 	defer markReady()
+	defer func() {
+		if res.end.IsZero() { // it never sent (send calls doneSending itself)
+			j.doneSending(time.Time{})
+		}
+	}()
 	src, snd, pacer, err := j.prepare(ctx, i, res)
 	if c, ok := src.(interface{ Close() error }); ok {
 		defer c.Close() // files a source reads (a replayed capture), also when the worker fails
@@ -427,6 +461,7 @@ func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pac
 	// thread first: not the run's time (tens of µs of a 1 ms run).
 	res.end = time.Now().Add(-done)
 	res.Seconds = res.end.Sub(t0).Seconds()
+	j.doneSending(res.end)
 	res.CPUSeconds = float64(sys.ThreadCPUTimeNs()-cpu0) / 1e9
 	if cerr := snd.Close(); err == nil && cerr != nil {
 		err = backend.Name(cfg.Backend.Name, cerr)

@@ -20,6 +20,31 @@ type slowClose struct {
 
 const closeTakes = 300 * time.Millisecond
 
+// thousandFrames is a run of 1000 frames of seqSource through reg.
+func thousandFrames(reg backend.Registration, workers int) engine.Config {
+	return engine.Config{
+		Backend: reg,
+		NewSource: func(_ context.Context, w, n int) (engine.Source, error) {
+			return &seqSource{next: uint64(w), step: uint64(n)}, nil
+		},
+		Workers: workers,
+		Batch:   16,
+		Count:   1000,
+	}
+}
+
+// slowCloser is a backend of slowClose senders recording into seen, and
+// when each began to close into closing.
+func slowCloser(mu *sync.Mutex, seen map[uint64]int, closing *[]time.Time) backend.Registration {
+	return backend.Registration{Name: "slowclose", Open: backend.Factories{Sender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
+		r := &recorder{mu: mu, seen: seen, bufs: make([][]byte, o.Batch)}
+		for i := range r.bufs {
+			r.bufs[i] = make([]byte, o.MaxFrame)
+		}
+		return &slowClose{recorder: r, mu: mu, closing: closing}, nil
+	}}.Open}
+}
+
 func (s *slowClose) Close() error {
 	s.mu.Lock()
 	*s.closing = append(*s.closing, time.Now())
@@ -39,23 +64,9 @@ func TestSecondsEndBeforeSendersClose(t *testing.T) {
 		var mu sync.Mutex
 		var closing []time.Time
 		seen := map[uint64]int{}
-		reg := backend.Registration{Name: "slowclose", Open: backend.Factories{Sender: func(_ context.Context, o backend.Options) (backend.Sender, error) {
-			r := &recorder{mu: &mu, seen: seen, bufs: make([][]byte, o.Batch)}
-			for i := range r.bufs {
-				r.bufs[i] = make([]byte, o.MaxFrame)
-			}
-			return &slowClose{recorder: r, mu: &mu, closing: &closing}, nil
-		}}.Open}
+		reg := slowCloser(&mu, seen, &closing)
 		before := time.Now()
-		res := mustRun(t, engine.Config{
-			Backend: reg,
-			NewSource: func(_ context.Context, w, n int) (engine.Source, error) {
-				return &seqSource{next: uint64(w), step: uint64(n)}, nil
-			},
-			Workers: workers,
-			Batch:   16,
-			Count:   1000,
-		})
+		res := mustRun(t, thousandFrames(reg, workers))
 		if res.Frames != 1000 || len(closing) != workers {
 			t.Fatalf("workers=%d: frames %d, %d closes", workers, res.Frames, len(closing))
 		}
@@ -73,5 +84,40 @@ func TestSecondsEndBeforeSendersClose(t *testing.T) {
 				t.Errorf("workers=%d: worker %d took %.3f s, longer than the run's %.3f", workers, w.Worker, w.Seconds, res.Seconds)
 			}
 		}
+	}
+}
+
+// TestElapsedStopsAtTheEnd (issue #29): Elapsed, the clock of a run's
+// samples and intervals, stops when the last worker's frames were
+// flushed, at the run's Seconds: it ran on through the senders' teardown
+// (300 ms here) and the report, and a sample taken then closed an
+// interval with no frames, drawn as a drop to zero at a run's end.
+func TestElapsedStopsAtTheEnd(t *testing.T) {
+	var mu sync.Mutex
+	var closing []time.Time
+	reg := slowCloser(&mu, map[uint64]int{}, &closing)
+	for _, workers := range []int{1, 2} {
+		job, err := engine.Start(context.Background(), thousandFrames(reg, workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// While the senders close, the run has ended: its clock stands.
+		for {
+			mu.Lock()
+			n := len(closing)
+			mu.Unlock()
+			if n == workers {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		during := job.Elapsed()
+		res := job.Wait()
+		time.Sleep(10 * time.Millisecond)
+		after := job.Elapsed()
+		if want := time.Duration(res.Seconds * float64(time.Second)); during != after || (after-want).Abs() > time.Microsecond {
+			t.Errorf("workers=%d: Elapsed %v while the senders closed, %v after the run; the run's Seconds %v", workers, during, after, want)
+		}
+		closing = nil
 	}
 }
