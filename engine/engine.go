@@ -104,6 +104,7 @@ func Start(ctx context.Context, cfg Config) (*Job, error) {
 	j.sending.Store(int32(cfg.Workers))
 	j.counters.frames = make([]liveCount, cfg.Workers)
 	j.counters.bytes = make([]liveCount, cfg.Workers)
+	j.counters.streams = make([]atomic.Pointer[[]atomic.Uint64], cfg.Workers)
 	j.result.Workers = make([]WorkerResult, cfg.Workers)
 	go j.run(ctx)
 	return j, nil
@@ -440,7 +441,10 @@ func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pac
 	// nothing (--workers 4 --count 3): it sends nothing, and still
 	// appears in the result.
 	limited, limit := cfg.Count > 0, share(cfg.Count, i, cfg.Workers)
-	frames, bytes, empty, err := j.loop(snd, src, pacer, limited, limit, i)
+	live := j.counters.newLiveStreams(i, src)
+	frames, bytes, empty, err := j.loop(snd, src, pacer, limited, limit, i, live)
+	// The counts at the end.
+	live.store(0)
 	err = backend.Name(cfg.Backend.Name, err) // the sender's Reserve or Commit
 	if es, ok := src.(ErrSource); ok && err == nil {
 		err = es.Err()
@@ -485,8 +489,9 @@ func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pac
 }
 
 // loop is the hot loop. It returns frames and bytes sent. When limited it
-// sends at most limit frames (0 means none, never "unlimited").
-func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, limit uint64, i int) (frames, bytes, empty uint64, err error) {
+// sends at most limit frames (0 means none, never "unlimited"). live (nil:
+// none) stores the source's frames per stream when they are due.
+func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, limit uint64, i int, live *liveStreams) (frames, bytes, empty uint64, err error) {
 	batch := j.cfg.Batch
 	bufs := make([][]byte, batch)
 	lens := make([]int, batch)
@@ -562,6 +567,9 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 		frames += uint64(sent)
 		fc.Store(frames)
 		bc.Store(bytes)
+		if live != nil && t >= live.next {
+			live.store(t)
+		}
 		if err != nil {
 			return frames, bytes, empty, err
 		}

@@ -106,6 +106,15 @@ type StreamCounter interface {
 	StreamDatagrams() []uint64
 }
 
+// LiveStreamCounter is implemented by a Source that can count its frames
+// per stream without allocating (package template): the worker stores
+// them every StreamsEvery while the run goes (Counters.Streams).
+// AppendStreamFrames appends what StreamFrames returns to dst; it runs on
+// the worker's goroutine.
+type LiveStreamCounter interface {
+	AppendStreamFrames(dst []uint64) []uint64
+}
+
 // ErrSource is implemented by a Source that can fail while rendering (a
 // capture that can no longer be read): Err, checked after the loop, is
 // then the worker's error.

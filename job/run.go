@@ -185,6 +185,13 @@ type Snapshot struct {
 	PPS, BPS      float64
 	// Workers are the per-worker counts.
 	Workers []WorkerSnapshot
+	// Streams are the per-stream counts of a packet template's run, in
+	// the template's order (nil for payload frames): the frames each
+	// worker rendered of each stream, stored every engine.StreamsEvery
+	// (50 ms) while the run goes, so up to that much behind Frames; all
+	// of them once Done. A port pair's reverse direction (Bidir) is not
+	// in them.
+	Streams []StreamSnapshot
 	// Done is true once the run has ended.
 	Done bool
 	// Lateness is how late the paced workers' grants were against their
@@ -361,6 +368,14 @@ func (l *liveLateness) snapshot(done bool) *hist.Hist {
 	return l.frozen.Of(l.cum)
 }
 
+// StreamSnapshot is one template stream's counts so far.
+type StreamSnapshot struct {
+	Stream int    // its index in the template
+	Name   string // its name
+	Frames uint64
+	PPS    float64 // Frames' mean rate since the start
+}
+
 // WorkerSnapshot is one worker's counts so far.
 type WorkerSnapshot struct {
 	Worker        int
@@ -394,6 +409,16 @@ func (r *Run) Snapshot() Snapshot {
 	if secs > 0 {
 		s.PPS = float64(s.Frames) / secs
 		s.BPS = float64(s.Bytes) * 8 / secs
+	}
+	if spec := r.pr.frames.spec; spec != nil {
+		counts := c.Streams(nil)
+		for i := range min(len(counts), len(spec.Streams)) {
+			st := StreamSnapshot{Stream: i, Name: spec.Streams[i].Name, Frames: counts[i]}
+			if secs > 0 {
+				st.PPS = float64(counts[i]) / secs
+			}
+			s.Streams = append(s.Streams, st)
+		}
 	}
 	done := false
 	select {

@@ -3,6 +3,7 @@ package template
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/wpg-dev/wpg/header"
 )
@@ -375,7 +376,16 @@ func (s *Source) renderTimed(bufs [][]byte, lens []int, nowNs int64) int {
 // indexed by stream (what the worker sent of it, unless the run ended
 // with a send error).
 func (s *Source) StreamFrames() []uint64 {
-	out := make([]uint64, len(s.streams))
+	return s.AppendStreamFrames(make([]uint64, 0, len(s.streams)))
+}
+
+// AppendStreamFrames appends StreamFrames to dst, without allocating when
+// dst has room (engine.LiveStreamCounter: the worker stores them while the
+// run goes). It runs on the source's goroutine.
+func (s *Source) AppendStreamFrames(dst []uint64) []uint64 {
+	n := len(dst)
+	dst = slices.Grow(dst, len(s.streams))[:n+len(s.streams)]
+	out := dst[n:] // every element is written below
 	for i, cs := range s.streams {
 		out[i] = cs.k / cs.w
 		if f := cs.fr; f != nil && out[i] > 0 {
@@ -386,7 +396,7 @@ func (s *Source) StreamFrames() []uint64 {
 			}
 		}
 	}
-	return out
+	return dst
 }
 
 // StreamDatagrams returns the whole datagrams this source rendered of each
