@@ -266,7 +266,7 @@ func normalize(data []byte) []byte {
 const wholeMax = 256 << 10
 
 func newParser(file string, data []byte) *parser0 {
-	return &parser0{file: file, data: data, maxValues: MaxTemplateValues, wholeMax: wholeMax, maxWindows: maxWindows}
+	return &parser0{file: file, data: data, maxValues: MaxTemplateValues, wholeMax: wholeMax, keptMax: wholeMax, maxWindows: maxWindows}
 }
 
 type parser0 struct {
@@ -289,6 +289,7 @@ type parser0 struct {
 	preset     *uint64 // the seed, when written after the streams (native reads them again)
 	maxValues  int64   // MaxTemplateValues (lower in tests)
 	wholeMax   int     // wholeMax (lower in tests: windows on small files)
+	keptMax    int     // the most of the template's bytes a window keeps as written (wholeMax)
 	maxWindows int     // maxWindows
 }
 

@@ -62,6 +62,7 @@ type nativeRun struct {
 	anchorItems []int     // the items that define anchors
 	goItems     []int     // the items go-yaml read (the scanner did not take them)
 	windows     int
+	keptAt      int // where in the last window its last item kept starts
 }
 
 func (r *nativeRun) note(cat int, err error) {
@@ -149,7 +150,7 @@ func (r *nativeRun) run() (*Spec, error) {
 		}
 		if s.Seed != 1 {
 			q := newParser(p.file, p.data)
-			q.maxValues, q.wholeMax, q.maxWindows, q.preset = p.maxValues, p.wholeMax, p.maxWindows, &s.Seed
+			q.maxValues, q.wholeMax, q.keptMax, q.maxWindows, q.preset = p.maxValues, p.wholeMax, p.keptMax, p.maxWindows, &s.Seed
 			*p = *q
 			return r.rerun()
 		}
@@ -361,6 +362,7 @@ func (r *nativeRun) window(keep []int, tail bool) string {
 			end = r.starts[j+1]
 		}
 		if ki < len(keep) && keep[ki] == j {
+			r.keptAt = b.Len()
 			b.WriteString(r.src[r.starts[j]:end])
 			ki++
 		} else {
@@ -380,14 +382,16 @@ func (r *nativeRun) window(keep []int, tail bool) string {
 	return b.String()
 }
 
-// blank writes text with each character a blank but line feeds.
+// blank writes text blanked: its line feeds, and a blank for each
+// character after the last (what follows on that line keeps its column;
+// the blanks that end a line are left out).
 func blank(b *strings.Builder, text string) {
-	for _, c := range text {
-		if c == '\n' {
-			b.WriteByte('\n')
-		} else {
-			b.WriteByte(' ')
-		}
+	last := strings.LastIndexByte(text, '\n')
+	for range strings.Count(text, "\n") {
+		b.WriteByte('\n')
+	}
+	for range utf8.RuneCountInString(text[last+1:]) {
+		b.WriteByte(' ')
 	}
 }
 
@@ -422,16 +426,33 @@ func (r *nativeRun) windowItem(it *yitem) (*rawStream, *ynode, int64, int, *Erro
 		return nil, nil, 0, catSyntax, r.tooMany(it)
 	}
 	r.windows++
+	// The items with anchors before it; only those it names when they
+	// are many (go-yaml holds some 200 bytes per byte it reads).
 	var keep []int
 	for _, j := range r.anchorItems {
 		if j < it.k {
 			keep = append(keep, j)
 		}
 	}
+	if r.kept(keep, false) > p.keptMax {
+		keep = slices.DeleteFunc(keep, func(j int) bool { return !slices.Contains(it.deps, j) })
+	}
 	keep = append(keep, it.k)
-	wp := newParser(p.file, []byte(r.window(keep, false)))
+	text := r.window(keep, false)
+	cutLine := 0
+	if it.end-it.start > p.keptMax {
+		// An item longer than go-yaml may read (an unclosed bracket
+		// makes the rest of the file one): as far as it may.
+		cut := r.keptAt + r.lineEnd(it.start+p.keptMax) - it.start
+		cutLine = 1 + strings.Count(text[:cut], "\n")
+		text = text[:cut]
+	}
+	wp := newParser(p.file, []byte(text))
 	wp.maxValues = p.maxValues
 	raw, cat, e := wp.referenceRaw()
+	if cutLine > 0 && (e == nil || e.Line == 0 || e.Line >= cutLine) {
+		return nil, nil, 0, catSyntax, r.tooLong(it)
+	}
 	if e != nil {
 		return nil, nil, 0, cat, renumber(e, keep)
 	}
@@ -447,6 +468,34 @@ func (r *nativeRun) windowItem(it *yitem) (*rawStream, *ynode, int64, int, *Erro
 		_, _, count = countValues(wp.ast, p.maxValues, seq.Values[idx])
 	}
 	return &raw.Streams[idx], n, count, 0, nil
+}
+
+// kept is how many bytes of the template a window keeps as written: the
+// text before the items, the items in keep, what follows them if tail.
+func (r *nativeRun) kept(keep []int, tail bool) int {
+	if len(r.starts) == 0 {
+		return len(r.src)
+	}
+	n := r.starts[0]
+	for _, j := range keep {
+		n += r.ends[j] - r.starts[j]
+	}
+	if tail {
+		n += len(r.src) - r.ends[len(r.ends)-1]
+	}
+	return n
+}
+
+// lineEnd is the offset after the line feed that ends the line of
+// offset i (or the end).
+func (r *nativeRun) lineEnd(i int) int {
+	if i >= len(r.src) {
+		return len(r.src)
+	}
+	if j := strings.IndexByte(r.src[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(r.src)
 }
 
 // windowRoot has go-yaml read the template but the items the scanner took
@@ -470,18 +519,30 @@ func (r *nativeRun) windowRoot(u *yunsup) error {
 		}
 	}
 	slices.Sort(keep)
+	stopped := u != nil && !r.sc.seqDone
+	if !stopped && r.kept(keep, true) > p.keptMax {
+		// More than go-yaml may read: what the scanner found stands.
+		if err := r.first(); err != nil {
+			return err
+		}
+		return r.notTaken(u, nil)
+	}
 	text := r.window(keep, true)
-	if u != nil && !r.sc.seqDone {
+	if stopped {
 		// Stopped before the items or among them: the text to some way
 		// past where it stopped (go-yaml's first error is there, unless
-		// the cut makes one).
-		end := min(u.pos+windowPast, len(r.src))
-		if i := strings.IndexByte(r.src[end:], '\n'); i >= 0 {
-			end += i + 1
-		} else {
-			end = len(r.src)
+		// the cut makes one), the items kept before it no more than go-yaml
+		// may read.
+		for len(keep) > 0 && r.kept(keep, false) > p.keptMax {
+			keep = keep[1:]
 		}
-		text = text[:min(end, len(text))]
+		text = r.window(keep, true)
+		// u is in what follows the items, kept as written at the end.
+		end := r.lineEnd(u.pos + windowPast)
+		if n := len(r.ends); n > 0 {
+			end += len(text) - (len(r.src) - r.ends[n-1]) - r.ends[n-1]
+		}
+		text = text[:min(max(end, 0), len(text))]
 	}
 	wp := newParser(p.file, []byte(text))
 	wp.maxValues = p.maxValues
@@ -521,6 +582,17 @@ func (r *nativeRun) notTaken(u *yunsup, it *yitem) *Error {
 	}
 	if it != nil {
 		e.Path = itemPath(it.k)
+	}
+	return e
+}
+
+// tooLong is the error for an item longer than go-yaml may read in a
+// window, of YAML the scanner does not take.
+func (r *nativeRun) tooLong(it *yitem) *Error {
+	e := r.notTaken(it.unsup, it)
+	e.Msg = fmt.Sprintf("a stream of more than %s of YAML wpg's template reader leaves to the YAML library, in a template of %s", sizeString(int64(r.p.keptMax)), sizeString(int64(len(r.src))))
+	if it.unsup != nil {
+		e.Msg += " (here: " + it.unsup.why + ")"
 	}
 	return e
 }
