@@ -185,11 +185,15 @@ type Snapshot struct {
 	PPS, BPS      float64
 	// Workers are the per-worker counts.
 	Workers []WorkerSnapshot
+	// TargetPPS is the frame rate the run aims at (0: flat out): the
+	// rate's, or the long-run rate of streams that keep their own
+	// schedules; a bidirectional pair's both directions'.
+	TargetPPS float64
 	// Streams are the per-stream counts of a packet template's run, in
 	// the template's order (nil for payload frames): the frames each
 	// worker rendered of each stream, stored every engine.StreamsEvery
-	// (50 ms) while the run goes, so up to that much behind Frames; all
-	// of them once Done. A port pair's reverse direction (Bidir) is not
+	// (50 ms) while the run goes, so up to that much behind Frames (0
+	// before a worker's first store); all of them once Done. A port pair's reverse direction (Bidir) is not
 	// in them.
 	Streams []StreamSnapshot
 	// Done is true once the run has ended.
@@ -410,14 +414,22 @@ func (r *Run) Snapshot() Snapshot {
 		s.PPS = float64(s.Frames) / secs
 		s.BPS = float64(s.Bytes) * 8 / secs
 	}
+	s.TargetPPS = r.pr.targetFPS
+	if r.rev != nil {
+		s.TargetPPS *= 2 // each direction at the rate
+	}
 	if spec := r.pr.frames.spec; spec != nil {
 		counts := c.Streams(nil)
-		for i := range min(len(counts), len(spec.Streams)) {
-			st := StreamSnapshot{Stream: i, Name: spec.Streams[i].Name, Frames: counts[i]}
-			if secs > 0 {
-				st.PPS = float64(counts[i]) / secs
+		s.Streams = make([]StreamSnapshot, len(spec.Streams))
+		for i := range spec.Streams {
+			st := StreamSnapshot{Stream: i, Name: spec.Streams[i].Name}
+			if i < len(counts) {
+				st.Frames = counts[i]
 			}
-			s.Streams = append(s.Streams, st)
+			if secs > 0 {
+				st.PPS = float64(st.Frames) / secs
+			}
+			s.Streams[i] = st
 		}
 	}
 	done := false

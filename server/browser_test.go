@@ -169,13 +169,14 @@ func TestBrowser(t *testing.T) {
 		document.querySelector("#preview").textContent.includes("udp4-imix")`, 10*time.Second)
 
 	// Type a template: the preview follows.
-	tmpl := "streams:\n  - name: typed-in-the-browser\n    size: 128\n    ipv4: {src: 198.18.0.7, dst: 198.19.0.7}\n    udp: {src: 4000, dst: 9}\n"
+	tmpl := "streams:\n  - name: typed-in-the-browser\n    size: 128\n    ipv4: {src: 198.18.0.7, dst: 198.19.0.7}\n    udp: {src: 4000, dst: 9}\n" +
+		"  - name: second-stream\n    share: 3\n    size: 64\n    ipv4: {src: 198.18.0.8, dst: 198.19.0.8}\n    udp: {src: 4001, dst: 9}\n"
 	do("type a template", clear("template_text"), chromedp.SendKeys(chromedp.ID("template_text"), tmpl))
 	until(t, ctx, "the preview of the typed template",
 		`document.querySelector("#preview").textContent.includes("typed-in-the-browser") && document.querySelector("#preview").textContent.includes("128 bytes")`, 10*time.Second)
 	// A mistake shows where it is.
 	do("break it", chromedp.SendKeys(chromedp.ID("template_text"), "    bogus: 1\n"))
-	until(t, ctx, "the template error", `document.querySelector("#preview .errors") != null && document.querySelector("#preview").textContent.includes("line 6")`, 10*time.Second)
+	until(t, ctx, "the template error", `document.querySelector("#preview .errors") != null && document.querySelector("#preview").textContent.includes("line 11")`, 10*time.Second)
 	do("mend it", clear("template_text"), chromedp.SendKeys(chromedp.ID("template_text"), tmpl))
 	until(t, ctx, "the mended preview", `document.querySelector("#preview .errors") == null && document.querySelectorAll("#preview .frame").length == 4`, 10*time.Second)
 
@@ -198,7 +199,30 @@ func TestBrowser(t *testing.T) {
 	if !eval[bool](t, ctx, `document.querySelectorAll("#workers tbody tr").length == 1`) {
 		t.Error("the per-worker table has no row")
 	}
+	// The rate chart has the target's line: 2 kpps at every point.
+	if !eval[bool](t, ctx, `(() => { const u = wpg.charts["chart-pps"]; return u.series.length == 3 && u.series[2].label == "target" &&
+		u.data[2].length == u.data[0].length && u.data[2].every((v) => v == 2000); })()`) {
+		t.Error("the rate chart has no target line at 2 kpps")
+	}
+	// Each stream has its line, growing live, and a row in the table.
+	streams := `wpg.charts["chart-streams"]`
+	until(t, ctx, "the streams' lines", fmt.Sprintf(`%s && %s.series.length == 3 && %s.series[1].label == "typed-in-the-browser" &&
+		%s.series[2].label == "second-stream" && %s.data[2].filter((v) => v > 0).length >= 3`, streams, streams, streams, streams, streams), 10*time.Second)
+	if !eval[bool](t, ctx, `document.querySelectorAll("#streams tbody tr").length == 2 && document.querySelector("#streams tbody").textContent.includes("second-stream")`) {
+		t.Error("the table of streams does not list both")
+	}
+	// The legend works: a click on a stream's name hides its line, a
+	// second shows it again.
+	legend := `#chart-streams .u-legend tr.u-series:nth-child(3) th`
+	do("hide a stream", chromedp.Click(chromedp.CSS(legend)))
+	if !eval[bool](t, ctx, streams+`.series[2].show === false && `+streams+`.series[1].show === true`) {
+		t.Error("a click on the legend did not hide the stream's line")
+	}
 	shot(t, ctx, "job-running")
+	do("show it again", chromedp.Click(chromedp.CSS(legend)))
+	if !eval[bool](t, ctx, streams+`.series[2].show === true`) {
+		t.Error("a second click on the legend did not show the stream's line again")
+	}
 
 	// Stop it: the page shows the final report.
 	do("stop it", chromedp.Click(chromedp.ID("stop")), chromedp.WaitVisible(chromedp.ID("report")))
@@ -227,6 +251,13 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("name"), "second run"), clear("rate"), chromedp.SendKeys(chromedp.ID("rate"), "1kpps"),
 		clear("duration"), chromedp.SendKeys(chromedp.ID("duration"), "3s"), chromedp.Click(chromedp.ID("start")),
 		chromedp.WaitVisible(chromedp.ID("chart-pps")))
+	// A job of 3 s shows how far it has come and the time left, until its
+	// report replaces the page.
+	until(t, ctx, "the progress", `document.querySelector("#report") != null || (window.wpg && wpg.progress > 0 &&
+		document.querySelector("#job-progress").value > 0 && /% of the duration · \d+s left/.test(document.querySelector("#job-progress-text").textContent))`, 10*time.Second)
+	if eval[bool](t, ctx, `document.querySelector("#report") != null`) {
+		t.Log("the second run ended before its progress was seen (a loaded machine)")
+	}
 	until(t, ctx, "the second run's report", `document.querySelector("#report") != null`, 20*time.Second)
 	do("jobs page", chromedp.Navigate(u.url+"/"), chromedp.WaitVisible(chromedp.ID("finished")))
 	shot(t, ctx, "jobs")
@@ -238,6 +269,11 @@ func TestBrowser(t *testing.T) {
 	}
 	// app.js is deferred: the chart comes once it has run.
 	until(t, ctx, "the compare chart with x and two jobs", `window.wpg && wpg.charts["chart-cmp-pps"] && wpg.charts["chart-cmp-pps"].series.length == 3`, 10*time.Second)
+	// The second job's figures say how far they are from the first's.
+	if !eval[bool](t, ctx, `(() => { const r = [...document.querySelectorAll("#compare-table tbody tr")].find((tr) => tr.querySelector("th").textContent == "frames");
+		return !!r && r.querySelectorAll("td")[0].querySelector(".delta") == null && /^[+-]\d+(\.\d+)? %$/.test(r.querySelectorAll("td")[1].querySelector(".delta").textContent); })()`) {
+		t.Error("the compare table has no per-cent delta on the second job's frames")
+	}
 	shot(t, ctx, "compare")
 
 	do("host page", chromedp.Navigate(u.url+"/host"), chromedp.WaitVisible(chromedp.ID("sysinfo")))

@@ -70,3 +70,8 @@ func fmtNs(ns int64) string {
 	}
 	return time.Duration(ns).String()
 }
+
+// fmtLeft writes a time left to the second ("1m05s", "9s", "0s").
+func fmtLeft(s float64) string {
+	return time.Duration(math.Ceil(max(s, 0)) * float64(time.Second)).String()
+}

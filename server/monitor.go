@@ -26,7 +26,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	sampleAt := time.NewTimer(SampleInterval)
 	defer sampleAt.Stop()
 	prev := e.run.Snapshot() // the last published
-	e.publish(snapshotView(e.id, prev, job.Snapshot{}))
+	e.publish(snapshotView(e.id, e.spec, prev, job.Snapshot{}))
 	var last job.Snapshot // at the last sample
 	var t int64
 	// Samples the database refused (a full disk) wait here, in order, and
@@ -52,7 +52,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 			running = false
 		case <-tick.C:
 			snap := e.run.Snapshot()
-			e.publish(snapshotView(e.id, snap, prev))
+			e.publish(snapshotView(e.id, e.spec, snap, prev))
 			prev = snap
 		case <-sampleAt.C:
 			if wait := sampleWait(e.run.Elapsed(), t); wait > 0 {
@@ -69,7 +69,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	}
 	rep := e.run.Report()
 	end := e.run.Snapshot()
-	e.publish(snapshotView(e.id, end, prev)) // done: the report's figures and the receivers' answers
+	e.publish(snapshotView(e.id, e.spec, end, prev)) // done: the report's figures and the receivers' answers
 	if x, ok := finalSample(t+1, end, last, rep); ok {
 		unsaved = append(unsaved, x)
 	}
@@ -201,9 +201,21 @@ func sampleOf(t int64, snap, last job.Snapshot) Sample {
 		lost := int64(r.Lost)
 		x.Lost, x.LatencyP99Ns = &lost, snap.ReceiverLatencySince(last).P99Ns
 	}
-	if dt := (snap.Elapsed - last.Elapsed).Seconds(); dt > 0 {
+	dt := (snap.Elapsed - last.Elapsed).Seconds()
+	if dt > 0 {
 		x.PPS = float64(snap.Frames-last.Frames) / dt
 		x.BPS = float64(snap.Bytes-last.Bytes) * 8 / dt
+	}
+	if n := len(snap.Streams); n > 0 && n <= MaxChartStreams {
+		x.Streams = make([]StreamSample, n)
+		for i, st := range snap.Streams {
+			x.Streams[i].Frames = st.Frames
+			if i < len(last.Streams) && dt > 0 && st.Frames >= last.Streams[i].Frames {
+				x.Streams[i].PPS = float64(st.Frames-last.Streams[i].Frames) / dt
+			} else if len(last.Streams) == 0 && dt > 0 {
+				x.Streams[i].PPS = float64(st.Frames) / dt
+			}
+		}
 	}
 	return x
 }

@@ -81,6 +81,20 @@ type chartData struct {
 	Running bool     `json:"running"`
 	Events  string   `json:"events,omitempty"`
 	Samples []Sample `json:"samples"`
+	// TargetPPS is the rate the job aims at (0: flat out), drawn as a
+	// line on its rate chart.
+	TargetPPS float64 `json:"target_pps,omitempty"`
+	// Streams names the template's streams whose rates the samples (and
+	// the snapshots) carry, in order; none for payload frames.
+	Streams []string `json:"streams,omitempty"`
+}
+
+// streamRow is one line of the job page's table of streams.
+type streamRow struct {
+	Name   string
+	Frames uint64
+	PPS    float64
+	Share  float64 // of all the streams' frames, in per cent
 }
 
 // jobPage is the job detail page.
@@ -94,6 +108,48 @@ type jobPage struct {
 	Receiver string
 	Chart    chartData
 	Notice   string
+	// Progress is how far a running job with a count or a duration has
+	// come (nil: none).
+	Progress *ProgressView
+	// Streams are the template's streams: live while the job runs, the
+	// report's after.
+	Streams []streamRow
+}
+
+// Percent writes a fraction (0 to 1) in whole per cent.
+func (p *ProgressView) Percent() int { return int(p.Fraction * 100) }
+
+// Left writes the time left, or "" when it is not known.
+func (p *ProgressView) Left() string {
+	if p.RemainingSeconds == nil {
+		return ""
+	}
+	return fmtLeft(*p.RemainingSeconds)
+}
+
+// streamsOf fills the page's streams from n streams (stream i's name and
+// frames), their rates over secs and their shares of the frames: the
+// chart's names and the table; none for more than MaxChartStreams.
+func (d *jobPage) streamsOf(n int, stream func(i int) (string, uint64), secs float64) {
+	if n > MaxChartStreams {
+		return
+	}
+	var total uint64
+	d.Streams = make([]streamRow, n)
+	for i := range n {
+		r := &d.Streams[i]
+		r.Name, r.Frames = stream(i)
+		total += r.Frames
+		d.Chart.Streams = append(d.Chart.Streams, r.Name)
+		if secs > 0 {
+			r.PPS = float64(r.Frames) / secs
+		}
+	}
+	for i := range d.Streams {
+		if total > 0 {
+			d.Streams[i].Share = float64(d.Streams[i].Frames) / float64(total) * 100
+		}
+	}
 }
 
 // receiverCounts is the line of the job page's Receiver section for a
@@ -131,9 +187,13 @@ func (s *Server) handleJobPage(w http.ResponseWriter, r *http.Request) {
 	if e != nil {
 		id = e.id
 		d.Job = s.view(e, nil)
-		for _, wk := range e.run.Snapshot().Workers {
+		snap := e.run.Snapshot()
+		for _, wk := range snap.Workers {
 			d.Workers = append(d.Workers, WorkerView{wk.Worker, wk.Frames, wk.Bytes, wk.PPS})
 		}
+		d.Progress = progressOf(e.spec, snap)
+		d.Chart.TargetPPS = snap.TargetPPS
+		d.streamsOf(len(snap.Streams), func(i int) (string, uint64) { return snap.Streams[i].Name, snap.Streams[i].Frames }, snap.Elapsed.Seconds())
 		d.Chart.Running = true
 		d.Chart.Events = fmt.Sprintf("/api/v1/jobs/%d/events", id)
 	} else {
@@ -149,6 +209,8 @@ func (s *Server) handleJobPage(w http.ResponseWriter, r *http.Request) {
 				for _, wk := range rep.Workers {
 					d.Workers = append(d.Workers, WorkerView{Worker: wk.Worker, Frames: wk.Frames, Bytes: wk.Bytes, PPS: wk.PPS})
 				}
+				d.Chart.TargetPPS = rep.TargetPPS
+				d.streamsOf(len(rep.Streams), func(i int) (string, uint64) { return rep.Streams[i].Name, rep.Streams[i].Frames }, rep.Seconds)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -62,6 +63,8 @@ var migrations = []string{
 	ALTER TABLE samples ADD COLUMN lost INTEGER;`,
 	// 3: the receiver's one-way latency of each second.
 	`ALTER TABLE samples ADD COLUMN latency_p99_ns INTEGER NOT NULL DEFAULT 0;`,
+	// 4: each template stream's frames and rate of each second (JSON).
+	`ALTER TABLE samples ADD COLUMN streams TEXT;`,
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -117,7 +120,22 @@ type Sample struct {
 	// LatencyP99Ns is the receivers' one-way latency p99 of the frames
 	// they counted in this second (0: not measured).
 	LatencyP99Ns int64 `json:"latency_p99_ns,omitempty"`
+	// Streams are a packet template's streams, in its order: each one's
+	// frames so far and its rate over this second (absent for payload
+	// frames, and for templates of more than MaxChartStreams streams).
+	Streams []StreamSample `json:"streams,omitempty"`
 }
+
+// StreamSample is one template stream of a Sample.
+type StreamSample struct {
+	Frames uint64  `json:"frames"`
+	PPS    float64 `json:"pps"`
+}
+
+// MaxChartStreams caps the streams whose figures a job's samples and
+// snapshots carry (each one a series of its charts): a template of more
+// streams has none.
+const MaxChartStreams = 64
 
 // OpenStore opens (creating it if need be) the job database at path,
 // migrates its schema to SchemaVersion and marks every job still
@@ -311,15 +329,23 @@ func (s *Store) AddSample(ctx context.Context, id int64, x Sample) error {
 	if x.Lost != nil {
 		lost = *x.Lost
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO samples (job_id, t, frames, bytes, pps, bps, lateness_p50_ns, lateness_p99_ns, lateness_max_ns, lost, latency_p99_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, x.T, int64(x.Frames), int64(x.Bytes), x.PPS, x.BPS, x.LatenessP50Ns, x.LatenessP99Ns, x.LatenessMaxNs, lost, x.LatencyP99Ns)
+	var streams any
+	if x.Streams != nil {
+		b, err := json.Marshal(x.Streams)
+		if err != nil {
+			return err
+		}
+		streams = string(b)
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO samples (job_id, t, frames, bytes, pps, bps, lateness_p50_ns, lateness_p99_ns, lateness_max_ns, lost, latency_p99_ns, streams)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, x.T, int64(x.Frames), int64(x.Bytes), x.PPS, x.BPS, x.LatenessP50Ns, x.LatenessP99Ns, x.LatenessMaxNs, lost, x.LatencyP99Ns, streams)
 	return err
 }
 
 // Samples returns a job's samples in order.
 func (s *Store) Samples(ctx context.Context, id int64) ([]Sample, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t, frames, bytes, pps, bps, lateness_p50_ns, lateness_p99_ns, lateness_max_ns, lost, latency_p99_ns
+	rows, err := s.db.QueryContext(ctx, `SELECT t, frames, bytes, pps, bps, lateness_p50_ns, lateness_p99_ns, lateness_max_ns, lost, latency_p99_ns, streams
 		FROM samples WHERE job_id = ? ORDER BY t`, id)
 	if err != nil {
 		return nil, err
@@ -330,8 +356,13 @@ func (s *Store) Samples(ctx context.Context, id int64) ([]Sample, error) {
 		var x Sample
 		var f, b int64
 		var lost sql.NullInt64
-		if err := rows.Scan(&x.T, &f, &b, &x.PPS, &x.BPS, &x.LatenessP50Ns, &x.LatenessP99Ns, &x.LatenessMaxNs, &lost, &x.LatencyP99Ns); err != nil {
+		var streams sql.NullString
+		if err := rows.Scan(&x.T, &f, &b, &x.PPS, &x.BPS, &x.LatenessP50Ns, &x.LatenessP99Ns, &x.LatenessMaxNs, &lost, &x.LatencyP99Ns, &streams); err != nil {
 			return nil, err
+		}
+		if streams.Valid {
+			// A row this server wrote; one it cannot read has no streams.
+			json.Unmarshal([]byte(streams.String), &x.Streams)
 		}
 		x.Frames, x.Bytes = uint64(f), uint64(b)
 		if lost.Valid {

@@ -56,6 +56,73 @@ type SnapshotView struct {
 	// Receiver is what the job's own receivers (local paths with
 	// start_receiver, or connect) counted so far; absent without one.
 	Receiver *ReceiverView `json:"receiver,omitempty"`
+	// TargetPPS is the frame rate the job aims at (0: flat out).
+	TargetPPS float64 `json:"target_pps"`
+	// Streams are a packet template's streams so far, in its order (up to
+	// 50 ms behind Frames while the job runs); absent for payload frames
+	// and for templates of more than MaxChartStreams streams.
+	Streams []StreamView `json:"streams,omitempty"`
+	// Progress is how far a job with a count or a duration has come;
+	// absent for one that runs until it is stopped or its template's
+	// counts are sent, and for a segment of a job (its count is the
+	// whole job's).
+	Progress *ProgressView `json:"progress,omitempty"`
+}
+
+// StreamView is one template stream of a snapshot: its frames so far and
+// their mean rate since the start.
+type StreamView struct {
+	Stream int     `json:"stream"`
+	Name   string  `json:"name"`
+	Frames uint64  `json:"frames"`
+	PPS    float64 `json:"pps"`
+}
+
+// ProgressView is how far a job has come towards its end: Fraction (0 to
+// 1) of its count or of its duration, whichever is further (By: "count"
+// or "duration"), and RemainingSeconds, the time left at the target rate
+// (flat out: at the mean rate so far) or of the duration, whichever is
+// less; absent while there is no rate to tell it by.
+type ProgressView struct {
+	Fraction         float64  `json:"fraction"`
+	By               string   `json:"by"`
+	RemainingSeconds *float64 `json:"remaining_seconds,omitempty"`
+}
+
+// progressOf is how far a job of spec has come at s; nil when it has no
+// count and no duration (or is a segment).
+func progressOf(spec job.Spec, s job.Snapshot) *ProgressView {
+	if spec.Segment != "" || (spec.Count == 0 && spec.Duration <= 0) {
+		return nil
+	}
+	p := &ProgressView{}
+	left := -1.0
+	if spec.Count > 0 {
+		p.Fraction, p.By = min(float64(s.Frames)/float64(spec.Count), 1), "count"
+		rate := s.TargetPPS
+		if !(rate > 0) {
+			rate = s.PPS
+		}
+		if rate > 0 {
+			left = float64(spec.Count-min(s.Frames, spec.Count)) / rate
+		}
+	}
+	if spec.Duration > 0 {
+		f := min(s.Elapsed.Seconds()/spec.Duration.Seconds(), 1)
+		if f > p.Fraction || p.By == "" {
+			p.Fraction, p.By = f, "duration"
+		}
+		if d := max(spec.Duration-s.Elapsed, 0).Seconds(); left < 0 || d < left {
+			left = d
+		}
+	}
+	if s.Done {
+		p.Fraction, left = 1, 0
+	}
+	if left >= 0 {
+		p.RemainingSeconds = &left
+	}
+	return p
 }
 
 // ReceiverView is job.ReceiverSnapshot: the receivers' totals so far
@@ -96,15 +163,21 @@ type WorkerView struct {
 	PPS    float64 `json:"pps"`
 }
 
-// snapshotView shows s, with the lateness window since prev (the previous
-// snapshot of the stream; zero: since the start).
-func snapshotView(id int64, s, prev job.Snapshot) SnapshotView {
-	v := SnapshotView{Job: id, At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
+// snapshotView shows s, a snapshot of a job of spec, with the lateness
+// window since prev (the previous snapshot of the stream; zero: since the
+// start).
+func snapshotView(id int64, spec job.Spec, s, prev job.Snapshot) SnapshotView {
+	v := SnapshotView{Job: id, TargetPPS: s.TargetPPS, Progress: progressOf(spec, s), At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
 		Done: s.Done, Lateness: latenessView(s.Lateness), LatenessWindow: latenessView(s.LatenessSince(prev)),
 		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.LatenessP50Ns, P99JitterNs: s.LatenessP99Ns,
 		Workers: make([]WorkerView, len(s.Workers))}
 	for i, w := range s.Workers {
 		v.Workers[i] = WorkerView{w.Worker, w.Frames, w.Bytes, w.PPS}
+	}
+	if len(s.Streams) <= MaxChartStreams {
+		for _, st := range s.Streams {
+			v.Streams = append(v.Streams, StreamView{st.Stream, st.Name, st.Frames, st.PPS})
+		}
 	}
 	if r := s.Receiver; r != nil {
 		v.Receiver = &ReceiverView{Receivers: r.Receivers, Frames: r.Frames, Bytes: r.Bytes, Lost: r.Lost, Duplicated: r.Duplicated,

@@ -23,20 +23,43 @@
     return scaled(v, [[1e12, " T"], [1e9, " G"], [1e6, " M"], [1e3, " k"], [1, " "]]) + unit;
   };
   const count = (n) => Number(n).toLocaleString("en-US");
+  // left writes seconds left as the server does ("1m5s", "9s").
+  const left = (secs) => {
+    const t = Math.ceil(Math.max(secs, 0)), h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), s = t % 60;
+    return (h ? h + "h" + m + "m" : m ? m + "m" : "") + s + "s";
+  };
+  // row is a table row of [text, class] cells.
+  const row = (cells) => {
+    const tr = document.createElement("tr");
+    for (const [v, cls] of cells) {
+      const td = document.createElement("td");
+      td.textContent = v;
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+    }
+    return tr;
+  };
   const dur = (ns) => (ns < 1e3 ? ns + " ns" : scaled(ns, [[1e9, " s"], [1e6, " ms"], [1e3, " µs"]]));
 
-  // chart draws series (label, unit) against seconds into the element id.
+  // chart draws series against seconds into the element id: each a label,
+  // or {label, dash, color} (a dashed line: a target). The legend below
+  // it shows each series' value under the cursor; a click on a name hides
+  // or shows its line (uPlot's legend).
   function chart(id, series, unit, x, ys) {
     const el = document.getElementById(id);
     if (!el || !window.uPlot) return null;
+    let c = 0;
     const opts = {
       width: Math.max(el.clientWidth - 2, 280), height: 220,
       scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, hi > 0 ? hi * 1.1 : 1] } },
       axes: [{ label: "seconds" }, { label: unit, size: 70, values: (u, vals) => vals.map((v) => si(v, "")) }],
-      series: [{ label: "s" }].concat(series.map((label, i) => ({
-        label, stroke: colors[i % colors.length], width: 2, spanGaps: false,
-        value: (u, v) => (v == null ? "–" : si(v, unit)),
-      }))),
+      series: [{ label: "s" }].concat(series.map((sr) => {
+        const o = typeof sr === "string" ? { label: sr } : sr;
+        return {
+          label: o.label, stroke: o.color || colors[c++ % colors.length], width: o.dash ? 1.5 : 2, dash: o.dash, spanGaps: !!o.dash,
+          value: (u, v) => (v == null ? "–" : si(v, unit)),
+        };
+      })),
     };
     const u = new uPlot(opts, [x].concat(ys), el);
     wpg.charts[id] = u;
@@ -69,13 +92,21 @@
   if (page === "job") {
     const d = data("chart-data");
     if (!d) return;
-    const x = [], pps = [], bps = [], p50 = [], p99 = [];
+    const x = [], pps = [], bps = [], p50 = [], p99 = [], tgt = [];
+    // One line per template stream (its frames/s over each window).
+    const names = d.streams || [];
+    const st = names.map(() => []);
+    let target = d.target_pps || 0;
     for (const s of d.samples) {
-      x.push(s.t); pps.push(s.pps); bps.push(s.bps);
+      x.push(s.t); pps.push(s.pps); bps.push(s.bps); tgt.push(target || null);
       p50.push(s.lateness_p50_ns ? s.lateness_p50_ns / 1e3 : null);
       p99.push(s.lateness_p99_ns ? s.lateness_p99_ns / 1e3 : null);
+      st.forEach((a, i) => a.push(s.streams && s.streams[i] ? s.streams[i].pps : null));
     }
-    const cp = chart("chart-pps", ["frames/s"], "pps", x, [pps]);
+    const ppsSeries = ["frames/s"].concat(target ? [{ label: "target", dash: [6, 4], color: "#bc4c00" }] : []);
+    const ppsData = () => (target ? [x, pps, tgt] : [x, pps]);
+    const cp = chart("chart-pps", ppsSeries, "pps", x, ppsData().slice(1));
+    const cs = names.length ? chart("chart-streams", names, "pps", x, st) : null;
     const cb = chart("chart-bps", ["bits/s"], "bit/s", x, [bps]);
     const cl = chart("chart-late", ["p50", "p99"], "µs", x, [p50, p99]);
     // The receiver's loss and latency: a section shown once a sample or
@@ -110,8 +141,14 @@
         const lw = s.lateness_window || {};
         p50.push(lw.count ? lw.p50_ns / 1e3 : null);
         p99.push(lw.count ? lw.p99_ns / 1e3 : null);
-        if (x.length > 4000) [x, pps, bps, p50, p99].forEach((a) => a.shift());
-        cp && cp.setData([x, pps]); cb && cb.setData([x, bps]); cl && cl.setData([x, p50, p99]);
+        tgt.push(target || null);
+        st.forEach((a, i) => {
+          const now = s.streams && s.streams[i], was = prev.streams && prev.streams[i];
+          a.push(now && was && now.frames >= was.frames ? (now.frames - was.frames) / dt : null);
+        });
+        if (x.length > 4000) [x, pps, bps, p50, p99, tgt, ...st].forEach((a) => a.shift());
+        cp && cp.setData(ppsData()); cb && cb.setData([x, bps]); cl && cl.setData([x, p50, p99]);
+        cs && cs.setData([x, ...st]);
         const r = s.receiver;
         if (r) {
           const lw = r.latency_window || {};
@@ -132,19 +169,25 @@
       const f = document.getElementById("job-frames");
       if (f) f.textContent = count(s.frames);
       const r = document.getElementById("job-rate");
-      if (r) r.textContent = si(s.pps, "pps") + " · " + si(s.bps, "bit/s");
+      if (r) r.textContent = si(s.pps, "pps") + " · " + si(s.bps, "bit/s") + (target ? " (target " + si(target, "pps") + ")" : "");
+      // Progress towards the count or the duration, and the time left.
+      const pg = document.getElementById("job-progress"), pt = document.getElementById("job-progress-text");
+      if (s.progress && pg && pt) {
+        const pc = Math.floor(s.progress.fraction * 100);
+        pg.value = pc;
+        pg.textContent = pc + " %";
+        pt.textContent = pc + " % of the " + s.progress.by + (s.progress.remaining_seconds != null ? " · " + left(s.progress.remaining_seconds) + " left" : "");
+        wpg.progress = s.progress.fraction;
+      }
+      const sb = document.querySelector("#streams tbody");
+      if (sb && s.streams) {
+        const all = s.streams.reduce((n, x) => n + x.frames, 0);
+        sb.replaceChildren(...s.streams.map((x) => row([[x.name, "name"], [count(x.frames), "num"], [si(x.pps, "pps"), "num"],
+          [(all ? (100 * x.frames) / all : 0).toFixed(1) + " %", "num"]])));
+      }
       const tb = document.querySelector("#workers tbody");
       if (tb && s.workers) {
-        tb.replaceChildren(...s.workers.map((w) => {
-          const tr = document.createElement("tr");
-          for (const [v, num] of [[w.worker, false], [count(w.frames), true], [si(w.bytes, "B"), true], [si(w.pps, "pps"), true]]) {
-            const td = document.createElement("td");
-            td.textContent = v;
-            if (num) td.className = "num";
-            tr.appendChild(td);
-          }
-          return tr;
-        }));
+        tb.replaceChildren(...s.workers.map((w) => row([[w.worker, ""], [count(w.frames), "num"], [si(w.bytes, "B"), "num"], [si(w.pps, "pps"), "num"]])));
       }
     });
     es.addEventListener("report", () => {
