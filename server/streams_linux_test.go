@@ -147,3 +147,26 @@ func TestProgressOf(t *testing.T) {
 		t.Errorf("no rate yet: %+v", p)
 	}
 }
+
+// TestRunningJobProgress: a running job with a duration says how far it
+// has come in the API's view of it and on the jobs page.
+func TestRunningJobProgress(t *testing.T) {
+	ts := newTest(t, Options{})
+	v := ts.create(`{"rate": "1kpps", "duration": 60000000000}`)
+	defer ts.do("POST", fmt.Sprintf("/api/v1/jobs/%d/stop", v.ID), nil)
+	var got JobView
+	for deadline := time.Now().Add(10 * time.Second); got.Progress == nil || got.Progress.Fraction == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no progress: %+v", got)
+		}
+		_, data := ts.do("GET", fmt.Sprintf("/api/v1/jobs/%d", v.ID), nil)
+		got = JobView{}
+		json.Unmarshal(data, &got)
+	}
+	if got.Progress.By != "duration" || got.Progress.RemainingSeconds == nil || *got.Progress.RemainingSeconds > 60 {
+		t.Errorf("progress %+v", *got.Progress)
+	}
+	if _, html := ts.page("GET", "/ui/running", nil, nil); !strings.Contains(html, `<small class="progress">`) || !strings.Contains(html, "left</small>") {
+		t.Errorf("the running jobs' rows do not say how far they have come:\n%s", html)
+	}
+}

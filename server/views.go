@@ -30,6 +30,9 @@ type JobView struct {
 	BPS       float64 `json:"bps"`
 	Elapsed   float64 `json:"elapsed_seconds"`
 	HasReport bool    `json:"has_report"`
+	// Progress is how far a running job with a count or a duration has
+	// come (SnapshotView.Progress); absent otherwise.
+	Progress *ProgressView `json:"progress,omitempty"`
 }
 
 // SnapshotView is one snapshot of the event stream.
@@ -197,7 +200,7 @@ func (s *Server) view(e *entry, rec *JobRecord) JobView {
 			snap := e.run.Snapshot()
 			v := JobView{ID: e.id, Name: e.name, StartedBy: e.startedBy, Client: e.client, Status: StatusRunning, Backend: e.spec.BackendName(), Cores: job.FormatCPUList(e.cores),
 				Spec: spec, CreatedAt: e.created.UTC(), StartedAt: e.created.UTC(), Frames: snap.Frames, Bytes: snap.Bytes, PPS: snap.PPS, BPS: snap.BPS,
-				Elapsed: snap.Elapsed.Seconds()}
+				Elapsed: snap.Elapsed.Seconds(), Progress: progressOf(e.spec, snap)}
 			if msg := e.unstored.Load(); msg != nil {
 				v.Error = *msg
 			}
