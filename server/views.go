@@ -54,8 +54,14 @@ type SnapshotView struct {
 	// The report's lateness figures, once Done.
 	LatenessMaxNs  int64 `json:"lateness_max_ns"`
 	LatenessMeanNs int64 `json:"lateness_mean_ns"`
-	P50JitterNs    int64 `json:"p50_jitter_ns"`
-	P99JitterNs    int64 `json:"p99_jitter_ns"`
+	LatenessP50Ns  int64 `json:"lateness_p50_ns"`
+	LatenessP99Ns  int64 `json:"lateness_p99_ns"`
+	// P50JitterNs and P99JitterNs are LatenessP50Ns and LatenessP99Ns
+	// under their old names, deprecated (the pacer's lateness, not a
+	// jitter; docs/api.md): they go with the report's p50_jitter and
+	// p99_jitter.
+	P50JitterNs int64 `json:"p50_jitter_ns"`
+	P99JitterNs int64 `json:"p99_jitter_ns"`
 	// Receiver is what the job's own receivers (local paths with
 	// start_receiver, or connect) counted so far; absent without one.
 	Receiver *ReceiverView `json:"receiver,omitempty"`
@@ -172,7 +178,7 @@ type WorkerView struct {
 func snapshotView(id int64, spec job.Spec, s, prev job.Snapshot) SnapshotView {
 	v := SnapshotView{Job: id, TargetPPS: s.TargetPPS, Progress: progressOf(spec, s), At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
 		Done: s.Done, Lateness: latenessView(s.Lateness), LatenessWindow: latenessView(s.LatenessSince(prev)),
-		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, P50JitterNs: s.LatenessP50Ns, P99JitterNs: s.LatenessP99Ns,
+		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, LatenessP50Ns: s.LatenessP50Ns, LatenessP99Ns: s.LatenessP99Ns, P50JitterNs: s.LatenessP50Ns, P99JitterNs: s.LatenessP99Ns,
 		Workers: make([]WorkerView, len(s.Workers))}
 	for i, w := range s.Workers {
 		v.Workers[i] = WorkerView{w.Worker, w.Frames, w.Bytes, w.PPS}
