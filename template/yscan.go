@@ -41,7 +41,8 @@ type yscan struct {
 	overCol   int
 	total     int64 // the document's count
 
-	depth int // the collections open around pos
+	depth    int // the collections open around pos
+	flowMaps int // the flow mappings among them
 
 	// streams is set while the value of the root's streams key is about
 	// to be read: a sequence read then hands its items to item one by one
@@ -752,12 +753,15 @@ func (s *yscan) flow(pi int) (*ynode, int64) {
 		s.seq, s.seqFlow = n, true
 	}
 	s.depth++
+	if n.kind == yMapping {
+		s.flowMaps++
+	}
 	s.pos++
 	s.fspace(pi)
 	cnt := int64(1)
 	if s.ch() == closer {
 		s.pos++
-		s.depth--
+		s.endFlow(n)
 		s.seqDone = s.seqDone || items
 		return n, 1
 	}
@@ -804,6 +808,11 @@ func (s *yscan) flow(pi int) (*ynode, int64) {
 				if s.ch() == ':' {
 					s.unsup("a mapping entry in a flow sequence")
 				}
+				if s.flowMaps > 0 && v.kind == yScalar && v.flags&yQuoted == 0 && strings.Contains(v.text, ":") {
+					// go-yaml reads 2001:2::1 in [...] in {...} as a
+					// mapping of 2001 to 2::1.
+					s.unsup("a plain scalar with a colon in a flow sequence in a flow mapping")
+				}
 			}
 			if v != nil {
 				n.add(&tail, v)
@@ -822,13 +831,21 @@ func (s *yscan) flow(pi int) (*ynode, int64) {
 			continue
 		case closer:
 			s.pos++
-			s.depth--
+			s.endFlow(n)
 			if items {
 				s.seqDone = true
 			}
 			return n, s.count(cnt, bl, bc)
 		}
 		s.unsup("a flow collection's entries not separated by commas")
+	}
+}
+
+// endFlow closes flow collection n.
+func (s *yscan) endFlow(n *ynode) {
+	s.depth--
+	if n.kind == yMapping {
+		s.flowMaps--
 	}
 }
 
@@ -1113,13 +1130,13 @@ func (s *yscan) streamItem(start, startLine int, parse func() (*ynode, int64), s
 	*it = yitem{k: s.nitems, start: start, startLine: startLine, deps: it.deps[:0]}
 	s.nitems++
 	s.cur, s.curAnchors, s.deps = it.k, s.curAnchors[:0], s.deps[:0]
-	depth := s.depth
+	depth, flowMaps := s.depth, s.flowMaps
 	mark := s.a.mark()
 	n, c, u := s.try(parse)
 	if u != nil {
 		// From the item's start again, past it as a whole; its anchors,
 		// those read and those not, are go-yaml's to resolve.
-		s.depth, s.keySetOf = depth, nil
+		s.depth, s.flowMaps, s.keySetOf = depth, flowMaps, nil
 		s.pos, s.line, s.lineStart = start, startLine, strings.LastIndexByte(s.src[:start], '\n')+1
 		skip()
 		for _, name := range s.curAnchors {
