@@ -442,7 +442,7 @@ func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pac
 	// appears in the result.
 	limited, limit := cfg.Count > 0, share(cfg.Count, i, cfg.Workers)
 	live := j.counters.newLiveStreams(i, src)
-	frames, bytes, empty, err := j.loop(snd, src, pacer, limited, limit, i, live)
+	frames, bytes, empty, unsent, err := j.loop(snd, src, pacer, limited, limit, i, live)
 	// The counts at the end.
 	live.store(0)
 	err = backend.Name(cfg.Backend.Name, err) // the sender's Reserve or Commit
@@ -451,6 +451,15 @@ func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pac
 	}
 	if sc, ok := src.(StreamCounter); ok {
 		res.StreamFrames, res.StreamDatagrams = sc.StreamFrames(), sc.StreamDatagrams()
+		res.StreamBytes = sc.StreamBytes(bytes + unsent)
+	}
+	if sl, ok := src.(StreamLatenessCounter); ok {
+		if frames, sum, most := sl.StreamLateness(); frames != nil {
+			res.StreamLateness = make([]StreamLateness, len(frames))
+			for k := range frames {
+				res.StreamLateness[k] = StreamLateness{Frames: frames[k], SumNs: sum[k], MaxNs: most[k]}
+			}
+		}
 	}
 	var done time.Duration
 	if d, ok := pacer.(interface{ Done() }); ok {
@@ -488,10 +497,12 @@ func (j *Job) send(i int, res *WorkerResult, src Source, snd backend.Sender, pac
 	}
 }
 
-// loop is the hot loop. It returns frames and bytes sent. When limited it
-// sends at most limit frames (0 means none, never "unlimited"). live (nil:
-// none) stores the source's frames per stream when they are due.
-func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, limit uint64, i int, live *liveStreams) (frames, bytes, empty uint64, err error) {
+// loop is the hot loop. It returns frames and bytes sent, and the bytes
+// of frames rendered but not sent (a Commit that took fewer). When
+// limited it sends at most limit frames (0 means none, never
+// "unlimited"). live (nil: none) stores the source's frames per stream
+// when they are due.
+func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, limit uint64, i int, live *liveStreams) (frames, bytes, empty, unsent uint64, err error) {
 	batch := j.cfg.Batch
 	bufs := make([][]byte, batch)
 	lens := make([]int, batch)
@@ -537,7 +548,7 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 		}
 		n, rerr := snd.Reserve(bufs[:want])
 		if rerr != nil {
-			return frames, bytes, empty, rerr
+			return frames, bytes, empty, unsent, rerr
 		}
 		if pacer != nil && n < want {
 			pacer.Return(want - n)
@@ -561,8 +572,11 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 		}
 		prev = t
 		bytes += sumLens(lens[:sent])
-		if pacer != nil && sent < m {
-			pacer.Return(m - sent)
+		if sent < m {
+			unsent += sumLens(lens[sent:m])
+			if pacer != nil {
+				pacer.Return(m - sent)
+			}
 		}
 		frames += uint64(sent)
 		fc.Store(frames)
@@ -571,13 +585,13 @@ func (j *Job) loop(snd backend.Sender, src Source, pacer Pacer, limited bool, li
 			live.store(t)
 		}
 		if err != nil {
-			return frames, bytes, empty, err
+			return frames, bytes, empty, unsent, err
 		}
 		if m < n {
 			break // the source is exhausted
 		}
 	}
-	return frames, bytes, empty, nil
+	return frames, bytes, empty, unsent, nil
 }
 
 // stampBatch fills stamps with the send time of each frame of a batch

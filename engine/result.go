@@ -43,7 +43,14 @@ type WorkerResult struct {
 	// StreamDatagrams are the whole datagrams among them (fragments count
 	// once, with their last); nil as StreamFrames is.
 	StreamDatagrams []uint64
-	Err             error
+	// StreamBytes are the bytes of StreamFrames' frames, whole; nil as
+	// StreamFrames is.
+	StreamBytes []uint64
+	// StreamLateness is, for each stream that keeps its own schedule, how
+	// late its frames were (StreamLatenessCounter); nil when no stream
+	// keeps one.
+	StreamLateness []StreamLateness
+	Err            error
 
 	// end is when the worker's sending ended (its last Flush returned):
 	// the run's Seconds ends at the latest, before the senders' Close.

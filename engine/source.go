@@ -101,9 +101,33 @@ type Follower interface {
 // StreamDatagrams counts what a receiver counts per stream: whole
 // datagrams, the last fragment of a fragmented one included (equal to
 // StreamFrames for streams that are not fragmented).
+//
+// StreamBytes counts the bytes of those frames, given rendered, the bytes
+// of every frame the source rendered (the engine's count: what it sent,
+// and what a send error left unsent), so that a source need not count
+// the length of every frame: one whose streams' lengths vary may take
+// one stream's bytes as what the others leave of rendered.
 type StreamCounter interface {
 	StreamFrames() []uint64
 	StreamDatagrams() []uint64
+	StreamBytes(rendered uint64) []uint64
+}
+
+// StreamLateness is how late the frames of a stream with its own schedule
+// were rendered against their due times (a TimedSource's stream): Frames
+// of them, their lateness summing to SumNs, MaxNs at most (frames on time
+// or released a little early count 0); zero for a stream without one.
+type StreamLateness struct {
+	Frames       uint64
+	SumNs, MaxNs int64
+}
+
+// StreamLatenessCounter is implemented by a TimedSource that measures the
+// lateness of its streams' frames (package template), indexed by stream
+// (nil when no stream keeps its own schedule); the engine reports it per
+// worker (WorkerResult.StreamLateness) after the loop.
+type StreamLatenessCounter interface {
+	StreamLateness() (frames []uint64, sumNs, maxNs []int64)
 }
 
 // LiveStreamCounter is implemented by a Source that can count its frames

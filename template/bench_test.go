@@ -53,7 +53,8 @@ func benchRenderKeep(b *testing.B, s *Spec, plan string, keep bool) {
 // BenchmarkRender measures Render of batches of 256 frames: the default
 // template (64-byte UDP/IPv4, one varying port + signature) and
 // examples/udp64.wpg.yaml (source address and port varying) streamed and
-// prerendered, the mixed example under plan auto, and the default at 1500
+// prerendered, the mixed example under plan auto and streamed, one stream
+// of IMIX sizes streamed and prerendered, and the default at 1500
 // bytes streamed and prerendered, each with and without KeepFrames.
 func BenchmarkRender(b *testing.B) {
 	b.Run("default/stream", func(b *testing.B) { benchRender(b, Default(), PlanStream) })
@@ -69,6 +70,14 @@ func BenchmarkRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("mixed/auto", func(b *testing.B) { benchRender(b, mixed, PlanAuto) })
+	b.Run("mixed/stream", func(b *testing.B) { benchRender(b, mixed, PlanStream) })
+	// One stream of IMIX sizes: a size per frame.
+	imix, err := Parse("imix.wpg.yaml", []byte("streams:\n  - name: imix\n    size: imix\n    ipv4: {src: {from: 198.18.0.1, to: 198.18.0.100}, dst: 198.19.0.1}\n    udp: {src: 9, dst: 9}\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("imix/stream", func(b *testing.B) { benchRender(b, imix, PlanStream) })
+	b.Run("imix/prerender", func(b *testing.B) { benchRender(b, imix, PlanPrerender) })
 	// 1500-byte frames: whole frames into the buffers, or (keep) only the
 	// bytes that vary, the buffers holding last lap's frame.
 	big, err := DefaultWithSize(1500)

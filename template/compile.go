@@ -161,6 +161,7 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	for _, cs := range s.streams {
 		cs.planRun() // fast.go
 	}
+	s.chooseCounted() // timed.go
 	s.detail = joinDetails(details)
 	return s, nil
 }

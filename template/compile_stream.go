@@ -61,6 +61,38 @@ type cstream struct {
 
 	rp *replay // a capture replayed (replay_render.go), nil for a layer stack
 	tm *stime  // the stream's own schedule (timed.go), nil when shared
+
+	// vbytes counts the bytes rendered of a stream whose frames differ in
+	// length (fixedLen 0) when vcount is set, by the lengths Render
+	// returns (a run of the stream's frames at a time where it can). The
+	// stream of the largest share among those is not counted (its bytes
+	// are the rest of the source's: StreamBytes), nor is a stream of one
+	// length (its frames times the length): a template of one stream
+	// counts nothing per frame.
+	vbytes uint64
+	vcount bool
+	// late sums, and lateMax is the largest, lateness of a timed stream's
+	// frames (ns, render time less due time; none early), lateN counts
+	// them (timed.go).
+	late, lateMax int64
+	lateN         uint64
+}
+
+// fixedLen is the length of every frame of the stream, or 0 when it
+// differs from frame to frame (sizes that vary, prerendered frames of
+// several sizes, a capture, fragments), which vbytes then counts.
+func (cs *cstream) fixedLen() int {
+	switch {
+	case cs.rp != nil, cs.fr != nil:
+		return 0
+	case cs.pre && cs.delta != nil:
+		return cs.delta.n
+	case cs.pre && cs.frames == nil:
+		return cs.fixN
+	case cs.pre, cs.sizeVar:
+		return 0
+	}
+	return cs.sizes[0].n
 }
 
 type sizeEntry struct {

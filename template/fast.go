@@ -64,6 +64,11 @@ func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
 			lens[j] = cs.renderStream(b, now, nowSum)
 		}
 	}
+	if cs.vcount {
+		for _, n := range lens {
+			cs.vbytes += uint64(n)
+		}
+	}
 }
 
 // runPre is renderOne's prerendered path for frames of one size: copy the

@@ -370,6 +370,9 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 		default:
 			lens[n] = cs.renderStream(bufs[n], now, nowSum)
 		}
+		if cs.vcount {
+			cs.vbytes += uint64(lens[n])
+		}
 		n++
 		if !cs.unlimited {
 			cs.left--

@@ -350,7 +350,15 @@ func (s *Source) renderTimed(bufs [][]byte, lens []int, nowNs int64) int {
 		if n < len(tl.dues) {
 			tl.dues[n] = cs.tm.due
 		}
+		if late := nowNs - cs.tm.due; late > 0 { // a frame due a little later goes now: on time
+			cs.late += late
+			cs.lateMax = max(cs.lateMax, late)
+		}
+		cs.lateN++
 		lens[n] = cs.renderOne(bufs[n], now, nowSum)
+		if cs.vcount {
+			cs.vbytes += uint64(lens[n])
+		}
 		n++
 		if !cs.unlimited {
 			cs.left--
@@ -397,6 +405,73 @@ func (s *Source) AppendStreamFrames(dst []uint64) []uint64 {
 		}
 	}
 	return dst
+}
+
+// chooseCounted picks the streams whose bytes Render counts: those whose
+// frames differ in length, but for the one of the largest share, whose
+// bytes StreamBytes takes from the total (a template of one stream, or
+// one of IMIX and some of fixed sizes, counts nothing per frame).
+func (s *Source) chooseCounted() {
+	var rest *cstream
+	for _, cs := range s.streams {
+		if cs.fixedLen() > 0 {
+			continue
+		}
+		cs.vcount = true
+		if rest == nil || cs.share > rest.share {
+			rest = cs
+		}
+	}
+	if rest != nil {
+		rest.vcount = false
+	}
+}
+
+// StreamBytes returns the bytes of the frames this source rendered of
+// each stream, indexed by stream (StreamFrames' frames, whole), given
+// rendered, the bytes of all of them (the caller's count: the engine's
+// of the frames it sent, and of those a send error left unsent). A
+// stream of one frame length is its frames times the length; one whose
+// lengths vary counts them as rendered; the varying stream of the
+// largest share has what is left of rendered.
+func (s *Source) StreamBytes(rendered uint64) []uint64 {
+	frames := s.StreamFrames()
+	out := make([]uint64, len(s.streams))
+	rest := -1
+	var known uint64
+	for i, cs := range s.streams {
+		switch n := cs.fixedLen(); {
+		case n > 0:
+			out[i] = frames[i] * uint64(n)
+		case cs.vcount:
+			out[i] = cs.vbytes
+		default:
+			rest = i
+			continue
+		}
+		known += out[i]
+	}
+	if rest >= 0 {
+		out[rest] = rendered - min(known, rendered)
+	}
+	return out
+}
+
+// StreamLateness returns, for each stream with its own schedule, how late
+// its frames were rendered against their due times (the batch's render
+// time less the frame's due time; a frame due within the wait's
+// resolution after it counts 0): how many frames, their lateness's sum
+// and its largest (ns), indexed by stream, zero for a stream without
+// its own schedule; nil when no stream keeps one.
+func (s *Source) StreamLateness() (frames []uint64, sumNs, maxNs []int64) {
+	if s.tl == nil {
+		return nil, nil, nil
+	}
+	frames, sumNs, maxNs = make([]uint64, len(s.streams)), make([]int64, len(s.streams)), make([]int64, len(s.streams))
+	for i, cs := range s.streams {
+		frames[i], sumNs[i], maxNs[i] = cs.lateN, cs.late, cs.lateMax
+	}
+	return frames, sumNs, maxNs
 }
 
 // StreamDatagrams returns the whole datagrams this source rendered of each
