@@ -271,6 +271,9 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 		rep.Verification, _ = recv.Merge(verifications...).MarshalPeer() // with its latency histogram: reports merge exactly
 	}
 	rep.Streams = streamCounts(res, pr.frames.spec)
+	for i := range rep.Streams {
+		rep.Streams[i].SetRates(rep.Seconds, pr.layer.String())
+	}
 	if !pr.rate.Unlimited() || pr.frames.timed {
 		rep.Rate = pr.rate.String()
 		if pr.frames.timed {

@@ -71,7 +71,10 @@ func timedPacer(fps float64, workers int, s Spec, pr *prepared) pace.Config {
 	return pace.Config{FPS: per, Wait: pr.wait, Clock: pr.clock, Priority: s.RTPriority, WakeBoost: pr.boost}
 }
 
-// streamCounts sums the workers' per-stream frame counts for the report.
+// streamCounts sums the workers' per-stream frame and byte counts for the
+// report, and for a stream with its own schedule its frames' lateness
+// (the largest of the workers', their mean weighted by their frames);
+// the rates are the report's to set (report.Stream.SetRates).
 func streamCounts(res *engine.Result, spec *template.Spec) []report.Stream {
 	if spec == nil {
 		return nil
@@ -81,15 +84,27 @@ func streamCounts(res *engine.Result, spec *template.Spec) []report.Stream {
 		st := &spec.Streams[i]
 		rs := report.Stream{Stream: i, Name: st.Name}
 		counted := false
-		var datagrams uint64
+		var datagrams, late uint64
+		var lateSum, lateMax int64
 		for _, w := range res.Workers {
 			if i < len(w.StreamFrames) {
 				rs.Frames += w.StreamFrames[i]
 				counted = true
 			}
+			if i < len(w.StreamBytes) {
+				rs.Bytes += w.StreamBytes[i]
+			}
 			if i < len(w.StreamDatagrams) {
 				datagrams += w.StreamDatagrams[i]
 			}
+			if i < len(w.StreamLateness) {
+				l := w.StreamLateness[i]
+				late, lateSum, lateMax = late+l.Frames, lateSum+l.SumNs, max(lateMax, l.MaxNs)
+			}
+		}
+		if st.Timing != nil && late > 0 {
+			mean := int64(math.Round(float64(lateSum) / float64(late)))
+			rs.LatenessMaxNs, rs.LatenessMeanNs = &lateMax, &mean
 		}
 		if st.Fragmented() {
 			rs.Datagrams = datagrams

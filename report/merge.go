@@ -124,7 +124,7 @@ func Merge(in ...Named) (*Report, error) {
 	var latN int64
 	var verifications []recv.Result
 	inexact := false
-	streams := map[int]*Stream{}
+	streams := map[int]*mergedStream{}
 	for _, n := range in {
 		r := n.Report
 		label := segmentLabel(n)
@@ -170,13 +170,11 @@ func Merge(in ...Named) (*Report, error) {
 		for _, st := range r.Streams {
 			ms := streams[st.Stream]
 			if ms == nil {
-				c := st
-				c.Frames, c.Datagrams = 0, 0
-				ms = &c
+				ms = &mergedStream{Stream: st}
+				ms.Frames, ms.Datagrams, ms.Bytes, ms.LatenessMaxNs, ms.LatenessMeanNs = 0, 0, 0, nil, nil
 				streams[st.Stream] = ms
 			}
-			ms.Frames += st.Frames
-			ms.Datagrams += st.Datagrams
+			ms.add(st)
 		}
 		if len(r.Verification) > 0 {
 			v, err := recv.UnmarshalPeer(r.Verification)
@@ -228,7 +226,7 @@ func Merge(in ...Named) (*Report, error) {
 	m.Stop = strings.Join(stops, ", ")
 	m.Error = strings.Join(errs, "; ")
 	for _, st := range streams {
-		m.Streams = append(m.Streams, *st)
+		m.Streams = append(m.Streams, st.merged(m.Seconds, m.BPSLayer))
 	}
 	sort.Slice(m.Streams, func(i, j int) bool { return m.Streams[i].Stream < m.Streams[j].Stream })
 	if len(verifications) > 0 {
@@ -376,4 +374,40 @@ func addInt(p *int64, v int64) *int64 {
 		v += *p
 	}
 	return &v
+}
+
+// mergedStream is one stream of several reports merged: counts summed,
+// its frames' lateness the largest and the mean weighted by frames.
+type mergedStream struct {
+	Stream
+	lateFrames uint64
+	lateSum    float64
+	lateMax    int64
+}
+
+// add counts one report's part of the stream.
+func (ms *mergedStream) add(st Stream) {
+	ms.Frames += st.Frames
+	ms.Datagrams += st.Datagrams
+	ms.Bytes += st.Bytes
+	if st.LatenessMaxNs != nil && st.LatenessMeanNs != nil {
+		ms.lateFrames += st.Frames
+		ms.lateSum += float64(*st.LatenessMeanNs) * float64(st.Frames)
+		ms.lateMax = max(ms.lateMax, *st.LatenessMaxNs)
+		ms.LatenessMaxNs = &ms.lateMax
+	}
+}
+
+// merged is the stream over the merged run's seconds, its bits at layer.
+func (ms *mergedStream) merged(seconds float64, layer string) Stream {
+	st := ms.Stream
+	st.SetRates(seconds, layer)
+	if st.LatenessMaxNs != nil {
+		most, mean := ms.lateMax, int64(0)
+		if ms.lateFrames > 0 {
+			mean = int64(math.Round(ms.lateSum / float64(ms.lateFrames)))
+		}
+		st.LatenessMaxNs, st.LatenessMeanNs = &most, &mean
+	}
+	return st
 }

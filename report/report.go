@@ -14,6 +14,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/printable"
+	"github.com/wpg-dev/wpg/pace"
 )
 
 // Schema is the version of the JSON report. It changes when a field is
@@ -166,11 +167,19 @@ type CheckFailure struct {
 
 func (c *CheckFailure) Error() string { return c.Message }
 
-// Stream is one template stream's share of the run (issue #15).
+// Stream is one template stream's share of the run (issue #15; its
+// bytes, rates and lateness: issue #29).
 type Stream struct {
 	Stream int    `json:"stream"`
 	Name   string `json:"name"`
 	Frames uint64 `json:"frames"`
+	// Bytes are the bytes of those frames, whole, as the report's Bytes.
+	Bytes uint64 `json:"bytes"`
+	// PPS and BPS are the stream's frames and bits (at the report's
+	// BPSLayer) over the run's Seconds: its part of the run's rates,
+	// which the streams' add up to.
+	PPS float64 `json:"pps"`
+	BPS float64 `json:"bps"`
 	// Datagrams is, for a stream of IP fragments, the whole datagrams
 	// among Frames (what a receiver counts: the signature is in the
 	// last fragment); 0 for streams that are not fragmented.
@@ -183,6 +192,33 @@ type Stream struct {
 	DelayNs int64  `json:"delay_ns,omitempty"`
 	// Pcap is the capture the stream replays.
 	Pcap string `json:"pcap,omitempty"`
+	// LatenessMaxNs and LatenessMeanNs are, for a stream with its own
+	// schedule (Rate set), how late its frames went against their own due
+	// times (ns; each frame's, where the report's lateness is the
+	// grants'); absent for a stream that shares the run's --rate, which
+	// the run's lateness is about (the pacer paces the run's frames,
+	// whatever their stream).
+	LatenessMaxNs  *int64 `json:"lateness_max_ns,omitempty"`
+	LatenessMeanNs *int64 `json:"lateness_mean_ns,omitempty"`
+}
+
+// SetRates sets the stream's rates from its frames and bytes over seconds,
+// the bits at layer ("l1": pace.L1Overhead bytes more per frame).
+func (st *Stream) SetRates(seconds float64, layer string) {
+	st.PPS, st.BPS = 0, 0
+	if seconds > 0 {
+		st.PPS = float64(st.Frames) / seconds
+		st.BPS = float64(st.Bytes+l1Extra(layer, st.Frames)) * 8 / seconds
+	}
+}
+
+// l1Extra is what layer l1 adds to frames' bytes: pace.L1Overhead per
+// frame (preamble, SFD, FCS, inter-frame gap); 0 at l2.
+func l1Extra(layer string, frames uint64) uint64 {
+	if layer == pace.L1.String() {
+		return frames * pace.L1Overhead
+	}
+	return 0
 }
 
 // Port is one port of a run that sends or receives on network ports
@@ -404,6 +440,9 @@ func (r *Report) WriteTable(w io.Writer) {
 			if st.Datagrams > 0 {
 				line += fmt.Sprintf(" (%d whole datagram%s)", st.Datagrams, plural(st.Datagrams))
 			}
+			if st.Bytes > 0 {
+				line += fmt.Sprintf(", %s pps, %s", SI(st.PPS, ""), SI(st.BPS, "bit/s"))
+			}
 			for _, x := range []string{st.Rate, st.Mode} {
 				if x != "" {
 					line += ", " + x
@@ -411,6 +450,9 @@ func (r *Report) WriteTable(w io.Writer) {
 			}
 			if st.DelayNs > 0 {
 				line += ", delay " + Dur(st.DelayNs)
+			}
+			if st.LatenessMaxNs != nil && st.LatenessMeanNs != nil {
+				line += fmt.Sprintf(", late max %s, mean %s", Dur(*st.LatenessMaxNs), Dur(*st.LatenessMeanNs))
 			}
 			row(fmt.Sprintf("  stream %d", st.Stream), "%s: %s", printable.Escape(st.Name), line)
 		}
