@@ -83,3 +83,28 @@ func TestRecvDurationWithNoSender(t *testing.T) {
 		}
 	}
 }
+
+// TestRecvListsCorruptedOnlyStreams (issue #29): the receiver's table
+// lists every stream a frame named, those of which only corrupted frames
+// arrived too: examples/bad-checksums.wpg.yaml sends four streams whose
+// every frame has a bad checksum and one without a UDP checksum (valid).
+func TestRecvListsCorruptedOnlyStreams(t *testing.T) {
+	v := testbed.NewVeth(t)
+	r := startRecv(t, v, "--idle-timeout", "2s")
+	if _, errs, code := run(t, t.TempDir(), "send", repoFile(t, "examples/bad-checksums.wpg.yaml"), "-i", v.Outer, "--count", "500", "--rate", "20kpps"); code != 0 {
+		t.Fatalf("wpg send: exit %d: %s", code, errs)
+	}
+	res, _ := r.wait(t)
+	if res.Corrupted != 400 || res.Frames != 100 || len(res.Streams) != 5 {
+		t.Fatalf("corrupted %d, frames %d, streams %+v\nstderr: %s", res.Corrupted, res.Frames, res.Streams, r.errb.String())
+	}
+	for i, s := range res.Streams {
+		want := recv.StreamResult{Stream: uint16(i), Corrupted: 100}
+		if i == 4 {
+			want = recv.StreamResult{Stream: 4, Frames: 100}
+		}
+		if s.Stream != want.Stream || s.Frames != want.Frames || s.Corrupted != want.Corrupted {
+			t.Errorf("stream %d: %d frames, %d corrupted; want %d, %d", s.Stream, s.Frames, s.Corrupted, want.Frames, want.Corrupted)
+		}
+	}
+}

@@ -38,6 +38,6 @@ func ExampleResult_WriteTable() {
 	// corrupted          0
 	// without signature  0  (0 B, not counted above)
 	//
-	//   stream  frames  bytes  lost  dup  reord  next seq  lat mean  jitter
-	//        0     999  63936     1    0      0      1000         -       -
+	//   stream  frames  bytes  lost  dup  reord  corr  next seq  lat mean  jitter
+	//        0     999  63936     1    0      0     0      1000         -       -
 }

@@ -99,6 +99,7 @@ func Merge(rs ...Result) Result {
 			ms.Duplicated += s.Duplicated
 			ms.Reordered += s.Reordered
 			ms.OutOfWindow += s.OutOfWindow
+			ms.Corrupted += s.Corrupted
 			ms.NextSeq = max(ms.NextSeq, s.NextSeq)
 		}
 	}

@@ -121,6 +121,10 @@ type StreamResult struct {
 	Duplicated  uint64 `json:"duplicated"`
 	Reordered   uint64 `json:"reordered"`
 	OutOfWindow uint64 `json:"out_of_window"`
+	// Corrupted counts the frames that named this stream and failed a
+	// check (in the result's Corrupted too, not in Frames): a stream of
+	// which only corrupted frames arrived has Frames 0.
+	Corrupted uint64 `json:"corrupted"`
 	// NextSeq is one past the highest sequence number received.
 	NextSeq uint64 `json:"next_seq"`
 	// LatencyMinNs, LatencyMeanNs and LatencyMaxNs are 0 without samples.
@@ -168,7 +172,13 @@ func (t *Tracker) Result() Result {
 		r.Duplicated += s.duplicated
 		r.Reordered += s.reordered
 		r.OutOfWindow += s.outOfWin
+		sr.Corrupted = t.corruptBy[s.id]
 		r.Streams = append(r.Streams, sr)
+	}
+	for id, n := range t.corruptBy {
+		if t.streams[id] == nil { // only corrupted frames of it
+			r.Streams = append(r.Streams, StreamResult{Stream: id, Corrupted: n})
+		}
 	}
 	sort.Slice(r.Streams, func(i, j int) bool { return r.Streams[i].Stream < r.Streams[j].Stream })
 	if t.lastRx > t.firstRx {
@@ -286,7 +296,7 @@ func (r Result) WriteTable(w io.Writer) {
 		if r.Datagrams > 0 && r.Datagrams == r.Frames {
 			unit = "datagrams" // as the line above says
 		}
-		fmt.Fprintf(tw, "stream\t%s\tbytes\tlost\tdup\treord\tnext seq\tlat mean\tjitter\t\n", unit)
+		fmt.Fprintf(tw, "stream\t%s\tbytes\tlost\tdup\treord\tcorr\tnext seq\tlat mean\tjitter\t\n", unit)
 		for _, s := range r.Streams {
 			lat, jit := "-", "-"
 			if s.LatencyMeanNs > 0 {
@@ -295,7 +305,7 @@ func (r Result) WriteTable(w io.Writer) {
 			if s.JitterNs > 0 {
 				jit = time.Duration(s.JitterNs).String()
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", s.Stream, s.Frames, s.Bytes, s.Lost, s.Duplicated, s.Reordered, s.NextSeq, lat, jit)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", s.Stream, s.Frames, s.Bytes, s.Lost, s.Duplicated, s.Reordered, s.Corrupted, s.NextSeq, lat, jit)
 		}
 		_ = tw.Flush()
 	}

@@ -242,7 +242,7 @@ func Run(ctx context.Context, rx backend.Receiver, decode Decoder, opts Options)
 				}
 				switch {
 				case corrupt:
-					t.Corrupt(len(v))
+					t.CorruptStream(sig.Stream, len(v)) // the stream it claims to be of
 				case ok:
 					before := t.received
 					t.ObserveSignature(sig, rxNs, len(v))

@@ -64,8 +64,12 @@ type Tracker struct {
 
 	corrupted      uint64
 	corruptedBytes uint64
-	unsigned       uint64
-	unsignedBytes  uint64
+	// corruptBy counts the corrupted frames of each stream a corrupted
+	// frame named (its signature or header parsed), so that a stream of
+	// which only corrupted frames arrived is listed too.
+	corruptBy     map[uint16]uint64
+	unsigned      uint64
+	unsignedBytes uint64
 	// datagrams and unsignedFragments count IP fragments (Run with
 	// Options.IPFragments): signed frames that are a fragmented
 	// datagram's signed fragment, and frames without a signature that
@@ -137,7 +141,7 @@ func (t *Tracker) observe(id uint16, seq uint64, workers int, txNs, rxNs int64, 
 		t.streams[id] = s
 		t.order = append(t.order, s)
 	} else if workers != s.workers {
-		t.Corrupt(bytes)
+		t.CorruptStream(id, bytes)
 		return
 	}
 	if rxNs != 0 {
@@ -284,6 +288,21 @@ func (t *Tracker) Expect(set *StreamSet) { t.accept = set }
 func (t *Tracker) Corrupt(bytes int) {
 	t.corrupted++
 	t.corruptedBytes += uint64(bytes)
+}
+
+// CorruptStream counts, as Corrupt, a corrupted frame whose signature or
+// header names stream id, and counts it for that stream too (a stream not
+// expected here, Expect, only in the total): the stream is listed in the
+// result even when no intact frame of it arrived.
+func (t *Tracker) CorruptStream(id uint16, bytes int) {
+	t.Corrupt(bytes)
+	if t.accept != nil && !t.accept.Has(id) {
+		return
+	}
+	if t.corruptBy == nil {
+		t.corruptBy = map[uint16]uint64{}
+	}
+	t.corruptBy[id]++
 }
 
 // Unsigned counts a frame without the wpg signature (other traffic on the
