@@ -13,6 +13,7 @@ import (
 	"github.com/wpg-dev/wpg/frame"
 	"github.com/wpg-dev/wpg/internal/netns"
 	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/units"
 )
@@ -92,11 +93,15 @@ type Result struct {
 	Provenance *report.Provenance `json:"provenance,omitempty"`
 	Repeat     int                `json:"repeat"`
 	// DurationSeconds is each run's length.
-	DurationSeconds float64  `json:"duration_seconds"`
-	Tables          []Table  `json:"tables"`
-	Skipped         []Skip   `json:"skipped,omitempty"`
-	Noise           Noise    `json:"noise"`
-	Notes           []string `json:"notes,omitempty"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	// BPSLayer is where the rows' bit rates (bits_per_second, and the
+	// runs' intervals) count: "l2", the frames' bytes as wpg builds them
+	// (wpg's convention, docs/rate.md).
+	BPSLayer string   `json:"bps_layer"`
+	Tables   []Table  `json:"tables"`
+	Skipped  []Skip   `json:"skipped,omitempty"`
+	Noise    Noise    `json:"noise"`
+	Notes    []string `json:"notes,omitempty"`
 	// Interrupted is true when the context ended the matrix early: the
 	// tables hold the cells that finished.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -262,7 +267,7 @@ func Run(ctx context.Context, cfg Config, env job.Env) (*Result, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	res := &Result{Schema: Schema, Repeat: cfg.Repeat, DurationSeconds: cfg.Duration.Seconds()}
+	res := &Result{Schema: Schema, Repeat: cfg.Repeat, DurationSeconds: cfg.Duration.Seconds(), BPSLayer: pace.L2.String()}
 	m := &matrix{cfg: cfg, env: env, res: res, smp: sampler{root: cfg.Root, now: cfg.Clock}}
 	if cfg.Network {
 		m.cleanStale(ctx) // namespaces a killed wpg left behind go first, network rows or not

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,53 @@ func TestRecvListsCorruptedOnlyStreams(t *testing.T) {
 		}
 		if s.Stream != want.Stream || s.Frames != want.Frames || s.Corrupted != want.Corrupted {
 			t.Errorf("stream %d: %d frames, %d corrupted; want %d, %d", s.Stream, s.Frames, s.Corrupted, want.Frames, want.Corrupted)
+		}
+	}
+}
+
+// TestNDRRateLayer (issue #29): wpg ndr counted bit rates at L1 and wpg
+// send at L2; one convention now, l2 unless --rate-layer l1, which reads
+// --max-rate there too, and the report says which (bps_layer).
+// throughput_bps_l1 keeps the L1 figure whatever the layer.
+func TestNDRRateLayer(t *testing.T) {
+	testbed.RequireRoot(t)
+	testbed.RequireTool(t, "ip", "iproute2")
+	for _, c := range []struct {
+		layer    string
+		bytes    float64 // bits a 64-byte frame counts, / 8
+		maxRate  float64 // --max-rate 20Mbps in frames/s
+		tableCol string
+	}{{"", 60, 20e6 / (60 * 8), "L2 bit rate"}, {"l1", 84, 20e6 / (84 * 8), "L1 bit rate"}} {
+		args := []string{"ndr", "--sizes", "64", "--trial", "200ms", "--warmup", "0s", "--resolution", "50%", "--max-rate", "20Mbps", "--max-trials", "2"}
+		if c.layer != "" {
+			args = append(args, "--rate-layer", c.layer)
+		}
+		out, stderr, code := run(t, t.TempDir(), append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var rep struct {
+			Layer string `json:"bps_layer"`
+			Sizes []struct {
+				Throughput float64 `json:"throughput_pps"`
+				BPS        float64 `json:"throughput_bps"`
+				L1         float64 `json:"throughput_bps_l1"`
+				MaxRate    float64 `json:"max_rate_pps"`
+			} `json:"sizes"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Sizes) != 1 {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		s := rep.Sizes[0]
+		want := map[string]string{"": "l2", "l1": "l1"}[c.layer]
+		if rep.Layer != want || math.Abs(s.MaxRate-c.maxRate) > 1 || math.Abs(s.BPS-s.Throughput*c.bytes*8) > 1e-6*s.BPS || math.Abs(s.L1-s.Throughput*84*8) > 1e-6*s.L1 {
+			t.Errorf("--rate-layer %q: bps_layer %q, max rate %.0f frames/s (want %.0f), throughput %.0f frames/s = %.0f bit/s (l1 %.0f)", c.layer, rep.Layer, s.MaxRate, c.maxRate, s.Throughput, s.BPS, s.L1)
+		}
+		if c.layer == "l1" {
+			table, _, _ := run(t, t.TempDir(), args...)
+			if !strings.Contains(table, c.tableCol) {
+				t.Errorf("the table does not say %q:\n%s", c.tableCol, table)
+			}
 		}
 	}
 }

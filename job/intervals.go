@@ -27,7 +27,7 @@ func (r *Run) Intervals(period time.Duration, each func(report.Interval)) []repo
 		<-r.done
 		return nil
 	}
-	var iv report.Intervals
+	iv := report.Intervals{Layer: r.pr.layer}
 	var prev Snapshot
 	duration := r.pr.spec.Duration
 	next := period

@@ -356,7 +356,7 @@ func (pr *prepared) buildReport(res *engine.Result) *report.Report {
 func countL1(rep *report.Report) {
 	rep.BPSLayer = pace.L1.String()
 	if rep.Seconds > 0 {
-		rep.BPS = float64(rep.Bytes+rep.Frames*pace.L1Overhead) * 8 / rep.Seconds
+		rep.BPS = pace.L1.Bits(rep.Bytes, rep.Frames) / rep.Seconds
 	}
 }
 

@@ -180,9 +180,11 @@ type Snapshot struct {
 	// Elapsed is the time since the workers started sending (0 before).
 	Elapsed time.Duration
 	// Frames and Bytes are the totals so far; PPS and BPS their mean rates
-	// (l2 bits) since the start.
+	// since the start, the bits at BPSLayer (the run's --rate-layer: "l2"
+	// or "l1", as the report's bps_layer).
 	Frames, Bytes uint64
 	PPS, BPS      float64
+	BPSLayer      string
 	// Workers are the per-worker counts.
 	Workers []WorkerSnapshot
 	// TargetPPS is the frame rate the run aims at (0: flat out): the
@@ -410,9 +412,10 @@ func (r *Run) Snapshot() Snapshot {
 		s.Frames += f
 		s.Bytes += b
 	}
+	s.BPSLayer = r.pr.layer.String()
 	if secs > 0 {
 		s.PPS = float64(s.Frames) / secs
-		s.BPS = float64(s.Bytes) * 8 / secs
+		s.BPS = r.pr.layer.Bits(s.Bytes, s.Frames) / secs
 	}
 	s.TargetPPS = r.pr.targetFPS
 	if r.rev != nil {
@@ -454,7 +457,7 @@ func (r *Run) Snapshot() Snapshot {
 		}
 		if secs > 0 {
 			s.PPS = float64(s.Frames) / secs
-			s.BPS = float64(s.Bytes) * 8 / secs
+			s.BPS = r.pr.layer.Bits(s.Bytes, s.Frames) / secs
 		}
 	}
 	s.lat = r.live.snapshot(done)

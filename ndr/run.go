@@ -28,9 +28,14 @@ type Setup struct {
 	// shorter, as every wpg size leaves the FCS out.
 	Sizes []int
 	// MaxRate is the highest rate tried, the first trial of each size: a
-	// frame or a bit rate (a bit rate counts the wire's framing, L1:
-	// 10Gbps is 14.88 Mpps at 64 B).
+	// frame or a bit rate (a bit rate counts at Layer: at L2, wpg's
+	// convention, the frames' bytes without the FCS, 10Gbps being 20.83
+	// Mpps at 64 B; at L1 the wire's framing too, 14.88 Mpps).
 	MaxRate pace.Rate
+	// Layer is where bit rates count: MaxRate, MinRate and the report's
+	// bit rates (SizeResult.BPS); the zero value is L2, as every wpg
+	// report counts them (docs/rate.md).
+	Layer pace.Layer
 	// MinRate is the lowest rate tried, at most MaxRate at every size;
 	// the zero Rate (unlimited) means a thousandth of MaxRate.
 	MinRate pace.Rate
@@ -81,9 +86,15 @@ type Setup struct {
 // SizeResult is one size's search.
 type SizeResult struct {
 	// Size is the Ethernet frame size with the FCS; Frame what wpg sends.
-	Size          int     `json:"size"`
-	Frame         int     `json:"frame_bytes"`
-	MaxRatePPS    float64 `json:"max_rate_pps"`
+	Size       int     `json:"size"`
+	Frame      int     `json:"frame_bytes"`
+	MaxRatePPS float64 `json:"max_rate_pps"`
+	// BPS is the throughput's bit rate at the report's Layer (BPSLayer):
+	// at l2 the frames' bytes, FCS left out, as wpg sends them; at l1
+	// with the wire's 24 more (preamble, SFD, FCS, gap) too.
+	BPS float64 `json:"throughput_bps"`
+	// ThroughputBPS is the throughput's bit rate at layer 1, whatever the
+	// Layer: (size + 20) × 8 bits a frame, the size with its FCS.
 	ThroughputBPS float64 `json:"throughput_bps_l1"`
 	Result
 	// Latency is the latency test's trial (Setup.Latency), nil without
@@ -107,16 +118,19 @@ type LatencyTest struct {
 
 // Report is a finished Run: wpg ndr's JSON (schema wpg.ndr/1).
 type Report struct {
-	Schema     string       `json:"schema"`
-	Backend    string       `json:"backend"`
-	Sender     string       `json:"sender_interface"`
-	Receiver   string       `json:"receiver_interface"`
-	Namespace  string       `json:"namespace,omitempty"`
-	Trial      float64      `json:"trial_seconds"`
-	Loss       float64      `json:"loss_ratio"`
-	Resolution float64      `json:"resolution"`
-	Sizes      []SizeResult `json:"sizes"`
-	Error      string       `json:"error,omitempty"`
+	Schema     string  `json:"schema"`
+	Backend    string  `json:"backend"`
+	Sender     string  `json:"sender_interface"`
+	Receiver   string  `json:"receiver_interface"`
+	Namespace  string  `json:"namespace,omitempty"`
+	Trial      float64 `json:"trial_seconds"`
+	Loss       float64 `json:"loss_ratio"`
+	Resolution float64 `json:"resolution"`
+	// BPSLayer is where the bit rates count: "l2" (wpg's convention)
+	// or "l1" (Setup.Layer).
+	BPSLayer string       `json:"bps_layer"`
+	Sizes    []SizeResult `json:"sizes"`
+	Error    string       `json:"error,omitempty"`
 	// Interrupted: a stop signal (Ctrl-C, SIGTERM) ended the search; the
 	// last size's figure is what passed before it, and sizes after it
 	// are missing.
@@ -157,7 +171,7 @@ func Run(ctx context.Context, s Setup) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Schema: Schema, Backend: s.Backend, Sender: s.Interface, Receiver: s.RxInterface,
-		Trial: s.Search.Trial.Seconds(), Loss: s.Search.Loss, Resolution: s.Search.Resolution}
+		Trial: s.Search.Trial.Seconds(), Loss: s.Search.Loss, Resolution: s.Search.Resolution, BPSLayer: s.Layer.String()}
 	if rep.Resolution == 0 {
 		rep.Resolution = 0.01
 	}
@@ -200,12 +214,17 @@ func Run(ctx context.Context, s Setup) (*Report, error) {
 	for _, size := range s.Sizes {
 		frame := size - 4
 		c := s.Search
-		c.MaxRate = s.MaxRate.FramesPerSecond(float64(frame), pace.L1)
+		c.MaxRate = s.MaxRate.FramesPerSecond(float64(frame), s.Layer)
 		if !s.MinRate.Unlimited() {
-			c.MinRate = s.MinRate.FramesPerSecond(float64(frame), pace.L1)
+			c.MinRate = s.MinRate.FramesPerSecond(float64(frame), s.Layer)
 		}
 		res, err := Search(ctx, c, s.watch(size, c, h.TrialFunc(frame)))
-		rep.Sizes = append(rep.Sizes, SizeResult{Size: size, Frame: frame, MaxRatePPS: c.MaxRate, Result: res, ThroughputBPS: res.ThroughputPPS * float64(size+20) * 8})
+		bits := float64(frame) * 8
+		if s.Layer == pace.L1 {
+			bits = float64(frame+pace.L1Overhead) * 8
+		}
+		rep.Sizes = append(rep.Sizes, SizeResult{Size: size, Frame: frame, MaxRatePPS: c.MaxRate, Result: res,
+			BPS: res.ThroughputPPS * bits, ThroughputBPS: res.ThroughputPPS * float64(size+20) * 8})
 		if err == nil {
 			err = s.after(ctx, h, &rep.Sizes[len(rep.Sizes)-1])
 		}
@@ -307,12 +326,12 @@ func (s Setup) withDefaults() (Setup, error) {
 	for _, size := range s.Sizes {
 		// A bit rate and a frame rate compare differently at each size.
 		frame := float64(size - 4)
-		hi := s.MaxRate.FramesPerSecond(frame, pace.L1)
+		hi := s.MaxRate.FramesPerSecond(frame, s.Layer)
 		if !(hi > 0) {
 			return s, fmt.Errorf("ndr: maximum rate %v: give a rate above 0", s.MaxRate)
 		}
 		if !s.MinRate.Unlimited() {
-			if lo := s.MinRate.FramesPerSecond(frame, pace.L1); !(lo > 0) || lo > hi {
+			if lo := s.MinRate.FramesPerSecond(frame, s.Layer); !(lo > 0) || lo > hi {
 				return s, fmt.Errorf("ndr: minimum rate %v: at %d B it is %.0f frames/s, above the maximum rate %v (%.0f frames/s)", s.MinRate, size, lo, s.MaxRate, hi)
 			}
 		}

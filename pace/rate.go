@@ -44,6 +44,16 @@ func ParseLayer(s string) (Layer, error) {
 // String returns "l2" or "l1".
 func (l Layer) String() string { return layerWords.name(l) }
 
+// Bits is the bits that frames of frameBytes bytes in all (as wpg builds
+// them) count at layer l: frameBytes × 8 at L2, with L1Overhead bytes
+// more per frame at L1. Every bit rate wpg reports is Bits over seconds.
+func (l Layer) Bits(frameBytes, frames uint64) float64 {
+	if l == L1 {
+		frameBytes += frames * L1Overhead
+	}
+	return float64(frameBytes) * 8
+}
+
 type rateKind uint8
 
 const (

@@ -25,7 +25,7 @@ func Merge(rs ...Result) Result {
 	case 1:
 		return rs[0]
 	}
-	m := Result{Schema: Schema, Backend: rs[0].Backend, Stop: rs[0].Stop, Streams: []StreamResult{}}
+	m := Result{Schema: Schema, Backend: rs[0].Backend, Stop: rs[0].Stop, BPSLayer: rs[0].BPSLayer, Streams: []StreamResult{}}
 	streams := map[uint16]*StreamResult{}
 	latN := map[uint16]float64{} // per stream: frames weighting the mean
 	jitN := map[uint16]float64{} // per stream: frames weighting the jitter

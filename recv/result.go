@@ -1,14 +1,17 @@
 package recv
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/pace"
 )
 
 // Result is what a receiver saw. Its JSON field names are part of wpg's
@@ -61,10 +64,13 @@ type Result struct {
 	Expected uint64 `json:"expected,omitempty"`
 	Missing  uint64 `json:"missing,omitempty"`
 	// Seconds is the time from the first to the last signed frame;
-	// PPS and BPS (bits/s) are the rates over it.
-	Seconds float64 `json:"seconds"`
-	PPS     float64 `json:"pps"`
-	BPS     float64 `json:"bps"`
+	// PPS and BPS (bits/s) are the rates over it, the bits at BPSLayer:
+	// "l2" (the frames' bytes), or "l1" (CountAt: the wire's 24 bytes a
+	// frame more), as every wpg report says.
+	Seconds  float64 `json:"seconds"`
+	PPS      float64 `json:"pps"`
+	BPS      float64 `json:"bps"`
+	BPSLayer string  `json:"bps_layer"`
 	// Latency is the one-way latency over all streams; nil when no frame
 	// carried a usable transmit timestamp.
 	Latency *Latency `json:"latency,omitempty"`
@@ -184,13 +190,21 @@ func (t *Tracker) Result() Result {
 	if t.lastRx > t.firstRx {
 		r.Seconds = float64(t.lastRx-t.firstRx) / 1e9
 		r.PPS = float64(r.Frames) / r.Seconds
-		r.BPS = float64(r.Bytes) * 8 / r.Seconds
 	}
+	r.CountAt(pace.L2)
 	if n := t.latency.Count(); n > 0 {
 		r.Latency = latencyOf(t.latency)
 		r.lat = t.latency.Clone()
 	}
 	return r
+}
+
+// CountAt counts the result's bit rate at layer l (BPSLayer, BPS).
+func (r *Result) CountAt(l pace.Layer) {
+	r.BPSLayer = l.String()
+	if r.Seconds > 0 {
+		r.BPS = l.Bits(r.Bytes, r.Frames) / r.Seconds
+	}
 }
 
 // latencyOf summarises a latency histogram that holds samples.
@@ -273,7 +287,7 @@ func (r Result) WriteTable(w io.Writer) {
 		fmt.Fprintf(tw, "wrong stream\t%d\t(%s signed by streams not sent to this port: delivered to the wrong port, or back to their sender; not counted above)\n", r.WrongStream, si(float64(r.WrongStreamBytes), "B"))
 	}
 	if r.Seconds > 0 {
-		fmt.Fprintf(tw, "rate\t%s\t%s over %s\n", si(r.PPS, "pps"), si(r.BPS, "bit/s"), time.Duration(r.Seconds*1e9).Round(time.Millisecond))
+		fmt.Fprintf(tw, "rate\t%s\t%s (%s) over %s\n", si(r.PPS, "pps"), si(r.BPS, "bit/s"), strings.ToUpper(cmp.Or(r.BPSLayer, "l2")), time.Duration(r.Seconds*1e9).Round(time.Millisecond))
 	}
 	if l := r.Latency; l != nil {
 		fmt.Fprintf(tw, "latency\tp50 %s\tp99 %s  p99.9 %s  max %s  (%d samples, one-way, same-host clock)\n",

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/wpg-dev/wpg/pace"
 )
 
 // Provenance says where a report comes from: which wpg, run how, when and
@@ -36,7 +38,8 @@ type Interval struct {
 	End    float64 `json:"end"`
 	Frames uint64  `json:"frames"`
 	Bytes  uint64  `json:"bytes"`
-	// PPS and BPS are the interval's frame and bit rates (l2 bits).
+	// PPS and BPS are the interval's frame and bit rates (bits at the
+	// report's bps_layer: Intervals.Layer).
 	PPS float64 `json:"pps"`
 	BPS float64 `json:"bps"`
 	// LatenessP99Ns is the 99th percentile of the pacer's lateness in the
@@ -64,6 +67,9 @@ type Interval struct {
 // the samples have not covered so that the intervals sum to the totals.
 // The zero value is ready to use.
 type Intervals struct {
+	// Layer is where the intervals' bit rates count (the run's
+	// --rate-layer; the zero value: l2).
+	Layer         pace.Layer
 	list          []Interval
 	frames, bytes uint64
 	lost          int64
@@ -115,7 +121,7 @@ func (iv *Intervals) Add(s Sample) (Interval, bool) {
 	}
 	if dt := in.End - in.Start; dt > 0 {
 		in.PPS = float64(in.Frames) / dt
-		in.BPS = float64(in.Bytes) * 8 / dt
+		in.BPS = iv.Layer.Bits(in.Bytes, in.Frames) / dt
 	}
 	iv.frames, iv.bytes = s.Frames, s.Bytes
 	iv.at = s.Elapsed
@@ -154,7 +160,7 @@ func (iv *Intervals) Finish(total Sample) []Interval {
 	}
 	if dt := last.End - last.Start; dt > 0 {
 		last.PPS = float64(last.Frames) / dt
-		last.BPS = float64(last.Bytes) * 8 / dt
+		last.BPS = iv.Layer.Bits(last.Bytes, last.Frames) / dt
 	}
 	return iv.list
 }

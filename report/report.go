@@ -203,22 +203,19 @@ type Stream struct {
 }
 
 // SetRates sets the stream's rates from its frames and bytes over seconds,
-// the bits at layer ("l1": pace.L1Overhead bytes more per frame).
+// the bits at layer (a report's BPSLayer: "l2", "l1").
 func (st *Stream) SetRates(seconds float64, layer string) {
 	st.PPS, st.BPS = 0, 0
 	if seconds > 0 {
 		st.PPS = float64(st.Frames) / seconds
-		st.BPS = float64(st.Bytes+l1Extra(layer, st.Frames)) * 8 / seconds
+		st.BPS = layerOf(layer).Bits(st.Bytes, st.Frames) / seconds
 	}
 }
 
-// l1Extra is what layer l1 adds to frames' bytes: pace.L1Overhead per
-// frame (preamble, SFD, FCS, inter-frame gap); 0 at l2.
-func l1Extra(layer string, frames uint64) uint64 {
-	if layer == pace.L1.String() {
-		return frames * pace.L1Overhead
-	}
-	return 0
+// layerOf is a report's layer by its name (BPSLayer); L2 for none.
+func layerOf(name string) pace.Layer {
+	l, _ := pace.ParseLayer(name)
+	return l
 }
 
 // Port is one port of a run that sends or receives on network ports

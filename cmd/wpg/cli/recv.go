@@ -11,6 +11,7 @@ import (
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/metrics"
+	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/units"
@@ -44,9 +45,10 @@ type recvFlags struct {
 	verify   string
 	size     string
 
-	interval time.Duration
-	hdrOut   string
-	metrics  metricsFlags
+	interval  time.Duration
+	hdrOut    string
+	rateLayer string
+	metrics   metricsFlags
 }
 
 // exitVerifyFailed is the exit code of a run with --expect whose frames
@@ -99,6 +101,7 @@ missing.`,
 	fl.StringVar(&f.size, "size", "", "payload frame size, when the backend needs it before the sender says")
 	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, loss, latency p99 where measured) and add intervals[] to the JSON, e.g. 200ms or 1s (at least 50ms; 0: none)")
 	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the one-way latency histogram to this `FILE` as an HdrHistogram log")
+	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "the report's bit rates count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
 	addMetricsFlags(fl, &f.metrics)
 	return cmd
 }
@@ -144,6 +147,10 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		spec.MaxFrame = n
 	}
 
+	layer, err := pace.ParseLayer(f.rateLayer)
+	if err != nil {
+		return usageError(fmt.Errorf("flag --rate-layer: value %q: %v", f.rateLayer, err))
+	}
 	if f.interval < 0 || (f.interval > 0 && f.interval < recv.MinProgressEvery) {
 		return fmt.Errorf("recv: --interval %v: give %v or more, e.g. 200ms or 1s (0: none)", f.interval, recv.MinProgressEvery)
 	}
@@ -202,7 +209,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			fmt.Fprintf(stderr, "\r%8.1fs  %d frames  %d corrupted  %d without signature ", p.Elapsed.Seconds(), p.Frames, p.Corrupted, p.Unsigned)
 		}
 	}
-	var iv report.Intervals
+	iv := report.Intervals{Layer: layer}
 	if f.interval > 0 {
 		// The loop reports once per interval, on its schedule: each report
 		// closes one, with the latency of its frames.
@@ -226,6 +233,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 	waitStart := time.Now()
 	res, err := rcv.Wait(progress, f.interval)
+	res.CountAt(layer)
 	if mr != nil {
 		mr.Finish(res)
 	}
