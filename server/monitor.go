@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
 )
 
@@ -203,8 +204,9 @@ func sampleOf(t int64, snap, last job.Snapshot) Sample {
 	}
 	dt := (snap.Elapsed - last.Elapsed).Seconds()
 	if dt > 0 {
+		layer, _ := pace.ParseLayer(snap.BPSLayer) // the report's bps_layer
 		x.PPS = float64(snap.Frames-last.Frames) / dt
-		x.BPS = float64(snap.Bytes-last.Bytes) * 8 / dt
+		x.BPS = layer.Bits(snap.Bytes-last.Bytes, snap.Frames-last.Frames) / dt
 	}
 	if n := len(snap.Streams); n > 0 && n <= MaxChartStreams {
 		x.Streams = make([]StreamSample, n)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wpg-dev/wpg/job"
+	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
 )
 
@@ -87,6 +89,11 @@ type chartData struct {
 	// Streams names the template's streams whose rates the samples (and
 	// the snapshots) carry, in order; none for payload frames.
 	Streams []string `json:"streams,omitempty"`
+	// BPSLayer is the layer of the bit rates ("l2", "l1": the job's
+	// rate_layer), FrameOverhead the bytes each frame counts beyond its
+	// own at that layer (the live chart's bits of a window).
+	BPSLayer      string `json:"bps_layer"`
+	FrameOverhead int    `json:"frame_overhead"`
 }
 
 // streamRow is one line of the job page's table of streams.
@@ -213,6 +220,12 @@ func (s *Server) handleJobPage(w http.ResponseWriter, r *http.Request) {
 				d.streamsOf(len(rep.Streams), func(i int) (string, uint64) { return rep.Streams[i].Name, rep.Streams[i].Frames }, rep.Seconds)
 			}
 		}
+	}
+	var js job.Spec
+	json.Unmarshal(d.Job.Spec, &js)
+	d.Chart.BPSLayer = "l2"
+	if layer, err := pace.ParseLayer(js.RateLayer); err == nil && layer == pace.L1 {
+		d.Chart.BPSLayer, d.Chart.FrameOverhead = "l1", pace.L1Overhead
 	}
 	var spec bytes.Buffer
 	json.Indent(&spec, d.Job.Spec, "", "  ")

@@ -37,15 +37,19 @@ type JobView struct {
 
 // SnapshotView is one snapshot of the event stream.
 type SnapshotView struct {
-	Job     int64        `json:"job"`
-	At      time.Time    `json:"at"`
-	Elapsed float64      `json:"elapsed_seconds"`
-	Frames  uint64       `json:"frames"`
-	Bytes   uint64       `json:"bytes"`
-	PPS     float64      `json:"pps"`
-	BPS     float64      `json:"bps"`
-	Workers []WorkerView `json:"workers"`
-	Done    bool         `json:"done"`
+	Job     int64     `json:"job"`
+	At      time.Time `json:"at"`
+	Elapsed float64   `json:"elapsed_seconds"`
+	Frames  uint64    `json:"frames"`
+	Bytes   uint64    `json:"bytes"`
+	PPS     float64   `json:"pps"`
+	BPS     float64   `json:"bps"`
+	// BPSLayer is the layer BPS counts the bits at: "l2" (the frames'
+	// bytes) or "l1" (with 24 bytes of preamble and gap per frame), the
+	// job's rate_layer, as the report's bps_layer.
+	BPSLayer string       `json:"bps_layer"`
+	Workers  []WorkerView `json:"workers"`
+	Done     bool         `json:"done"`
 	// Lateness is the pacing lateness from the start (live: up to about
 	// 50 ms before At); LatenessWindow that since the previous snapshot.
 	// Zero for a flat-out run.
@@ -176,7 +180,7 @@ type WorkerView struct {
 // window since prev (the previous snapshot of the stream; zero: since the
 // start).
 func snapshotView(id int64, spec job.Spec, s, prev job.Snapshot) SnapshotView {
-	v := SnapshotView{Job: id, TargetPPS: s.TargetPPS, Progress: progressOf(spec, s), At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
+	v := SnapshotView{Job: id, TargetPPS: s.TargetPPS, Progress: progressOf(spec, s), BPSLayer: s.BPSLayer, At: s.At, Elapsed: s.Elapsed.Seconds(), Frames: s.Frames, Bytes: s.Bytes, PPS: s.PPS, BPS: s.BPS,
 		Done: s.Done, Lateness: latenessView(s.Lateness), LatenessWindow: latenessView(s.LatenessSince(prev)),
 		LatenessMaxNs: s.LatenessMaxNs, LatenessMeanNs: s.LatenessMeanNs, LatenessP50Ns: s.LatenessP50Ns, LatenessP99Ns: s.LatenessP99Ns, P50JitterNs: s.LatenessP50Ns, P99JitterNs: s.LatenessP99Ns,
 		Workers: make([]WorkerView, len(s.Workers))}

@@ -107,7 +107,7 @@
     const ppsData = () => (target ? [x, pps, tgt] : [x, pps]);
     const cp = chart("chart-pps", ppsSeries, "pps", x, ppsData().slice(1));
     const cs = names.length ? chart("chart-streams", names, "pps", x, st) : null;
-    const cb = chart("chart-bps", ["bits/s"], "bit/s", x, [bps]);
+    const cb = chart("chart-bps", ["bits/s (" + (d.bps_layer || "l2").toUpperCase() + ")"], "bit/s", x, [bps]);
     const cl = chart("chart-late", ["p50", "p99"], "µs", x, [p50, p99]);
     // The receiver's loss and latency: a section shown once a sample or
     // a snapshot carries them (jobs with a receiver of their own).
@@ -137,7 +137,7 @@
         const dt = t - prev.elapsed_seconds;
         x.push(t);
         pps.push((s.frames - prev.frames) / dt);
-        bps.push(((s.bytes - prev.bytes) * 8) / dt);
+        bps.push(((s.bytes - prev.bytes + (s.frames - prev.frames) * (d.frame_overhead || 0)) * 8) / dt);
         const lw = s.lateness_window || {};
         p50.push(lw.count ? lw.p50_ns / 1e3 : null);
         p99.push(lw.count ? lw.p99_ns / 1e3 : null);
