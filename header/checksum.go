@@ -47,14 +47,14 @@ func Sum(b []byte, initial uint64) uint64 {
 // Fold reduces a running sum to 16 bits (one's-complement addition of its
 // 16-bit words). The result is the sum, not yet complemented.
 func Fold(s uint64) uint16 {
-	// Add the two 32-bit halves, then the two 16-bit halves, with end-around carry.
-	// After the first step t < 2^33; three 16-bit steps then reach 16 bits
-	// (< 0x2fffe, then <= 0x10000, then <= 0xffff).
+	// Add the two 32-bit halves twice, with end-around carry: t < 2^33,
+	// then t < 2^32. Then Linux's csum_fold: the 16-bit halves of u added
+	// in the top half of u + u rotated by 16, whose carry out of the low
+	// half is the end-around carry. Only 0 folds to 0; 0xffff is kept.
 	t := (s >> 32) + (s & 0xffffffff)
-	t = (t >> 16) + (t & 0xffff)
-	t = (t >> 16) + (t & 0xffff)
-	t = (t >> 16) + (t & 0xffff)
-	return uint16(t)
+	t = (t >> 32) + (t & 0xffffffff)
+	u := uint32(t)
+	return uint16((u + bits.RotateLeft32(u, 16)) >> 16)
 }
 
 // Checksum returns the internet checksum (RFC 1071) of b with initial as

@@ -162,3 +162,36 @@ func TestSwap16OddOffset(t *testing.T) {
 		t.Fatalf("odd split %#04x, whole %#04x", got, whole)
 	}
 }
+
+// foldRef is the plain end-around fold Fold must equal: the 32-bit
+// halves, then three 16-bit steps.
+func foldRef(s uint64) uint16 {
+	t := (s >> 32) + (s & 0xffffffff)
+	t = (t >> 16) + (t & 0xffff)
+	t = (t >> 16) + (t & 0xffff)
+	t = (t >> 16) + (t & 0xffff)
+	return uint16(t)
+}
+
+// TestFoldMatchesReference checks Fold against foldRef on the edges of
+// every step (carries out of 16 and 32 bits, 0, 0xffff and its multiples)
+// and on pseudo-random sums of every magnitude.
+func TestFoldMatchesReference(t *testing.T) {
+	edges := []uint64{0, 1, 0xfffe, 0xffff, 0x10000, 0x1fffe, 0x1ffff, 0xfffeffff, 0xffff0000, 0xffffffff, 1 << 32, 1<<32 + 0xffff,
+		1<<33 - 1, 0xffff_ffff_0000_0000, 0xffff_fffe_ffff_0001, 1<<63 - 1, 1 << 63, ^uint64(0), ^uint64(0) - 1, 0xffff * 0x10001}
+	for _, s := range edges {
+		if got, want := Fold(s), foldRef(s); got != want {
+			t.Errorf("Fold(%#x) = %#x, want %#x", s, got, want)
+		}
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range 1 << 20 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		s := x >> (uint(i) % 64) // every magnitude
+		if got, want := Fold(s), foldRef(s); got != want {
+			t.Fatalf("Fold(%#x) = %#x, want %#x", s, got, want)
+		}
+	}
+}
