@@ -157,9 +157,10 @@ func CompileContext(ctx context.Context, spec *Spec, o CompileOptions) (*Source,
 	}
 	s.interleave()
 	s.plan = planName(npre, nstream)
-	s.finish(spec) // timed.go
+	s.finish(spec)         // timed.go
+	scr := new(runScratch) // the streamed streams' (fast_stream.go)
 	for _, cs := range s.streams {
-		cs.planRun() // fast.go
+		cs.planRun(scr) // fast.go
 	}
 	s.chooseCounted() // timed.go
 	s.detail = joinDetails(details)

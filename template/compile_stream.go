@@ -55,7 +55,9 @@ type cstream struct {
 
 	memo *memo // the Source's, once KeepFrames was called
 
-	run runPlan // the loop rendering a run of this stream's frames (fast.go)
+	run  runPlan     // the loop rendering a run of this stream's frames (fast.go)
+	scr  *runScratch // the streaming run loop's per-frame state, shared by the Source's streams (fast_stream.go)
+	kern *kernelArgs // the streaming kernel's arguments, nil when it cannot render the stream (fast_kernel.go)
 
 	fr *fragger // the datagrams' fragments (fragment.go), nil for whole datagrams
 

@@ -24,18 +24,24 @@ import (
 type runPlan uint8
 
 const (
-	runOne runPlan = iota // renderOne per frame
-	runPre                // prerendered frames of one size, at most one checksum adjusted
+	runOne    runPlan = iota // renderOne per frame
+	runPre                   // prerendered frames of one size, at most one checksum adjusted
+	runStream                // streamed frames, in passes over the run (fast_stream.go)
 )
 
-// planRun picks the stream's run loop; called once compiled.
-func (cs *cstream) planRun() {
+// planRun picks the stream's run loop; called once compiled, with the
+// scratch the Source's streamed streams share.
+func (cs *cstream) planRun(scr *runScratch) {
 	cs.run = runOne
 	if cs.rp != nil || cs.fr != nil || cs.tm != nil {
 		return
 	}
-	if cs.pre && cs.delta == nil && cs.frames == nil && cs.fixN > 0 && (!cs.sig || cs.pre1 >= 0 || len(cs.preCk) == 0) {
+	switch {
+	case cs.pre && cs.delta == nil && cs.frames == nil && cs.fixN > 0 && (!cs.sig || cs.pre1 >= 0 || len(cs.preCk) == 0):
 		cs.run = runPre
+	case !cs.pre && cs.img != nil:
+		cs.run, cs.scr = runStream, scr
+		cs.planKernel(scr) // fast_kernel.go
 	}
 }
 
@@ -47,6 +53,10 @@ func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
 	}
 	if cs.run == runPre && cs.fixN >= KeepMin {
 		cs.runPreKept(bufs, lens, now, nowSum) // keep.go
+		return
+	}
+	if cs.run == runStream {
+		cs.runStream(bufs, lens, now, nowSum) // fast_stream.go
 		return
 	}
 	// renderOne's choice, made once for the run.

@@ -1,7 +1,6 @@
 package template
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 )
@@ -65,25 +64,9 @@ func TestRunLoopsMatchRenderOne(t *testing.T) {
 				for _, cs := range slow.streams {
 					cs.run = runOne
 				}
-				const batch = 61 // not a divisor of any arena: batches straddle its end
-				fb, sb := make([][]byte, batch), make([][]byte, batch)
-				fl, sl := make([]int, batch), make([]int, batch)
-				for i := range fb {
-					fb[i] = make([]byte, fast.MaxFrame())
-					sb[i] = make([]byte, slow.MaxFrame())
-				}
-				for round := range 40 {
-					now := int64(round)*0x0123_4567_89ab + 0x7fff_ffff_fff0
-					nf, ns := fast.Render(fb, fl, now), slow.Render(sb, sl, now)
-					if nf != ns {
-						t.Fatalf("round %d: %d frames against %d", round, nf, ns)
-					}
-					for i := range nf {
-						if fl[i] != sl[i] || !bytes.Equal(fb[i][:fl[i]], sb[i][:sl[i]]) {
-							t.Fatalf("round %d frame %d differs:\nrun loop   %x\nrenderOne  %x", round, i, fb[i][:fl[i]], sb[i][:sl[i]])
-						}
-					}
-				}
+				// Batches of 61, not a divisor of any arena: they straddle
+				// its end.
+				sameRuns(t, fast, slow, []int{61}, 40, 61, nil)
 			})
 		}
 	}
