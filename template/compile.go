@@ -82,6 +82,7 @@ type Source struct {
 	mean      float64
 	plan      string
 	detail    string
+	by        *byStream // the grouping of a batch by stream (bystream.go), nil when frame by frame
 	memo      *memo     // set by KeepFrames
 	tl        *timeline // the streams' own schedules (timed.go), nil when shared
 	fps       float64   // a timed source's frame rate (timed.go)
@@ -398,6 +399,7 @@ func (s *Source) interleave() {
 			s.sched = append(s.sched, uint16(s.rr.next()))
 		}
 	}
+	s.planByStream()
 }
 
 // planName is the plan of a source with npre streams prerendered and

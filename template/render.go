@@ -351,6 +351,12 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 			}
 			continue
 		}
+		if s.by != nil && s.sched != nil { // bystream.go
+			if m := s.renderByStream(bufs[n:], lens[n:], now, nowSum); m > 0 {
+				n += m
+				continue
+			}
+		}
 		// Smooth weighted round-robin over the active streams: from the
 		// precomputed period while the set of streams is unchanged.
 		var best int
