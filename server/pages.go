@@ -102,6 +102,9 @@ type streamRow struct {
 	Frames uint64
 	PPS    float64
 	Share  float64 // of all the streams' frames, in per cent
+	// Bytes and BPS are the report's (at its bps_layer); "" while the
+	// job runs (counted at its end only).
+	Bytes, BPS string
 }
 
 // jobPage is the job detail page.
@@ -218,6 +221,13 @@ func (s *Server) handleJobPage(w http.ResponseWriter, r *http.Request) {
 				}
 				d.Chart.TargetPPS = rep.TargetPPS
 				d.streamsOf(len(rep.Streams), func(i int) (string, uint64) { return rep.Streams[i].Name, rep.Streams[i].Frames }, rep.Seconds)
+				for i := range d.Streams {
+					st := rep.Streams[i]
+					d.Streams[i].Bytes, d.Streams[i].BPS = fmtBytes(st.Bytes), fmtBits(st.BPS)
+					if st.PPS > 0 {
+						d.Streams[i].PPS = st.PPS
+					}
+				}
 			}
 		}
 	}

@@ -99,7 +99,8 @@ func TestStreamsTargetAndProgress(t *testing.T) {
 	}
 	// The finished page: the streams from the report, the target.
 	_, page = ts.page("GET", fmt.Sprintf("/jobs/%d", v.ID), nil, nil)
-	if strings.Contains(page, `id="job-progress"`) || !strings.Contains(page, `<td class="name">arp</td>`) || !strings.Contains(page, `"target_pps":20000`) {
+	if strings.Contains(page, `id="job-progress"`) || !strings.Contains(page, `<td class="name">arp</td>`) || !strings.Contains(page, `"target_pps":20000`) ||
+		!strings.Contains(page, ` kB</td>`) || !strings.Contains(page, ` kbit/s</td>`) {
 		t.Errorf("the finished job's page:\n%s", page)
 	}
 }

@@ -182,7 +182,7 @@
       const sb = document.querySelector("#streams tbody");
       if (sb && s.streams) {
         const all = s.streams.reduce((n, x) => n + x.frames, 0);
-        sb.replaceChildren(...s.streams.map((x) => row([[x.name, "name"], [count(x.frames), "num"], [si(x.pps, "pps"), "num"],
+        sb.replaceChildren(...s.streams.map((x) => row([[x.name, "name"], [count(x.frames), "num"], ["–", "num opt"], [si(x.pps, "pps"), "num"], ["–", "num opt"],
           [(all ? (100 * x.frames) / all : 0).toFixed(1) + " %", "num"]])));
       }
       const tb = document.querySelector("#workers tbody");
