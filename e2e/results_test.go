@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/frame"
+	"github.com/wpg-dev/wpg/internal/hdrlog"
 	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/internal/testbed"
 	"github.com/wpg-dev/wpg/recv"
@@ -154,5 +156,68 @@ func TestNDRRateLayer(t *testing.T) {
 				t.Errorf("the table does not say %q:\n%s", c.tableCol, table)
 			}
 		}
+	}
+}
+
+// TestRecvJSONStream (issue #29): wpg recv --json-stream prints a start
+// event, an interval event per --interval and the end event with its
+// report, each one JSON object a line, as the frames come; --hdr-out with
+// --interval logs the one-way latency of each interval, and they add up
+// to every frame's.
+func TestRecvJSONStream(t *testing.T) {
+	wpg := testbed.Wpg(t)
+	dir := t.TempDir()
+	sock, hdr := filepath.Join(dir, "rx.sock"), filepath.Join(dir, "latency.hdr")
+	rx := exec.Command(wpg, "recv", "--backend", "shm", "--listen", sock, "--interval", "200ms", "--json-stream", "--hdr-out", hdr)
+	var rout, rerr strings.Builder
+	rx.Stdout, rx.Stderr = &rout, &rerr
+	if err := rx.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := run(t, dir, "send", "--backend", "shm", "--connect", sock, "--size", "1KiB", "--rate", "5kpps", "--duration", "900ms"); code != 0 {
+		rx.Process.Kill()
+		t.Fatalf("wpg send: exit %d: %s", code, errs)
+	}
+	if err := rx.Wait(); err != nil {
+		t.Fatalf("wpg recv: %v: %s", err, rerr.String())
+	}
+	lines := strings.Split(strings.TrimRight(rout.String(), "\n"), "\n")
+	var events []string
+	var frames, endFrames uint64
+	for i, line := range lines {
+		var ev struct {
+			Event string `json:"event"`
+			Data  struct {
+				Frames uint64 `json:"frames"`
+				Schema string `json:"schema"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %d is not JSON: %v: %q", i+1, err, line)
+		}
+		events = append(events, ev.Event)
+		switch ev.Event {
+		case "interval":
+			frames += ev.Data.Frames
+		case "end":
+			endFrames = ev.Data.Frames
+		}
+	}
+	n := len(events)
+	if n < 5 || events[0] != "start" || events[n-1] != "end" || frames != endFrames || endFrames == 0 {
+		t.Fatalf("events %v; intervals' frames %d, the end's %d\n%s", events, frames, endFrames, rout.String())
+	}
+	f, err := os.Open(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	logged, err := hdrlog.Read(f)
+	var samples int64
+	for _, h := range logged {
+		samples += h.TotalCount()
+	}
+	if err != nil || len(logged) != n-2 || samples != int64(endFrames) {
+		t.Errorf("--hdr-out logged %d histograms of %d latencies for %d intervals of %d frames (%v)", len(logged), samples, n-2, endFrames, err)
 	}
 }

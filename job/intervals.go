@@ -23,6 +23,21 @@ import (
 // interval of a few frames over microseconds (a rate that looks like a
 // collapse at the end).
 func (r *Run) Intervals(period time.Duration, each func(report.Interval)) []report.Interval {
+	var at func(report.Interval, Snapshot)
+	if each != nil {
+		at = func(in report.Interval, _ Snapshot) { each(in) }
+	}
+	return r.IntervalsAt(period, at)
+}
+
+// IntervalsAt is Intervals whose callback also gets the snapshot that
+// closed each interval (cumulative: Snapshot.LatenessHistogramSince of two
+// gives an interval's lateness histogram); the intervals the end closes
+// get the run's last snapshot. When the run ended at its last sample, the
+// report's totals are added to the last interval already handed over,
+// and no callback says so: the run's last snapshot is that interval's
+// end then.
+func (r *Run) IntervalsAt(period time.Duration, each func(report.Interval, Snapshot)) []report.Interval {
 	if period <= 0 {
 		<-r.done
 		return nil
@@ -48,7 +63,7 @@ watch:
 		in, ok := iv.Add(s.Sample(prev))
 		prev = s
 		if ok && each != nil {
-			each(in)
+			each(in, s)
 		}
 		for next <= s.Elapsed {
 			next += period
@@ -60,12 +75,13 @@ watch:
 		return nil
 	}
 	n := len(iv.List())
-	total := r.Snapshot().Sample(prev)
+	end := r.Snapshot()
+	total := end.Sample(prev)
 	total.Elapsed, total.Frames, total.Bytes = time.Duration(rep.Seconds*float64(time.Second)), rep.Frames, rep.Bytes
 	list := iv.Finish(total)
 	if each != nil {
 		for _, in := range list[min(n, len(list)):] {
-			each(in)
+			each(in, end)
 		}
 	}
 	return list

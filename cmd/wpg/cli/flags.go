@@ -70,9 +70,10 @@ type runFlags struct {
 	syncMode int
 
 	// reports (run.go: addReportFlags)
-	interval time.Duration
-	hdrOut   string
-	repeat   int // bench only
+	interval   time.Duration
+	jsonStream bool
+	hdrOut     string
+	repeat     int // bench only
 
 	// send --pcap (send.go)
 	pcap      string

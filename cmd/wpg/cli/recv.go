@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/internal/hdrlog"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/metrics"
 	"github.com/wpg-dev/wpg/pace"
@@ -45,10 +47,11 @@ type recvFlags struct {
 	verify   string
 	size     string
 
-	interval  time.Duration
-	hdrOut    string
-	rateLayer string
-	metrics   metricsFlags
+	interval   time.Duration
+	jsonStream bool
+	hdrOut     string
+	rateLayer  string
+	metrics    metricsFlags
 }
 
 // exitVerifyFailed is the exit code of a run with --expect whose frames
@@ -99,8 +102,9 @@ missing.`,
 	fl.IntVar(&f.slots, "slots", 0, "shm, udmabuf: ring slots; cma, xpmem: staging slots (0: the sender's)")
 	fl.StringVar(&f.verify, "verify", "on", "payload frames: on, sample, off")
 	fl.StringVar(&f.size, "size", "", "payload frame size, when the backend needs it before the sender says")
-	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, loss, latency p99 where measured) and add intervals[] to the JSON, e.g. 200ms or 1s (at least 50ms; 0: none)")
-	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the one-way latency histogram to this `FILE` as an HdrHistogram log")
+	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, loss, latency p99 where measured) and add intervals[] to the JSON, e.g. 200ms or 1s (at least 50ms; 0: none; 1s with --json-stream)")
+	fl.BoolVar(&f.jsonStream, "json-stream", false, "print JSON as the reception goes, one object a line (iperf3's --json-stream): a start event, an interval event per --interval (default 1s), and the end event with the report")
+	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the one-way latency histogram to this `FILE` as an HdrHistogram log: one histogram per --interval, or one for the run")
 	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "the report's bit rates count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
 	addMetricsFlags(fl, &f.metrics)
 	return cmd
@@ -154,6 +158,10 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if f.interval < 0 || (f.interval > 0 && f.interval < recv.MinProgressEvery) {
 		return fmt.Errorf("recv: --interval %v: give %v or more, e.g. 200ms or 1s (0: none)", f.interval, recv.MinProgressEvery)
 	}
+	if f.jsonStream && f.interval == 0 {
+		f.interval = defaultStreamInterval
+	}
+	asJSON := f.json || f.jsonStream
 	prov := provenance()
 	// --metrics-listen: the receiver's counters from before it waits for
 	// its first frame.
@@ -169,7 +177,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			be = "afpacket"
 		}
 		mr = metrics.NewReceiver("", name, be)
-		stop, err := serveMetrics(cmd, &f.metrics, mr, "", f.json)
+		stop, err := serveMetrics(cmd, &f.metrics, mr, "", asJSON)
 		if err != nil {
 			return err
 		}
@@ -202,6 +210,21 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		fmt.Fprintf(stderr, "wpg recv: receiving on %s (%s, %s)\n", info.Interface, info.Backend, mode)
 	}
 	out := cmd.OutOrStdout()
+	if f.jsonStream {
+		if err := report.WriteEvent(out, report.Event{Event: "start", Data: report.StreamStart{Schema: recv.Schema, Command: "recv",
+			IntervalSeconds: f.interval.Seconds(), Provenance: &prov}}); err != nil {
+			return err
+		}
+	}
+	show := func(in report.Interval) {
+		switch {
+		case f.jsonStream:
+			_ = report.WriteEvent(out, report.Event{Event: "interval", Data: in}) // a reader gone: the report's write says so
+		case !f.json:
+			report.WriteIntervalLine(out, in)
+		}
+	}
+	var windows []hdrWindow // --hdr-out: each interval's latency
 	var progress func(recv.Progress)
 	terminal := report.IsTerminal(stderr) && f.interval == 0
 	if terminal {
@@ -217,17 +240,22 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			lost, corrupted := int64(p.Lost), p.Corrupted
 			in, ok := iv.Add(report.Sample{Elapsed: p.Elapsed, Frames: p.Frames, Bytes: p.Bytes, Lost: &lost, Corrupted: &corrupted,
 				LatencyP99Ns: p.Latency.P99Ns, JitterNs: p.JitterNs})
-			if ok && !f.json {
-				report.WriteIntervalLine(out, in)
+			if !ok {
+				return
+			}
+			show(in)
+			if f.hdrOut != "" {
+				h, _ := p.MarshalLatency() // nil: no latency in the window
+				windows = append(windows, hdrWindow{in.Start, in.End, h})
 			}
 		}
 	}
 	if mr != nil {
-		show := progress
+		then := progress
 		progress = func(p recv.Progress) {
 			mr.Update(p)
-			if show != nil {
-				show(p)
+			if then != nil {
+				then(p)
 			}
 		}
 	}
@@ -245,10 +273,8 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		n := len(iv.List())
 		lost, corrupted := int64(res.Lost), res.Corrupted
 		intervals = iv.Finish(report.Sample{Elapsed: time.Since(waitStart), Frames: res.Frames, Bytes: res.Bytes, Lost: &lost, Corrupted: &corrupted, JitterNs: res.JitterNs})
-		if !f.json {
-			for _, in := range intervals[min(n, len(intervals)):] {
-				report.WriteIntervalLine(out, in)
-			}
+		for _, in := range intervals[min(n, len(intervals)):] {
+			show(in)
 		}
 	}
 	var peer struct {
@@ -260,15 +286,16 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	}
 	if f.hdrOut != "" {
 		if merr == nil {
-			start, _ := time.Parse(time.RFC3339, prov.Start)
-			merr = writeHdr(f.hdrOut, peer.Hist, start, res.Seconds, "latency", "wpg recv: one-way latency (ns)",
-				"no frame carried a usable transmit timestamp (the sender must run on this host)")
+			if windows, merr = latencyWindows(windows, intervals, peer.Hist, res.Seconds); merr == nil {
+				merr = writeHdr(f.hdrOut, windows, waitStart, "latency", "wpg recv: one-way latency (ns)",
+					"no frame carried a usable transmit timestamp (the sender must run on this host)")
+			}
 		}
 		if merr != nil && err == nil {
 			err = merr
 		}
 	}
-	if f.json {
+	if asJSON {
 		doc := struct {
 			recv.Result
 			// The histogram behind latency, for an exact wpg report
@@ -277,7 +304,13 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 			Provenance       *report.Provenance `json:"provenance,omitempty"`
 			Intervals        []report.Interval  `json:"intervals,omitempty"`
 		}{res, peer.Hist, &prov, intervals}
-		if jerr := writeJSON(out, doc); jerr != nil && err == nil {
+		var jerr error
+		if f.jsonStream {
+			jerr = report.WriteEvent(out, report.Event{Event: "end", Data: doc})
+		} else {
+			jerr = writeJSON(out, doc)
+		}
+		if jerr != nil && err == nil {
 			err = jerr
 		}
 	} else {
@@ -288,4 +321,59 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		return &ExitError{Code: exitVerifyFailed, Err: fmt.Errorf("recv: %w", failed)}
 	}
 	return err
+}
+
+// latencyWindows completes a receiver's --hdr-out histograms: the window
+// of each interval its progress closed, and what the end added (the
+// whole latency histogram, total, less them): a window of its own when
+// the end closed intervals, else part of the last; without intervals
+// (none asked for) one window, the whole run's.
+func latencyWindows(windows []hdrWindow, intervals []report.Interval, total []byte, seconds float64) ([]hdrWindow, error) {
+	if len(intervals) == 0 {
+		return []hdrWindow{{0, seconds, total}}, nil
+	}
+	if len(total) == 0 || string(total) == "null" {
+		for _, in := range intervals[len(windows):] {
+			windows = append(windows, hdrWindow{in.Start, in.End, nil})
+		}
+		return windows, nil
+	}
+	all, err := hdrlog.Decode(total)
+	if err != nil {
+		return nil, err
+	}
+	seen := hdrhistogram.New(all.LowestTrackableValue(), all.HighestTrackableValue(), int(all.SignificantFigures()))
+	for _, w := range windows {
+		if len(w.Hist) > 0 {
+			h, err := hdrlog.Decode(w.Hist)
+			if err != nil {
+				return nil, err
+			}
+			seen.Merge(h)
+		}
+	}
+	tail := hdrlog.Sub(all, seen)
+	if n := len(windows); n == len(intervals) && n > 0 {
+		// The end went into the last interval: so does its latency.
+		if len(windows[n-1].Hist) > 0 {
+			last, err := hdrlog.Decode(windows[n-1].Hist)
+			if err != nil {
+				return nil, err
+			}
+			tail.Merge(last)
+		}
+		windows = windows[:n-1]
+	}
+	b, err := hdrlog.Encode(tail)
+	if err != nil {
+		return nil, err
+	}
+	for i, in := range intervals[len(windows):] {
+		w := hdrWindow{in.Start, in.End, nil}
+		if i == 0 {
+			w.Hist = b
+		}
+		windows = append(windows, w)
+	}
+	return windows, nil
 }

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -33,6 +33,9 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	}
 	if f.interval < 0 || (f.interval > 0 && f.interval < report.MinInterval) {
 		return fmt.Errorf("--interval %v: give a period of %v or more, such as 1s, or 0 for none", f.interval, report.MinInterval)
+	}
+	if f.jsonStream && f.interval == 0 {
+		f.interval = defaultStreamInterval
 	}
 	if f.hdrOut != "" && spec.Rate == "" {
 		return fmt.Errorf("--hdr-out %s writes the pacer's lateness histogram, which only a paced run has: add --rate (e.g. --rate 1Mpps)", f.hdrOut)
@@ -69,16 +72,32 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	var rep *report.Report
 	var runErr error
 	var pps []float64
-	var lateness []byte
+	var lateness []hdrWindow
+	if f.jsonStream {
+		if err := report.WriteEvent(out, report.Event{Event: "start", Data: report.StreamStart{Schema: report.Schema, Command: command,
+			IntervalSeconds: f.interval.Seconds(), Provenance: &prov}}); err != nil {
+			return err
+		}
+	}
 	for i := range repeat {
-		var lines io.Writer
-		if !f.json && f.interval > 0 {
-			lines = out
+		var each func(report.Interval)
+		switch {
+		case f.jsonStream:
+			ev := report.Event{Event: "interval"}
+			if repeat > 1 {
+				ev.Run = i + 1
+			}
+			each = func(in report.Interval) {
+				ev.Data = in
+				_ = report.WriteEvent(out, ev) // a reader gone: the report's write says so
+			}
+		case !f.json && f.interval > 0:
 			if repeat > 1 {
 				fmt.Fprintf(out, "run %d of %d\n", i+1, repeat)
 			}
+			each = func(in report.Interval) { report.WriteIntervalLine(out, in) }
 		}
-		rep, runErr, lateness, err = runOnce(cmd, f, spec, lines, started)
+		rep, runErr, lateness, err = runOnce(cmd, f, spec, each, started)
 		if err != nil {
 			return err
 		}
@@ -96,13 +115,20 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		rep.Repeats = report.RepeatsOf(pps)
 	}
 	if f.hdrOut != "" {
-		start, _ := time.Parse(time.RFC3339, prov.Start)
-		if err := writeHdr(f.hdrOut, lateness, start, rep.Seconds, "lateness", "wpg "+command+": lateness of the pacer's grants against their deadlines (ns)",
+		start, err := time.Parse(time.RFC3339Nano, rep.Started)
+		if err != nil {
+			start, _ = time.Parse(time.RFC3339, prov.Start)
+		}
+		if err := writeHdr(f.hdrOut, lateness, start, "lateness", "wpg "+command+": lateness of the pacer's grants against their deadlines (ns)",
 			"the lateness histogram comes from paced runs: add --rate"); err != nil {
 			return &ExitError{Code: ExitRuntime, Err: err}
 		}
 	}
-	if f.json {
+	if f.jsonStream {
+		if err := report.WriteEvent(out, report.Event{Event: "end", Data: rep}); err != nil {
+			return err
+		}
+	} else if f.json {
 		if err := rep.WriteJSON(out); err != nil {
 			return err
 		}
@@ -128,12 +154,13 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 }
 
 // runOnce starts spec and waits for its report. With --interval it takes
-// a snapshot every period, writes a line per interval to lines (nil: none)
-// and puts the intervals, summing to the totals, into the report; without,
-// it draws the progress line on a terminal. lateness is the pacer's
-// histogram (internal/hist JSON; nil flat out); err is a start error
-// (already an exit error), runErr the run's.
-func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, started func(*job.Run) error) (rep *report.Report, runErr error, lateness []byte, err error) {
+// a snapshot every period, hands each interval to each as it closes (nil:
+// none) and puts the intervals, summing to the totals, into the report;
+// without, it draws the progress line on a terminal. lateness is, with
+// --hdr-out, the pacer's histogram of each interval, or of the whole run
+// without --interval (nil flat out); err is a start error (already an
+// exit error), runErr the run's.
+func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, each func(report.Interval), started func(*job.Run) error) (rep *report.Report, runErr error, lateness []hdrWindow, err error) {
 	env := cliEnv(cmd)
 	env.SnapshotEvery = f.interval // an own receiver's progress as often as the lines
 	run, err := job.Start(cmd.Context(), spec, env)
@@ -145,12 +172,14 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, st
 	}
 	markStarted(cmd) // the input is valid: what fails from here on is the run
 	var intervals []report.Interval
+	var ats []job.Snapshot // the snapshot that closed each interval
 	if f.interval > 0 {
-		// Samples on the run's own clock, each interval a line as it
-		// closes (job.Run.Intervals).
-		intervals = run.Intervals(f.interval, func(in report.Interval) {
-			if lines != nil {
-				report.WriteIntervalLine(lines, in)
+		// Samples on the run's own clock, each interval handed on as it
+		// closes (job.Run.IntervalsAt).
+		intervals = run.IntervalsAt(f.interval, func(in report.Interval, at job.Snapshot) {
+			ats = append(ats, at)
+			if each != nil {
+				each(in)
 			}
 		})
 	} else {
@@ -163,8 +192,8 @@ func runOnce(cmd *cobra.Command, f *runFlags, spec job.Spec, lines io.Writer, st
 	}
 	rep, runErr = run.Report(), run.Err()
 	end := run.Snapshot()
-	if f.hdrOut != "" {
-		if lateness, err = end.LatenessHistogram(); err != nil {
+	if f.hdrOut != "" && rep != nil {
+		if lateness, err = latenessWindows(end, intervals, ats, rep.Seconds); err != nil {
 			return rep, runErr, nil, err
 		}
 	}
@@ -474,25 +503,85 @@ func fieldFlag(cmd *cobra.Command, field string) *pflag.Flag {
 // addReportFlags adds the report flags of send and bench.
 func addReportFlags(cmd *cobra.Command, f *runFlags) {
 	fl := cmd.Flags()
-	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, lateness p99) and add intervals[] to the JSON, e.g. 1s (at least 50ms; 0: none)")
-	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the pacer's lateness histogram (--rate) to this `FILE` as an HdrHistogram log")
+	fl.DurationVar(&f.interval, "interval", 0, "print a line per period (rate, frames, lateness p99) and add intervals[] to the JSON, e.g. 1s (at least 50ms; 0: none; 1s with --json-stream)")
+	fl.BoolVar(&f.jsonStream, "json-stream", false, "print JSON as the run goes, one object a line (iperf3's --json-stream): a start event, an interval event per --interval (default 1s), and the end event with the report")
+	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the pacer's lateness histogram (--rate) to this `FILE` as an HdrHistogram log: one histogram per --interval, or one for the run")
 }
 
-// writeHdr writes a histogram (internal/hist's JSON, from a snapshot or a
-// receiver's result) to path as an HdrHistogram log (--hdr-out). An empty
-// histogram is an error that says why there is none.
-func writeHdr(path string, histJSON []byte, start time.Time, seconds float64, tag, comment, none string) error {
-	if len(histJSON) == 0 || string(histJSON) == "null" {
+// defaultStreamInterval is the period of --json-stream's interval events
+// when no --interval is given.
+const defaultStreamInterval = time.Second
+
+// hdrWindow is one histogram of an --hdr-out log: from From to To
+// (seconds since the run's start), in internal/hist's JSON (nil: no
+// value came in, an empty histogram).
+type hdrWindow struct {
+	From, To float64
+	Hist     []byte
+}
+
+// latenessWindows are a sender's lateness histograms for --hdr-out: one
+// per interval (the grants between the snapshots that closed it and the
+// one before; the last interval's end is the run's end, end), or one for
+// the whole run without intervals; nil for a flat-out run.
+func latenessWindows(end job.Snapshot, intervals []report.Interval, ats []job.Snapshot, seconds float64) ([]hdrWindow, error) {
+	if len(intervals) == 0 || len(ats) != len(intervals) {
+		h, err := end.LatenessHistogram()
+		if h == nil || err != nil {
+			return nil, err
+		}
+		return []hdrWindow{{0, seconds, h}}, nil
+	}
+	ats[len(ats)-1] = end // the totals close the last interval
+	var out []hdrWindow
+	var prev job.Snapshot
+	for i, in := range intervals {
+		h, err := ats[i].LatenessHistogramSince(prev)
+		if h == nil || err != nil {
+			return nil, err
+		}
+		out = append(out, hdrWindow{in.Start, in.End, h})
+		prev = ats[i]
+	}
+	return out, nil
+}
+
+// writeHdr writes histograms (internal/hist's JSON, from snapshots or a
+// receiver's progress) to path as an HdrHistogram interval log
+// (--hdr-out), a histogram per window, each at its time from start. No
+// histogram at all is an error that says why there is none.
+func writeHdr(path string, windows []hdrWindow, start time.Time, tag, comment, none string) error {
+	var hs []*hdrhistogram.Histogram
+	var bounds *hdrhistogram.Histogram
+	for _, w := range windows {
+		if len(w.Hist) == 0 || string(w.Hist) == "null" {
+			hs = append(hs, nil)
+			continue
+		}
+		h, err := hdrlog.Decode(w.Hist)
+		if err != nil {
+			return fmt.Errorf("--hdr-out %s: %w", path, err)
+		}
+		hs = append(hs, h)
+		bounds = h
+	}
+	if bounds == nil {
 		return fmt.Errorf("--hdr-out %s: no histogram to write: %s", path, none)
 	}
-	h, err := hdrlog.Decode(histJSON)
+	var buf bytes.Buffer
+	l, err := hdrlog.NewLog(&buf, start, comment)
 	if err != nil {
 		return fmt.Errorf("--hdr-out %s: %w", path, err)
 	}
-	var buf bytes.Buffer
-	end := start.Add(time.Duration(seconds * float64(time.Second)))
-	if err := hdrlog.Write(&buf, h, start, end, tag, comment); err != nil {
-		return fmt.Errorf("--hdr-out %s: %w", path, err)
+	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	for i, w := range windows {
+		h := hs[i]
+		if h == nil { // nothing came in: an empty histogram keeps the log's time line
+			h = hdrhistogram.New(bounds.LowestTrackableValue(), bounds.HighestTrackableValue(), int(bounds.SignificantFigures()))
+		}
+		if err := l.Interval(h, at(w.From), at(w.To), tag); err != nil {
+			return fmt.Errorf("--hdr-out %s: %w", path, err)
+		}
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--hdr-out: %w", err)
