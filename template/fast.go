@@ -55,12 +55,10 @@ func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
 		cs.runPreKept(bufs, lens, now, nowSum) // keep.go
 		return
 	}
-	if cs.run == runStream {
-		cs.runStream(bufs, lens, now, nowSum) // fast_stream.go
-		return
-	}
 	// renderOne's choice, made once for the run.
 	switch {
+	case cs.run == runStream:
+		cs.runStream(bufs, lens, now, nowSum) // fast_stream.go
 	case cs.rp != nil || cs.fr != nil:
 		for j, b := range bufs {
 			lens[j] = cs.renderOne(b, now, nowSum)
