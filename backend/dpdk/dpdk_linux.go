@@ -409,6 +409,14 @@ func (s *Sender) Commit(lens []int) (int, error) {
 // MaxFrame is the largest frame a buffer holds.
 func (s *Sender) MaxFrame() int { return s.maxFrame }
 
+// KeepsBuffers reports that a reserved mbuf still holds the frame last
+// rendered into it (engine.BufferKeeper): the worker's pool is its own,
+// and a driver only reads a frame's bytes before it frees the mbuf back
+// into that pool (one that prepends a header writes it into the headroom,
+// and the commit puts data_off back). Large frames then get only the
+// bytes that change rewritten.
+func (s *Sender) KeepsBuffers() bool { return true }
+
 // Info describes the sender, with its burst counters: bursts committed,
 // rte_eth_tx_burst calls, the calls the device took only part of (then
 // offered again), the bursts that waited for the device, and failed bulk
