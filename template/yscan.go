@@ -20,6 +20,11 @@ import (
 // that what go-yaml refuses is refused with go-yaml's message and what it
 // takes is read as it reads it. FuzzDecodeRaw holds the two readers to
 // the same trees.
+//
+// Its parts: the line reader (yscan_line.go), block and flow collections
+// (yscan_block.go, yscan_flow.go), scalars (yscan_scalar.go), anchors,
+// aliases and merge keys (yscan_anchor.go), and the streams items handed
+// on one by one (yscan_items.go).
 type yscan struct {
 	src       string
 	pos       int

@@ -47,33 +47,50 @@ func (s *yscan) scalar(flow bool) *ynode {
 	default:
 		s.unsup("a scalar starting with an indicator")
 	}
+	n.text = s.plain(n, flow)
+	if strings.HasSuffix(n.text, ":") {
+		s.unsup("a plain scalar ending with a colon")
+	}
+	if len(n.text) > 1024 && s.ch() == ':' {
+		s.unsup("a key longer than 1024 characters")
+	}
+	switch n.text {
+	case "~", "null", "Null", "NULL":
+		n.flags |= yNull
+	}
+	return n
+}
+
+// plain reads the text of a plain scalar from pos, its start checked
+// (scalar), and leaves pos after it; n.col moves as go-yaml moves it.
+func (s *yscan) plain(n *ynode, flow bool) string {
 	st := s.pos
 	end := st
 	for s.pos < len(s.src) {
 		c := s.src[s.pos]
 		switch {
 		case c == '\n':
-			goto done
+			return s.src[st:end]
 		case c == ' ':
 			j := s.pos
 			for j < len(s.src) && s.src[j] == ' ' {
 				j++
 			}
 			if j == len(s.src) {
-				goto done
+				return s.src[st:end]
 			}
 			switch b := s.src[j]; {
 			case b == '\n':
 				// go-yaml puts a plain scalar that blanks end on its
 				// line as many columns further as there are blanks.
 				n.col += int32(j - s.pos)
-				goto done
+				return s.src[st:end]
 			case b == '#':
-				goto done
+				return s.src[st:end]
 			case b == '\t':
 				s.unsup("a tab")
 			case flow && (b == ',' || b == ']' || b == '}'):
-				goto done
+				return s.src[st:end]
 			case b == ':':
 				s.unsup("a blank before a colon")
 			}
@@ -82,14 +99,14 @@ func (s *yscan) scalar(flow bool) *ynode {
 		case c == ':':
 			b := s.at(s.pos + 1)
 			if s.pos+1 == len(s.src) || b == ' ' || b == '\n' {
-				goto done
+				return s.src[st:end]
 			}
 			if flow && (b == ',' || b == ']' || b == '}' || b == '[' || b == '{') {
 				s.unsup("a colon before a flow indicator")
 			}
 			s.pos++
 		case flow && (c == ',' || c == ']' || c == '}'):
-			goto done
+			return s.src[st:end]
 		case flow && (c == '[' || c == '{'):
 			s.unsup("a bracket in a plain scalar")
 		case c >= 0x80:
@@ -102,19 +119,7 @@ func (s *yscan) scalar(flow bool) *ynode {
 		}
 		end = s.pos
 	}
-done:
-	n.text = s.src[st:end]
-	if strings.HasSuffix(n.text, ":") {
-		s.unsup("a plain scalar ending with a colon")
-	}
-	if len(n.text) > 1024 && s.ch() == ':' {
-		s.unsup("a key longer than 1024 characters")
-	}
-	switch n.text {
-	case "~", "null", "Null", "NULL":
-		n.flags |= yNull
-	}
-	return n
+	return s.src[st:end]
 }
 
 // afterQuoted checks what may follow a quoted scalar on its line.
