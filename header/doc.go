@@ -1,6 +1,6 @@
 // Package header provides []byte views of network headers (Ethernet, 802.1Q
 // VLAN, MPLS, IPv4, IPv6 and its fragment header, UDP, TCP and its option
-// kinds, ICMPv4/ICMPv6 echo, ARP, GRE, and the VNI of VXLAN and Geneve)
+// kinds, ICMPv4/ICMPv6 echo and the Neighbor Discovery types, ARP, GRE, and the VNI of VXLAN and Geneve)
 // with accessors at fixed offsets, and the internet checksum: full
 // computation, verification, pseudo-header sums and the RFC 1624
 // incremental update used when a field is patched in place.

@@ -18,11 +18,13 @@ const ICMPv6MinLen = 4
 
 // Offsets in an ICMPv4 or ICMPv6 (echo) header.
 const (
-	icmpType     = 0
-	icmpCode     = 1
-	icmpChecksum = 2
-	icmpIdent    = 4
-	icmpSeq      = 6
+	// ICMPTypeOffset is the offset of the message type, for code that
+	// reads it without a view (a socket filter).
+	ICMPTypeOffset = 0
+	icmpCode       = 1
+	icmpChecksum   = 2
+	icmpIdent      = 4
+	icmpSeq        = 6
 )
 
 // ICMP types of the echo messages.
@@ -33,11 +35,17 @@ const (
 	ICMPv6EchoReply   uint8 = 129
 )
 
+// ICMPv6 types of Neighbor Discovery's neighbour messages (RFC 4861).
+const (
+	ICMPv6NeighborSolicit uint8 = 135
+	ICMPv6NeighborAdvert  uint8 = 136
+)
+
 // ICMP is a view of an ICMPv4 or ICMPv6 echo header.
 type ICMP []byte
 
 // Type returns the message type.
-func (i ICMP) Type() uint8 { return i[icmpType] }
+func (i ICMP) Type() uint8 { return i[ICMPTypeOffset] }
 
 // Code returns the message code.
 func (i ICMP) Code() uint8 { return i[icmpCode] }
@@ -52,7 +60,7 @@ func (i ICMP) Ident() uint16 { return binary.BigEndian.Uint16(i[icmpIdent:]) }
 func (i ICMP) Seq() uint16 { return binary.BigEndian.Uint16(i[icmpSeq:]) }
 
 // SetTypeCode sets type and code.
-func (i ICMP) SetTypeCode(typ, code uint8) { i[icmpType], i[icmpCode] = typ, code }
+func (i ICMP) SetTypeCode(typ, code uint8) { i[ICMPTypeOffset], i[icmpCode] = typ, code }
 
 // SetChecksum stores a checksum.
 func (i ICMP) SetChecksum(c uint16) { binary.BigEndian.PutUint16(i[icmpChecksum:], c) }

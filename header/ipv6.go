@@ -12,12 +12,14 @@ const EtherTypeIPv6 uint16 = 0x86dd
 const (
 	ipv6VersClassFlow = 0 // version (4 bits), traffic class (8), flow label (20)
 	ipv6PayloadLen    = 4
-	ipv6NextHeader    = 6
-	ipv6HopLimit      = 7
-	ipv6Src           = 8
-	ipv6Dst           = 24
-	ipv6AddrLen       = 16
-	ipv6FlowLabel     = 0xfffff
+	// IPv6NextHeaderOffset is the offset of the next header field, for
+	// code that reads it without a view (a socket filter).
+	IPv6NextHeaderOffset = 6
+	ipv6HopLimit         = 7
+	ipv6Src              = 8
+	ipv6Dst              = 24
+	ipv6AddrLen          = 16
+	ipv6FlowLabel        = 0xfffff
 )
 
 // IPv6 extension headers (next header values) that SkipIPv6Extensions
@@ -60,7 +62,7 @@ func (h IPv6) FlowLabel() uint32 {
 func (h IPv6) PayloadLength() uint16 { return binary.BigEndian.Uint16(h[ipv6PayloadLen:]) }
 
 // NextHeader returns the next header's protocol number.
-func (h IPv6) NextHeader() uint8 { return h[ipv6NextHeader] }
+func (h IPv6) NextHeader() uint8 { return h[IPv6NextHeaderOffset] }
 
 // HopLimit returns the hop limit.
 func (h IPv6) HopLimit() uint8 { return h[ipv6HopLimit] }
@@ -80,7 +82,7 @@ func (h IPv6) SetVersionClassFlow(tc uint8, flow uint32) {
 func (h IPv6) SetPayloadLength(n uint16) { binary.BigEndian.PutUint16(h[ipv6PayloadLen:], n) }
 
 // SetNextHeader sets the next header's protocol number.
-func (h IPv6) SetNextHeader(p uint8) { h[ipv6NextHeader] = p }
+func (h IPv6) SetNextHeader(p uint8) { h[IPv6NextHeaderOffset] = p }
 
 // SetHopLimit sets the hop limit.
 func (h IPv6) SetHopLimit(l uint8) { h[ipv6HopLimit] = l }

@@ -13,24 +13,20 @@ import (
 	"golang.org/x/net/bpf"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/inputerr"
-)
-
-// EtherTypes the agent's socket is bound to.
-const (
-	ethARP  = 0x0806
-	ethIPv6 = 0x86dd
 )
 
 // ndFilter passes Neighbor Solicitations and Advertisements only (an
 // IPv6 socket on a port also sees the run's own IPv6 frames): next
-// header ICMPv6 at byte 20 of the frame, ICMPv6 type 135 or 136 at 54.
+// header ICMPv6 (byte 20 of an untagged frame), ICMPv6 type Neighbor
+// Solicitation or Advertisement (byte 54).
 var ndFilter = []bpf.Instruction{
-	bpf.LoadAbsolute{Off: 20, Size: 1},
-	bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 58, SkipTrue: 4},
-	bpf.LoadAbsolute{Off: 54, Size: 1},
-	bpf.JumpIf{Cond: bpf.JumpEqual, Val: 135, SkipTrue: 1},
-	bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 136, SkipTrue: 1},
+	bpf.LoadAbsolute{Off: header.EthernetLen + header.IPv6NextHeaderOffset, Size: 1},
+	bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(header.ProtoICMPv6), SkipTrue: 4},
+	bpf.LoadAbsolute{Off: header.EthernetLen + header.IPv6Len + header.ICMPTypeOffset, Size: 1},
+	bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(header.ICMPv6NeighborSolicit), SkipTrue: 1},
+	bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(header.ICMPv6NeighborAdvert), SkipTrue: 1},
 	bpf.RetConstant{Val: 0xffff},
 	bpf.RetConstant{Val: 0},
 }
@@ -54,13 +50,14 @@ func Open(iface string, port Port, o Options) (*Agent, error) {
 		a.timeout = DefaultTimeout
 	}
 	a.kernel = kernelHolds(ifi, port.Addr.Addr())
-	proto, cfg := ethARP, (*packet.Config)(nil)
+	// The EtherType the socket is bound to.
+	proto, cfg := int(header.EtherTypeARP), (*packet.Config)(nil)
 	if !port.Is4() {
 		f, err := bpf.Assemble(ndFilter)
 		if err != nil {
 			return nil, err
 		}
-		proto, cfg = ethIPv6, &packet.Config{Filter: f}
+		proto, cfg = int(header.EtherTypeIPv6), &packet.Config{Filter: f}
 	}
 	c, err := packet.Listen(ifi, packet.Raw, proto, cfg)
 	if err != nil {

@@ -3,10 +3,15 @@ package nexthop
 import (
 	"context"
 	"errors"
+	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/net/bpf"
+
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/internal/netns"
 	"github.com/wpg-dev/wpg/internal/testbed"
 )
@@ -137,5 +142,41 @@ func TestAgentLeavesTheKernelsAddress(t *testing.T) {
 	}
 	if _, err := a.Resolve(context.Background()); err == nil {
 		t.Fatal("resolved a gateway the port does not have")
+	}
+}
+
+// The socket filter of an IPv6 agent passes Neighbor Solicitations and
+// Advertisements and drops the port's other IPv6 frames: another ICMPv6
+// message, and a packet that is not ICMPv6.
+func TestNDFilter(t *testing.T) {
+	vm, err := bpf.NewVM(ndFilter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	me, gw := netip.MustParseAddr("2001:2::1"), netip.MustParseAddr("2001:2::fe")
+	ns, err := solicit(macA, me, gw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, err := advertise(macA, me, message{Sender: gw, MAC: macR, From: macR})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := slices.Clone(ns)
+	header.ICMP(echo[header.EthernetLen+header.IPv6Len:]).SetTypeCode(header.ICMPv6EchoRequest, 0)
+	udp := slices.Clone(ns)
+	header.IPv6(udp[header.EthernetLen:]).SetNextHeader(header.ProtoUDP)
+	for _, c := range []struct {
+		name string
+		f    []byte
+		pass bool
+	}{{"solicitation", ns, true}, {"advertisement", na, true}, {"echo request", echo, false}, {"UDP", udp, false}} {
+		n, err := vm.Run(c.f)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if (n > 0) != c.pass {
+			t.Errorf("%s: the filter keeps %d bytes, want it passed: %v", c.name, n, c.pass)
+		}
 	}
 }
