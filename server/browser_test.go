@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	_ "github.com/wpg-dev/wpg/backend/all" // the new-job and host pages show every backend and its probes
-	"github.com/wpg-dev/wpg/internal/testbed"
+	"github.com/wpg-dev/wpg/internal/testbed/chromium"
 	"github.com/wpg-dev/wpg/job"
 )
 
@@ -26,28 +26,7 @@ var screenshots = flag.String("screenshots", "", "directory the browser test wri
 // fresh profile and returns a context for one tab.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	exe := testbed.RequireTool(t, "chromium", "chromium")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
+	return chromium.Tab(t, 1280, 900)
 }
 
 // shot saves a PNG of the whole page as DIR/serve-NAME.png when the test

@@ -3,8 +3,9 @@ package server
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/wpg-dev/wpg/units"
 )
 
 func optTime(t *time.Time) string {
@@ -45,17 +46,7 @@ func si(v float64, unit string) string {
 	return ""
 }
 
-func fmtCount(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func fmtCount(n uint64) string { return units.FormatCount(n, ",") }
 
 func fmtSecs(s float64) string {
 	if s <= 0 {

@@ -229,6 +229,20 @@ func formatSize(n int64, sep string) string {
 	return strconv.FormatInt(n, 10) + sep + "B"
 }
 
+// FormatCount prints a count with sep between its groups of three digits
+// (FormatCount(1234567, ",") is "1,234,567"), for tables people read.
+func FormatCount(n uint64, sep string) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 // FormatSizeApprox prints a byte count rounded to one decimal in the largest
 // binary unit it reaches ("1.5 GiB", "300.0 MiB", "512 B"), for messages
 // where the order of magnitude matters more than the exact figure.

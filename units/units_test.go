@@ -96,3 +96,11 @@ func TestParseSizeOfConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatCount(t *testing.T) {
+	for n, want := range map[uint64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", 18446744073709551615: "18,446,744,073,709,551,615"} {
+		if got := FormatCount(n, ","); got != want {
+			t.Errorf("FormatCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
