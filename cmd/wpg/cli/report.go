@@ -13,6 +13,7 @@ import (
 
 	"github.com/wpg-dev/wpg/recv"
 	"github.com/wpg-dev/wpg/report"
+	reporthtml "github.com/wpg-dev/wpg/report/html"
 )
 
 func init() { register(newReportCmd) }
@@ -23,7 +24,7 @@ const maxReportFile = 256 << 20
 func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "work with wpg's JSON reports: merge the reports of one job's segments",
+		Short: "work with wpg's JSON reports: merge the reports of one job's segments, write one as an HTML page",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -50,8 +51,49 @@ standard output. wpg plot draws a merged report like any other (docs/distributed
 		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
 	}
 	merge.Flags().StringVarP(&out, "output", "o", "", "write the merged report's JSON to `FILE` (and its table to standard output); default: the JSON to standard output")
-	cmd.AddCommand(merge)
+	cmd.AddCommand(merge, newReportHTMLCmd())
 	return cmd
+}
+
+func newReportHTMLCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "html REPORT.json",
+		Short: "write a report as one self-contained HTML page to hand over: summary, per-stream table, charts, environment",
+		Long: `html reads the JSON of wpg send, bench (a run or the matrix), recv, ndr or report merge ("-" reads
+standard input) and writes one HTML file: the summary, the notes, charts (the rate over time with the
+target, loss, latency and lateness per interval where --interval gave them; the rate per stream; the
+lateness and latency percentiles; a matrix's ranking per size), the per-stream table (a receiver's per
+stream, a matrix's rows, ndr's sizes), the workers, the reports merged, the environment and the report's
+JSON itself. Styles and charts (SVG) are inline: no script, font, image or stylesheet is fetched, and
+the file holds no URL, so it opens anywhere, offline, as it was written.`,
+		Example: `  wpg send examples/mixed.wpg.yaml --count 60000 --interval 1s --json > run.json && wpg report html run.json -o run.html
+  wpg report merge seg-*.json -o merged.json && wpg report html merged.json -o merged.html`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReportHTML(cmd, args[0], out) },
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the page to `FILE` (default: standard output)")
+	return cmd
+}
+
+func runReportHTML(cmd *cobra.Command, in, out string) error {
+	b, err := readReport(cmd, in)
+	if err != nil {
+		return usageError(fmt.Errorf("report html: %w", err))
+	}
+	var buf bytes.Buffer
+	if err := reporthtml.Render(&buf, b); err != nil {
+		return usageError(fmt.Errorf("report html: %s: %w", in, err))
+	}
+	markStarted(cmd) // the input was good: what fails from here on is the writing
+	if out == "" {
+		_, err := cmd.OutOrStdout().Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report html: -o: %w", err)
+	}
+	return nil
 }
 
 // reportDoc is a report file read for a merge.

@@ -73,3 +73,25 @@ func TestMergeReceivers(t *testing.T) {
 		}
 	}
 }
+
+// TestReportHTML (issue #29): wpg report html writes a report as one
+// page (-o FILE, or standard output), and refuses what is not a report
+// as a usage error that names the file.
+func TestReportHTML(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "run.html")
+	if out, errs, code := wpg(t, "report", "html", "../../../report/html/testdata/send.json", "-o", page); code != 0 || out != "" {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(b), `<table id="streams">`) || strings.Contains(strings.ToLower(string(b)), "http") {
+		t.Fatalf("%v: page %.200s", err, b)
+	}
+	out, _, code := wpg(t, "report", "html", "../../../report/html/testdata/matrix.json")
+	if code != 0 || !strings.HasPrefix(out, "<!DOCTYPE html>") {
+		t.Errorf("to standard output: exit %d, %.100s", code, out)
+	}
+	checkUsage(t, []usageCase{
+		{"not a report", []string{"report", "html", "report_test.go"}, []string{"report html: report_test.go", "not a wpg JSON report"}},
+		{"missing", []string{"report", "html", "nonesuch.json"}, []string{"report html", "nonesuch.json"}},
+	})
+}

@@ -1,0 +1,665 @@
+// Package html renders wpg's JSON reports as one self-contained HTML page
+// to hand to a colleague (`wpg report html`, and wpg serve's job page):
+// the summary, the per-stream table, charts drawn as inline SVG, the
+// workers, the environment and the report itself, with its styles inline
+// and no script, font, image or stylesheet to fetch, so that the file
+// opens anywhere, offline, as it was written. It reads every report wpg
+// writes: wpg send and bench (wpg.report/v1 and v2, merged ones too),
+// wpg recv (wpg.recv/v1, merged ones too), the bench matrix
+// (wpg.bench/v1) and wpg ndr (wpg.ndr/1). It prints nothing and reads
+// no file: the caller hands it the document.
+package html
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wpg-dev/wpg/bench"
+	"github.com/wpg-dev/wpg/ndr"
+	"github.com/wpg-dev/wpg/recv"
+	"github.com/wpg-dev/wpg/report"
+	"github.com/wpg-dev/wpg/units"
+)
+
+// MaxInput bounds the report Render reads.
+const MaxInput = 64 << 20
+
+// Render writes the JSON report doc as an HTML page to w. A document that
+// is not a wpg report is an error that says what it is instead.
+func Render(w io.Writer, doc []byte) error {
+	p, err := build(doc)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, p); err != nil {
+		return err
+	}
+	_, err = w.Write(noURLs(buf.Bytes()))
+	return err
+}
+
+// schemeRE finds what would read as a URL: a scheme and "://".
+var schemeRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*):(//)`)
+
+// noURLs writes the colon of anything that reads as a URL in the
+// report's own text (a command line, a note) as a character reference:
+// the page shows it as it was, and the file holds no URL, to fetch or
+// otherwise (the page's own markup has none).
+func noURLs(b []byte) []byte {
+	return schemeRE.ReplaceAll(b, []byte("$1&#58;$2"))
+}
+
+// page is what the template draws.
+type page struct {
+	Title    string
+	Subtitle string
+	Summary  []kv
+	Notes    []string
+	Charts   []template.HTML
+	Tables   []table
+	Env      []kv
+	Raw      string
+}
+
+// kv is one row of a key/value list.
+type kv struct{ K, V string }
+
+// table is one table of the page; ID names it (streams: the per-stream
+// table).
+type table struct {
+	ID, Title string
+	Head      []string
+	Rows      [][]string
+	// Text marks the columns that are text (left-aligned); the others
+	// are figures.
+	Text map[int]bool
+}
+
+// build reads doc's schema and lays out its page.
+func build(doc []byte) (*page, error) {
+	if len(doc) > MaxInput {
+		return nil, fmt.Errorf("report of %d bytes: at most %d", len(doc), MaxInput)
+	}
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return nil, errors.New("the file is empty: give the JSON that wpg send, bench, recv, ndr or report merge wrote")
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return nil, fmt.Errorf("not a wpg JSON report: %w", err)
+	}
+	var p *page
+	var err error
+	switch head.Schema {
+	case report.Schema, "wpg.report/v1":
+		var r report.Report
+		if err = json.Unmarshal(doc, &r); err == nil {
+			p = sendPage(&r)
+		}
+	case recv.Schema:
+		var r recvDoc
+		if err = json.Unmarshal(doc, &r); err == nil {
+			p = recvPage(&r)
+		}
+	case bench.Schema:
+		var r bench.Result
+		if err = json.Unmarshal(doc, &r); err == nil {
+			p = matrixPage(&r)
+		}
+	case ndr.Schema:
+		var r ndr.Report
+		if err = json.Unmarshal(doc, &r); err == nil {
+			p = ndrPage(&r)
+		}
+	case "":
+		return nil, errors.New(`no "schema" field: give the JSON of wpg send, bench, recv, ndr or report merge`)
+	default:
+		return nil, fmt.Errorf("schema %q: wpg report html reads %s, %s, %s and %s", head.Schema, report.Schema, recv.Schema, bench.Schema, ndr.Schema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s report: %w", head.Schema, err)
+	}
+	var raw bytes.Buffer
+	if json.Indent(&raw, doc, "", "  ") == nil {
+		p.Raw = raw.String()
+	}
+	return p, nil
+}
+
+// recvDoc is `wpg recv --json`: the receiver's result, where and when it
+// ran, and its intervals.
+type recvDoc struct {
+	recv.Result
+	Provenance *report.Provenance `json:"provenance"`
+	Intervals  []report.Interval  `json:"intervals"`
+	// Inputs are a merge's receivers (wpg report merge).
+	Inputs []struct {
+		File       string             `json:"file"`
+		Frames     uint64             `json:"frames"`
+		Seconds    float64            `json:"seconds"`
+		Provenance *report.Provenance `json:"provenance"`
+	} `json:"inputs"`
+}
+
+// sendPage lays out a send or bench report (merged ones too).
+func sendPage(r *report.Report) *page {
+	p := &page{Title: "wpg " + r.Command}
+	if r.Template != "" {
+		p.Title += " " + r.Template
+	}
+	p.Subtitle = subtitle(r.Schema, r.Job, r.Segment, r.Provenance)
+	be := r.Backend.Backend + ", mode " + r.Backend.Mode
+	if r.Backend.Interface != "" {
+		be += " on " + r.Backend.Interface
+	}
+	add := func(k, v string) { p.Summary = append(p.Summary, kv{k, v}) }
+	add("backend", be)
+	add("plan", strings.TrimSpace(r.Plan+" "+paren(r.PlanDetail)))
+	add("workers", fmt.Sprintf("%d, batch %d", len(r.Workers), r.Batch))
+	add("frames", fmt.Sprintf("%s (%.1f bytes mean)", count(r.Frames), r.FrameSize))
+	add("bytes", units.FormatSize(int64(r.Bytes)))
+	add("seconds", fmt.Sprintf("%.3f", r.Seconds))
+	layer := strings.ToUpper(cmp.Or(r.BPSLayer, "l2"))
+	if r.Payload {
+		add("rate", si(r.PPS, "frames/s")+", "+si(r.PayloadBytesPerSecond, "B/s")+" of payload")
+	} else {
+		add("rate", si(r.PPS, "pps")+", "+si(r.BPS, "bit/s")+" ("+layer+")")
+	}
+	if r.Rate != "" {
+		add("target", fmt.Sprintf("%s = %s, achieved %.2f %% (wait %s)", r.Rate, si(r.TargetPPS, "pps"), r.AchievedRatio*100, r.Wait))
+		add("lateness", fmt.Sprintf("max %s, mean %s, p50 %s, p99 %s", ns(r.LatenessMaxNs), ns(r.LatenessMeanNs), ns(r.LatenessP50Ns), ns(r.LatenessP99Ns)))
+	}
+	add("clock", r.Clock)
+	add("cpu", fmt.Sprintf("%.2f s", r.CPUSeconds))
+	add("stop", r.Stop)
+	if r.Error != "" {
+		add("error", r.Error)
+	}
+	if len(r.Verification) > 0 {
+		var v recv.Result
+		if json.Unmarshal(r.Verification, &v) == nil {
+			add("receiver", receiverLine(&v))
+		}
+	}
+	p.Notes = r.Notes
+	p.Charts = append(p.Charts, timeline(r.Intervals, r.TargetPPS)...)
+	if len(r.Streams) > 0 {
+		var bars []bar
+		for i, st := range r.Streams {
+			bars = append(bars, bar{Label: fmt.Sprintf("%d %s", st.Stream, st.Name), Value: st.PPS, Colour: palette[i%len(palette)]})
+		}
+		p.Charts = append(p.Charts, barChart("frame rate per stream", "pps", bars))
+	}
+	if r.Rate != "" && r.LatenessMaxNs > 0 {
+		p.Charts = append(p.Charts, barChart("lateness of the pacer's grants", "ns", []bar{
+			{Label: "p50", Value: float64(r.LatenessP50Ns)}, {Label: "p99", Value: float64(r.LatenessP99Ns)}, {Label: "max", Value: float64(r.LatenessMaxNs)}}))
+	}
+	if len(r.Verification) > 0 {
+		var v recv.Result
+		if json.Unmarshal(r.Verification, &v) == nil && v.Latency != nil {
+			p.Charts = append(p.Charts, latencyChart(v.Latency))
+		}
+	}
+	p.Tables = append(p.Tables, sendStreams(r))
+	if len(r.Workers) > 0 {
+		t := table{ID: "workers", Title: "Workers", Head: []string{"worker", "cpu", "frames", "bytes", "seconds", "pps", "cpu seconds", "mode", "segment", "error"}, Text: map[int]bool{7: true, 8: true, 9: true}}
+		for _, w := range r.Workers {
+			cpu := "unpinned"
+			if w.CPU >= 0 {
+				cpu = strconv.Itoa(w.CPU)
+			}
+			t.Rows = append(t.Rows, []string{strconv.Itoa(w.Worker), cpu, count(w.Frames), count(w.Bytes), fmt.Sprintf("%.3f", w.Seconds), si(w.PPS, ""), fmt.Sprintf("%.3f", w.CPUSeconds), w.Mode, w.Segment, w.Error})
+		}
+		p.Tables = append(p.Tables, t)
+	}
+	if len(r.Inputs) > 0 {
+		t := table{ID: "inputs", Title: "Reports merged", Head: []string{"file", "segment", "started", "frames", "seconds", "pps", "stop", "host"}, Text: map[int]bool{0: true, 1: true, 2: true, 6: true, 7: true}}
+		for _, in := range r.Inputs {
+			host := ""
+			if in.Provenance != nil {
+				host = in.Provenance.Host
+			}
+			t.Rows = append(t.Rows, []string{in.File, in.Segment, in.Started, count(in.Frames), fmt.Sprintf("%.3f", in.Seconds), si(in.PPS, ""), in.Stop, host})
+		}
+		p.Tables = append(p.Tables, t)
+	}
+	p.Env = environment(r.Environment, r.Provenance)
+	for _, in := range r.Inputs {
+		if len(p.Env) == 0 && in.Environment != nil {
+			p.Env = environment(in.Environment, in.Provenance) // a merge's own is its inputs'
+		}
+	}
+	return p
+}
+
+// sendStreams is a send report's per-stream table (one row for a
+// payload run, which has no streams: the run itself).
+func sendStreams(r *report.Report) table {
+	t := table{ID: "streams", Title: "Streams", Head: []string{"stream", "name", "frames", "bytes", "pps", "bps", "rate", "burst", "late max", "late mean"}, Text: map[int]bool{1: true, 6: true, 7: true}}
+	for _, st := range r.Streams {
+		late, mean := "", ""
+		if st.LatenessMaxNs != nil && st.LatenessMeanNs != nil {
+			late, mean = ns(*st.LatenessMaxNs), ns(*st.LatenessMeanNs)
+		}
+		frames := count(st.Frames)
+		if st.Datagrams > 0 {
+			frames += fmt.Sprintf(" (%s datagrams)", count(st.Datagrams))
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(st.Stream), st.Name, frames, count(st.Bytes), si(st.PPS, ""), si(st.BPS, ""), st.Rate, st.Mode, late, mean})
+	}
+	if len(r.Streams) == 0 {
+		t.Rows = append(t.Rows, []string{"-", "(payload frames: one stream, the run)", count(r.Frames), count(r.Bytes), si(r.PPS, ""), si(r.BPS, ""), r.Rate, "", "", ""})
+	}
+	return t
+}
+
+// recvPage lays out a receiver's report (merged ones too).
+func recvPage(r *recvDoc) *page {
+	p := &page{Title: "wpg recv"}
+	if r.Receivers > 1 {
+		p.Title += fmt.Sprintf(" (%d receivers merged)", r.Receivers)
+	}
+	p.Subtitle = subtitle(r.Schema, "", "", r.Provenance)
+	add := func(k, v string) { p.Summary = append(p.Summary, kv{k, v}) }
+	if b := r.Backend; b != nil {
+		line := b.Backend
+		if b.Mode != "" {
+			line += " (" + b.Mode + ")"
+		}
+		if b.Interface != "" {
+			line += " on " + b.Interface
+		}
+		add("receiver", line)
+	}
+	add("frames", fmt.Sprintf("%s (%s)", count(r.Frames), units.FormatSize(int64(r.Bytes))))
+	if r.Expected > 0 {
+		add("expected", fmt.Sprintf("%s, missing %s", count(r.Expected), count(r.Missing)))
+	}
+	for _, c := range []struct {
+		k string
+		n uint64
+	}{{"lost", r.Lost}, {"duplicated", r.Duplicated}, {"reordered", r.Reordered}, {"corrupted", r.Corrupted}, {"without signature", r.Unsigned}, {"wrong stream", r.WrongStream}} {
+		add(c.k, count(c.n))
+	}
+	if r.Seconds > 0 {
+		add("rate", fmt.Sprintf("%s, %s (%s) over %.3f s", si(r.PPS, "pps"), si(r.BPS, "bit/s"), strings.ToUpper(cmp.Or(r.BPSLayer, "l2")), r.Seconds))
+	}
+	if l := r.Latency; l != nil {
+		add("latency", fmt.Sprintf("min %s, p50 %s, p99 %s, p99.9 %s, max %s (%s samples)", ns(l.MinNs), ns(l.P50Ns), ns(l.P99Ns), ns(l.P999Ns), ns(l.MaxNs), count(l.Samples)))
+	}
+	if r.JitterNs > 0 {
+		add("jitter", ns(r.JitterNs)+" (RFC 3550 interarrival jitter)")
+	}
+	add("stop", r.Stop)
+	p.Charts = append(p.Charts, timeline(r.Intervals, 0)...)
+	if r.Latency != nil {
+		p.Charts = append(p.Charts, latencyChart(r.Latency))
+	}
+	t := table{ID: "streams", Title: "Streams", Head: []string{"stream", "frames", "bytes", "lost", "duplicated", "reordered", "corrupted", "next seq", "latency mean", "latency max", "jitter"}}
+	var bars []bar
+	for i, s := range r.Streams {
+		mean, most, jit := "", "", ""
+		if s.LatencyMeanNs > 0 {
+			mean, most = ns(int64(s.LatencyMeanNs)), ns(s.LatencyMaxNs)
+		}
+		if s.JitterNs > 0 {
+			jit = ns(s.JitterNs)
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(int(s.Stream)), count(s.Frames), count(s.Bytes), count(s.Lost), count(s.Duplicated), count(s.Reordered), count(s.Corrupted), count(s.NextSeq), mean, most, jit})
+		bars = append(bars, bar{Label: "stream " + strconv.Itoa(int(s.Stream)), Value: float64(s.Frames), Note: lostNote(s), Colour: palette[i%len(palette)]})
+	}
+	if len(bars) > 0 {
+		p.Charts = append(p.Charts, barChart("frames received per stream", "", bars))
+	}
+	p.Tables = append(p.Tables, t)
+	if len(r.Inputs) > 0 {
+		t := table{ID: "inputs", Title: "Reports merged", Head: []string{"file", "frames", "seconds", "host", "start"}, Text: map[int]bool{0: true, 3: true, 4: true}}
+		for _, in := range r.Inputs {
+			host, start := "", ""
+			if in.Provenance != nil {
+				host, start = in.Provenance.Host, in.Provenance.Start
+			}
+			t.Rows = append(t.Rows, []string{in.File, count(in.Frames), fmt.Sprintf("%.3f", in.Seconds), host, start})
+		}
+		p.Tables = append(p.Tables, t)
+	}
+	p.Env = environment(nil, r.Provenance)
+	return p
+}
+
+// lostNote says what a stream lost or had corrupted, if anything.
+func lostNote(s recv.StreamResult) string {
+	var parts []string
+	if s.Lost > 0 {
+		parts = append(parts, count(s.Lost)+" lost")
+	}
+	if s.Corrupted > 0 {
+		parts = append(parts, count(s.Corrupted)+" corrupted")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// matrixPage lays out a bench matrix: per size its ranking and rows.
+func matrixPage(r *bench.Result) *page {
+	p := &page{Title: "wpg bench: the matrix", Subtitle: subtitle(r.Schema, "", "", r.Provenance)}
+	add := func(k, v string) { p.Summary = append(p.Summary, kv{k, v}) }
+	add("runs", fmt.Sprintf("%d per cell, %.1f s each", r.Repeat, r.DurationSeconds))
+	add("noise", r.Noise.Verdict+": "+r.Noise.Summary)
+	if r.Interrupted {
+		add("interrupted", "the tables hold the cells that finished")
+	}
+	p.Notes = r.Notes
+	colours := map[bench.Group]string{bench.Reference: "#888888", bench.Local: palette[0], bench.Network: palette[2]}
+	for ti, tb := range r.Tables {
+		size := units.FormatSize(tb.Size)
+		var bars []bar
+		t := table{ID: "matrix-" + strconv.Itoa(ti), Title: size + " frames", Head: []string{"rank", "path", "group", "pps", "min – max", "spread", "rate", "ratio", "cpu ns/frame", "mode", "error"}, Text: map[int]bool{1: true, 2: true, 9: true, 10: true}}
+		if ti == 0 {
+			t.ID = "streams" // the matrix's rows stand where a run's streams do
+		}
+		for _, row := range tb.Rows {
+			rate := si(row.BitsPerSecond, "bit/s")
+			if row.Unit == "B/s" {
+				rate = si(row.BytesPerSecond, "B/s")
+			}
+			ratio := ""
+			if row.Ratio > 0 {
+				ratio = fmt.Sprintf("%.2f× %s", row.Ratio, row.Reference)
+			}
+			t.Rows = append(t.Rows, []string{strconv.Itoa(row.Rank), row.Path, string(row.Group), si(row.PPS, ""), si(row.MinPPS, "") + " – " + si(row.MaxPPS, ""),
+				fmt.Sprintf("%.1f %%", row.Spread*100), rate, ratio, fmt.Sprintf("%.1f", row.CPUNsPerFrame), row.Mode, row.Error})
+			if row.Error == "" {
+				bars = append(bars, bar{Label: row.Path, Value: row.PPS, Note: ratio, Colour: colours[row.Group]})
+			}
+		}
+		p.Charts = append(p.Charts, barChart("ranking at "+size, "pps", bars))
+		p.Tables = append(p.Tables, t)
+	}
+	if len(r.Skipped) > 0 {
+		t := table{ID: "skipped", Title: "Not run here", Head: []string{"path", "size", "why"}, Text: map[int]bool{0: true, 1: true, 2: true}}
+		for _, s := range r.Skipped {
+			size := "every size"
+			if s.Size > 0 {
+				size = units.FormatSize(s.Size)
+			}
+			t.Rows = append(t.Rows, []string{s.Path, size, s.Reason})
+		}
+		p.Tables = append(p.Tables, t)
+	}
+	p.Env = environment(r.Environment, r.Provenance)
+	return p
+}
+
+// ndrPage lays out an RFC 2544 throughput search.
+func ndrPage(r *ndr.Report) *page {
+	p := &page{Title: "wpg ndr: RFC 2544 throughput", Subtitle: r.Schema}
+	add := func(k, v string) { p.Summary = append(p.Summary, kv{k, v}) }
+	path := r.Sender + " → " + r.Receiver
+	if r.Namespace != "" {
+		path += " (namespace " + r.Namespace + ")"
+	}
+	add("path", r.Backend+", "+path)
+	add("trials", fmt.Sprintf("%.1f s each, loss at most %g %%, resolution %g %%", r.Trial, r.Loss*100, r.Resolution*100))
+	if r.Error != "" {
+		add("error", r.Error)
+	}
+	layer := strings.ToUpper(cmp.Or(r.BPSLayer, "l1"))
+	t := table{ID: "streams", Title: "Throughput per frame size", Head: []string{"size", "throughput", layer + " bit rate", "trials", "latency p99", "back-to-back"}}
+	var bars []bar
+	for _, s := range r.Sizes {
+		bps := s.BPS
+		if r.BPSLayer == "" {
+			bps = s.ThroughputBPS // wpg.ndr/1 before bps_layer: l1
+		}
+		lat, b2b := "", ""
+		if s.Latency != nil && s.Latency.Latency != nil {
+			lat = ns(s.Latency.Latency.P99Ns)
+		}
+		if s.BackToBack != nil {
+			b2b = fmt.Sprintf("%.0f frames", s.BackToBack.BurstFrames)
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(s.Size) + " B", si(s.ThroughputPPS, "pps"), si(bps, "bit/s"), strconv.Itoa(len(s.Trials)), lat, b2b})
+		bars = append(bars, bar{Label: strconv.Itoa(s.Size) + " B", Value: s.ThroughputPPS, Note: si(bps, "bit/s")})
+	}
+	p.Charts = append(p.Charts, barChart("throughput per frame size", "pps", bars))
+	p.Tables = append(p.Tables, t)
+	return p
+}
+
+// timeline draws a run's intervals: the frame rate (with the target as
+// a dashed line), the loss, the latency p99 and the lateness p99, each
+// where the intervals carry it.
+func timeline(ivs []report.Interval, target float64) []template.HTML {
+	if n := len(ivs); n > 1 {
+		// As wpg plot: a last interval shorter than a quarter of the one
+		// before (the run ended just after a sample) is left out of the
+		// picture, its few frames no rate; they stay in the report.
+		last, prev := ivs[n-1], ivs[n-2]
+		if last.End-last.Start < (prev.End-prev.Start)/4 {
+			ivs = ivs[:n-1]
+		}
+	}
+	if len(ivs) == 0 {
+		return nil
+	}
+	var rate, lost, lat, late series
+	rate.Name, lost.Name, lat.Name, late.Name = "frames/s", "lost", "latency p99", "lateness p99"
+	var anyLost, anyLat, anyLate bool
+	for _, in := range ivs {
+		rate.Steps = append(rate.Steps, step{in.Start, in.End, in.PPS})
+		if in.Lost != nil {
+			anyLost = true
+			lost.Steps = append(lost.Steps, step{in.Start, in.End, float64(max(*in.Lost, 0))})
+		}
+		if in.LatencyP99Ns > 0 {
+			anyLat = true
+		}
+		lat.Steps = append(lat.Steps, step{in.Start, in.End, float64(in.LatencyP99Ns)})
+		if in.LatenessP99Ns > 0 {
+			anyLate = true
+		}
+		late.Steps = append(late.Steps, step{in.Start, in.End, float64(in.LatenessP99Ns)})
+	}
+	out := []template.HTML{stepChart("frame rate over time", "pps", []series{rate}, target, "target")}
+	if anyLost {
+		out = append(out, stepChart("frames lost per interval", "", []series{lost}, 0, ""))
+	}
+	if anyLat {
+		out = append(out, stepChart("one-way latency p99 per interval", "ns", []series{lat}, 0, ""))
+	}
+	if anyLate {
+		out = append(out, stepChart("lateness p99 per interval", "ns", []series{late}, 0, ""))
+	}
+	return out
+}
+
+// latencyChart draws a receiver's latency summary.
+func latencyChart(l *recv.Latency) template.HTML {
+	return barChart("one-way latency", "ns", []bar{{Label: "min", Value: float64(l.MinNs)}, {Label: "p50", Value: float64(l.P50Ns)},
+		{Label: "p99", Value: float64(l.P99Ns)}, {Label: "p99.9", Value: float64(l.P999Ns)}, {Label: "max", Value: float64(l.MaxNs)}})
+}
+
+// receiverLine summarises a sender's own receiver's result.
+func receiverLine(v *recv.Result) string {
+	s := fmt.Sprintf("%s frames received, %s lost, %s duplicated, %s reordered, %s corrupted", count(v.Frames), count(v.Lost), count(v.Duplicated), count(v.Reordered), count(v.Corrupted))
+	if l := v.Latency; l != nil {
+		s += fmt.Sprintf("; latency p50 %s, p99 %s, max %s", ns(l.P50Ns), ns(l.P99Ns), ns(l.MaxNs))
+	}
+	if v.JitterNs > 0 {
+		s += "; jitter " + ns(v.JitterNs)
+	}
+	return s
+}
+
+// subtitle says which schema, job and segment, and when and where.
+func subtitle(schema, job, segment string, prov *report.Provenance) string {
+	parts := []string{schema}
+	if job != "" {
+		parts = append(parts, "job "+job)
+	}
+	if segment != "" {
+		parts = append(parts, "segment "+segment)
+	}
+	if prov != nil {
+		parts = append(parts, prov.Start+" on "+prov.Host, prov.Version)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// environment flattens the report's environment (wpg sysinfo's record,
+// decoded as JSON values) into dotted keys, and the provenance's command
+// line.
+func environment(env any, prov *report.Provenance) []kv {
+	var out []kv
+	if prov != nil {
+		out = append(out, kv{"command line", strings.Join(prov.CommandLine, " ")}, kv{"host", prov.Host}, kv{"start", prov.Start}, kv{"version", prov.Version})
+	}
+	if env == nil {
+		return out
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		return out
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return out
+	}
+	var flat []kv
+	flatten("", v, &flat)
+	sort.SliceStable(flat, func(i, j int) bool { return flat[i].K < flat[j].K })
+	return append(out, flat...)
+}
+
+// flatten appends v's leaves under dotted keys.
+func flatten(key string, v any, out *[]kv) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flatten(strings.TrimPrefix(key+"."+k, "."), e, out)
+		}
+	case []any:
+		if len(x) > 0 && isScalar(x[0]) {
+			var parts []string
+			for _, e := range x {
+				parts = append(parts, scalar(e))
+			}
+			*out = append(*out, kv{key, strings.Join(parts, ", ")})
+			return
+		}
+		for i, e := range x {
+			flatten(fmt.Sprintf("%s[%d]", key, i), e, out)
+		}
+	case nil:
+	default:
+		*out = append(*out, kv{key, scalar(x)})
+	}
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// count writes n with thin spaces between thousands (1 234 567).
+func count(n uint64) string { return units.FormatCount(n, "\u202f") }
+
+// ns writes a nanosecond count as a duration.
+func ns(v int64) string { return time.Duration(v).String() }
+
+// paren is s in parentheses, or nothing.
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "(" + s + ")"
+}
+
+// pageTemplate is the page: styles inline, no script, charts inline.
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"text": func(t table, i int) bool { return t.Text[i] },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1.5em; color: #222; background: #fff; }
+h1 { font-size: 1.5em; margin: 0 0 .2em; }
+h2 { font-size: 1.15em; margin: 1.6em 0 .5em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+.sub { color: #666; margin: 0 0 1em; }
+dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1.2em; margin: 0; }
+dl.kv dt { color: #555; }
+dl.kv dd { margin: 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+ul.notes { padding-left: 1.2em; }
+ul.notes li { margin: .3em 0; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; margin: .4em 0 1em; }
+th, td { padding: .25em .6em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th { background: #f5f5f5; font-weight: 600; }
+td.t, th.t { text-align: left; white-space: normal; }
+.charts svg.chart { width: 100%; height: auto; display: block; margin: .5em 0 1em; }
+svg .title { font: 600 13px system-ui, sans-serif; text-anchor: middle; fill: #222; }
+svg .tick, svg .legend, svg .label, svg .value { font: 11px system-ui, sans-serif; fill: #444; }
+svg .grid { stroke: #e6e6e6; }
+svg .axis { stroke: #888; }
+details pre { background: #f7f7f7; padding: 1em; overflow: auto; max-height: 40em; font-size: 12px; }
+@media print { details { display: none; } }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="sub">{{.Subtitle}}</p>
+<h2>Summary</h2>
+<dl class="kv" id="summary">
+{{range .Summary}}<dt>{{.K}}</dt><dd>{{.V}}</dd>
+{{end}}</dl>
+{{if .Notes}}<h2>Notes</h2>
+<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Charts}}<h2>Charts</h2>
+<div class="charts">{{range .Charts}}{{.}}
+{{end}}</div>{{end}}
+{{range $t := .Tables}}<h2>{{$t.Title}}</h2>
+<table id="{{$t.ID}}">
+<thead><tr>{{range $i, $h := $t.Head}}<th{{if text $t $i}} class="t"{{end}}>{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{range $t.Rows}}<tr>{{range $i, $c := .}}<td{{if text $t $i}} class="t"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}
+{{if .Env}}<h2>Environment</h2>
+<dl class="kv" id="environment">
+{{range .Env}}<dt>{{.K}}</dt><dd>{{.V}}</dd>
+{{end}}</dl>{{end}}
+{{if .Raw}}<h2>The report</h2>
+<details><summary>its JSON, as wpg wrote it</summary>
+<pre>{{.Raw}}</pre>
+</details>{{end}}
+</body>
+</html>
+`))
