@@ -285,7 +285,7 @@ func (s *Source) addFrames(st *Stream, frag *fragger) {
 // count), byCount true when the run's --count stops the worker first.
 func (b *budget) need(st *Stream, cs *cstream) (need uint64, finite, byCount bool) {
 	W := cs.w // the stride between the worker's packets
-	period := streamPeriod(st)
+	period := streamPeriod(st, cs.L)
 	finite = true
 	switch {
 	case !cs.unlimited && period > 0:
@@ -465,9 +465,10 @@ func gcd(a, b uint64) uint64 {
 	return a
 }
 
-// streamPeriod is the number of packets after which every field and the
-// size repeat; 0 when a field is random or the period is astronomically long.
-func streamPeriod(st *Stream) uint64 {
+// streamPeriod is the number of packets after which every field of
+// layout L and the size repeat; 0 when a field is random or the period is
+// astronomically long.
+func streamPeriod(st *Stream, L *layout) uint64 {
 	p := uint64(1)
 	lcm := func(v *Value) {
 		q := v.Period()
@@ -484,9 +485,8 @@ func streamPeriod(st *Stream) uint64 {
 		p = lo
 	}
 	lcm(&st.Size)
-	for _, sl := range newLayout(st, 0).slots {
-		v := sl.v
-		lcm(&v)
+	for i := range L.slots {
+		lcm(&L.slots[i].v)
 	}
 	return p
 }

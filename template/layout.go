@@ -85,12 +85,27 @@ type layout struct {
 	lens  []lenField
 	slots []slot
 	// measure: only the offsets are wanted (Stream.HeaderLen, once per
-	// stream while parsing): no slot, header or checksum is kept.
+	// stream while parsing): no slot, header, checksum or length field is
+	// kept, only counted (n).
 	measure bool
+	n       layoutCount
 }
 
+// layoutCount is how many slots, headers, checksums and length fields a
+// layout has, as a measuring pass counts them.
+type layoutCount struct{ slots, hdrs, cks, lens int }
+
 func newLayout(st *Stream, id uint16) *layout {
-	L := &layout{st: st, id: id}
+	// Count first and allocate once: a template may hold 65,535
+	// streams, and slices grown by doubling took several times the
+	// memory of the slots they ended with.
+	m := layout{st: st, measure: true}
+	m.stack(&st.Headers, true, 0)
+	L := &layout{st: st, id: id,
+		slots: make([]slot, 0, m.n.slots+len(st.Payload.Fields)),
+		hdrs:  make([]lhdr, 0, m.n.hdrs),
+		cks:   make([]cksum, 0, min(m.n.cks, maxCks)),
+		lens:  make([]lenField, 0, m.n.lens)}
 	L.pay = L.stack(&st.Headers, true, 0)
 	for _, f := range st.Payload.Fields {
 		po := L.pay + f.Offset
@@ -138,24 +153,39 @@ func newLayout(st *Stream, id uint16) *layout {
 // checksum is known.
 func (L *layout) add(name string, v Value, off, width int, shift uint, bits int) {
 	if L.measure {
+		L.n.slots++
 		return
 	}
 	L.slots = append(L.slots, slot{name: name, v: v, off: off, width: width, shift: shift, mask: (1<<uint(bits) - 1) << shift})
 }
 
 func (L *layout) hdr(x lhdr) {
-	if !L.measure {
-		L.hdrs = append(L.hdrs, x)
+	if L.measure {
+		L.n.hdrs++
+		return
 	}
+	L.hdrs = append(L.hdrs, x)
 }
 
 // checksum appends a checksum, mode m (a zero UDP checksum is none).
 func (L *layout) checksum(c cksum, m Checksum) {
+	if L.measure && m != ChecksumZero {
+		L.n.cks++
+	}
 	if m == ChecksumZero || len(L.cks) == maxCks || L.measure {
 		return
 	}
 	c.bad = m == ChecksumBad
 	L.cks = append(L.cks, c)
+}
+
+// length appends a length field: the frame's length less sub at off.
+func (L *layout) length(off, sub int) {
+	if L.measure {
+		L.n.lens++
+		return
+	}
+	L.lens = append(L.lens, lenField{off, sub})
 }
 
 // stack lays out the headers of h from offset off (eth: h starts with its
@@ -226,7 +256,7 @@ func (L *layout) network(h *Headers, off int) (next, l3 int, v6 bool) {
 		L.add("ipv4.src", x.Src, off+12, 4, 0, 32)
 		L.add("ipv4.dst", x.Dst, off+16, 4, 0, 32)
 		L.checksum(cksum{field: off + 10, start: off, end: off + header.IPv4MinLen, pseudo: -1}, x.Checksum)
-		L.lens = append(L.lens, lenField{off + 2, off})
+		L.length(off+2, off)
 		off += header.IPv4MinLen
 		off = L.raws(h, "ipv4", off)
 	case h.IPv6 != nil:
@@ -238,7 +268,7 @@ func (L *layout) network(h *Headers, off int) (next, l3 int, v6 bool) {
 		L.add("ipv6.hop_limit", x.HopLimit, off+6, 2, 0, 8)
 		L.add("ipv6.src", x.Src.Lo, off+16, 8, 0, 64)
 		L.add("ipv6.dst", x.Dst.Lo, off+32, 8, 0, 64)
-		L.lens = append(L.lens, lenField{off + 4, off + header.IPv6Len})
+		L.length(off+4, off+header.IPv6Len)
 		off += header.IPv6Len
 		off = L.raws(h, "ipv6", off)
 	case h.ARP != nil:
@@ -263,7 +293,7 @@ func (L *layout) transport(h *Headers, off, l3 int, v6 bool) int {
 		L.add("udp.src", h.UDP.Src, off, 2, 0, 16)
 		L.add("udp.dst", h.UDP.Dst, off+2, 2, 0, 16)
 		L.checksum(cksum{field: off + 6, start: off, end: -1, pseudo: l3, v6: v6, proto: header.ProtoUDP, udp: true}, h.UDP.Checksum)
-		L.lens = append(L.lens, lenField{off + 4, off})
+		L.length(off+4, off)
 		off += header.UDPLen
 		off = L.raws(h, "udp", off)
 	case h.TCP != nil:
