@@ -93,8 +93,8 @@ func writeCommand(w io.Writer, c *cobra.Command) {
 	if c.Example != "" {
 		fmt.Fprintf(w, "\nExamples:\n\n```\n%s\n```\n", strings.TrimRight(c.Example, "\n"))
 	}
-	if fl := c.LocalFlags().FlagUsages(); fl != "" {
-		fmt.Fprintf(w, "\nFlags:\n\n```\n%s```\n", fl)
+	for _, s := range flagSections(c) {
+		fmt.Fprintf(w, "\n%s:\n\n```\n%s```\n", s.Title, s.Usages)
 	}
 	for _, sub := range c.Commands() {
 		if !sub.Hidden {

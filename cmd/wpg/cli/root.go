@@ -41,6 +41,8 @@ func NewRoot() *cobra.Command {
 	for _, b := range builders {
 		root.AddCommand(b())
 	}
+	groupFlags(root) // flaggroups.go: send's flags in groups, in --help and docs/cli.md
+	root.SetUsageTemplate(usageTemplate)
 	explainArgs(root)
 	addCompletions(root) // complete.go
 	return root
