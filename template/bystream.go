@@ -1,5 +1,7 @@
 package template
 
+import "slices"
+
 // Render's grouping of a batch by stream.
 //
 // Several streams interleaved by share (mixed traffic) were rendered a
@@ -22,16 +24,15 @@ const maxByStream = 16
 // byStreamChunk is the most frames dealt out at once.
 const byStreamChunk = 256
 
-// byStream holds the dealing: for each pick of the precomputed
-// interleaving its stream's position in Source.active, and for a chunk
-// each frame's position, the buffers and lengths gathered by stream, and
-// where each came from in the chunk.
+// byStream holds the dealing: for each active stream (by its position in
+// Source.active) the picks of the precomputed interleaving that are its,
+// ascending; and for a chunk the buffers and lengths gathered by stream
+// and where each came from in the chunk.
 type byStream struct {
-	at    []uint8
-	order [byStreamChunk]uint8
+	picks [][]int
 	bufs  [byStreamChunk][]byte
 	lens  [byStreamChunk]int
-	from  [byStreamChunk]uint16
+	from  [byStreamChunk]int
 }
 
 // planByStream sets up the grouping when the active streams are few and
@@ -41,13 +42,14 @@ func (s *Source) planByStream() {
 	if s.sched == nil || len(s.active) < 2 || len(s.active) > maxByStream {
 		return
 	}
-	pos := map[int]uint8{}
+	pos := map[int]int{}
 	for g, i := range s.active {
-		pos[i] = uint8(g)
+		pos[i] = g
 	}
-	b := &byStream{at: make([]uint8, len(s.sched))}
+	b := &byStream{picks: make([][]int, len(s.active))}
 	for p, i := range s.sched {
-		b.at[p] = pos[int(i)]
+		g := pos[int(i)]
+		b.picks[g] = append(b.picks[g], p)
 	}
 	s.by = b
 }
@@ -64,45 +66,40 @@ func (s *Source) renderByStream(bufs [][]byte, lens []int, now, nowSum uint64) i
 			return 0
 		}
 	}
-	// Deal: each frame's stream, and the frames per stream.
-	var cnt [maxByStream]int
-	order := b.order[:m]
-	pos := s.pos
-	for j := range order {
-		g := b.at[pos]
-		order[j] = g
-		cnt[g&(maxByStream-1)]++
-		if pos++; pos == len(b.at) {
-			pos = 0
-		}
-	}
-	s.pos = pos
-	var next [maxByStream]int
+	// Deal: frame j of the chunk is pick pos+j of the interleaving (of
+	// period P); each stream takes its picks in order, period after
+	// period, and renders the frames they give as one run.
+	pos, period := s.pos, len(s.sched)
 	t := 0
-	for g := range next {
-		next[g] = t
-		t += cnt[g]
-	}
-	for j, g := range order {
-		p := next[g&(maxByStream-1)]
-		next[g&(maxByStream-1)]++
-		b.bufs[p&(byStreamChunk-1)] = bufs[j]
-		b.from[p&(byStreamChunk-1)] = uint16(j)
-	}
-	// Each stream's frames as one run.
-	t = 0
 	for g, i := range s.active {
-		c := cnt[g&(maxByStream-1)]
-		if c == 0 {
+		picks := b.picks[g]
+		if len(picks) == 0 {
 			continue
 		}
-		cs := s.streams[i]
-		cs.renderRun(b.bufs[t:t+c], b.lens[t:t+c], now, nowSum)
-		if !cs.unlimited {
-			cs.left -= uint64(c)
+		k, _ := slices.BinarySearch(picks, pos) // its first pick at pos or after
+		base, start := -pos, t
+		for {
+			if k == len(picks) {
+				k, base = 0, base+period
+			}
+			j := base + picks[k]
+			if j >= m {
+				break
+			}
+			b.bufs[t&(byStreamChunk-1)] = bufs[j]
+			b.from[t&(byStreamChunk-1)] = j
+			t++
+			k++
 		}
-		t += c
+		if c := t - start; c > 0 {
+			cs := s.streams[i]
+			cs.renderRun(b.bufs[start:t], b.lens[start:t], now, nowSum)
+			if !cs.unlimited {
+				cs.left -= uint64(c)
+			}
+		}
 	}
+	s.pos = (pos + m) % period
 	lens = lens[:m]
 	for p, j := range b.from[:m] {
 		lens[j] = b.lens[p]

@@ -26,6 +26,7 @@ type runPlan uint8
 const (
 	runOne    runPlan = iota // renderOne per frame
 	runPre                   // prerendered frames of one size, at most one checksum adjusted
+	runPreVar                // prerendered frames of several sizes (the frame table), the same
 	runStream                // streamed frames, in passes over the run (fast_stream.go)
 )
 
@@ -36,9 +37,12 @@ func (cs *cstream) planRun(scr *runScratch) {
 	if cs.rp != nil || cs.fr != nil || cs.tm != nil {
 		return
 	}
+	oneCk := !cs.sig || cs.pre1 >= 0 || len(cs.preCk) == 0
 	switch {
-	case cs.pre && cs.delta == nil && cs.frames == nil && cs.fixN > 0 && (!cs.sig || cs.pre1 >= 0 || len(cs.preCk) == 0):
+	case cs.pre && cs.delta == nil && cs.frames == nil && cs.fixN > 0 && oneCk:
 		cs.run = runPre
+	case cs.pre && cs.delta == nil && cs.frames != nil && oneCk:
+		cs.run = runPreVar
 	case !cs.pre && cs.img != nil:
 		cs.run, cs.scr = runStream, scr
 		cs.planKernel(scr) // fast_kernel.go
@@ -53,6 +57,15 @@ func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
 	}
 	if cs.run == runPre && cs.fixN >= KeepMin {
 		cs.runPreKept(bufs, lens, now, nowSum) // keep.go
+		return
+	}
+	if cs.run == runPreVar && cs.memo == nil {
+		cs.runPreVar(bufs, lens, now, nowSum)
+		if cs.vcount {
+			for _, n := range lens {
+				cs.vbytes += uint64(n)
+			}
+		}
 		return
 	}
 	// renderOne's choice, made once for the run.
@@ -113,6 +126,37 @@ func (cs *cstream) runPre(bufs [][]byte, lens []int, now, nowSum uint64) {
 	}
 	cs.k = k
 	cs.pj = off / n
+}
+
+// runPreVar is runPre for prerendered frames of several sizes, each from
+// the frame table: its offset in the arena, its size, the parity of its
+// signature's offset.
+func (cs *cstream) runPreVar(bufs [][]byte, lens []int, now, nowSum uint64) {
+	frames, arena := cs.frames[:cs.npre], cs.arena
+	j := cs.pj
+	k, w, tag := cs.k, cs.w, cs.seqTag
+	c, udp, sig := cs.pre1, cs.pre1udp, cs.sig
+	for i, b := range bufs {
+		f := frames[j]
+		n := int(f.n)
+		b = b[:n]
+		copy(b, arena[f.off:f.off+n])
+		if sig {
+			seq := k | tag
+			s := b[n-frame.SignatureLen:]
+			binary.BigEndian.PutUint64(s[4:], seq)
+			binary.BigEndian.PutUint64(s[12:], now)
+			if c >= 0 {
+				b[c], b[c+1] = adjust(b[c], b[c+1], sigSum(seq, nowSum, f.odd), udp)
+			}
+		}
+		lens[i] = n
+		k += w
+		if j++; j == len(frames) {
+			j = 0
+		}
+	}
+	cs.k, cs.pj = k, j
 }
 
 // adjust returns the bytes of the checksum hi, lo after data summing to

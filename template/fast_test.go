@@ -7,7 +7,8 @@ import (
 
 // TestRunLoopsMatchRenderOne renders the same frames through the run
 // loops (fast.go) and through renderOne per frame and requires them equal
-// byte for byte: 64-byte frames (runPre64) and other sizes, odd ones included (runPre), UDP
+// byte for byte: 64-byte frames (runPre64) and other sizes, odd ones included (runPre),
+// frames of several sizes (runPreVar), UDP
 // and TCP checksums over IPv4 and IPv6, no checksum, no signature, one
 // and three workers, batches that wrap the prerendered arena, and times
 // whose checksum share is large.
@@ -32,6 +33,16 @@ func TestRunLoopsMatchRenderOne(t *testing.T) {
 		"raw64": `streams:
   - size: 64
     ethernet: {src: {from: "02:00:00:00:00:01", to: "02:00:00:00:00:09"}, dst: "02:00:00:00:00:02"}
+`,
+		"sizes-odd": `streams:
+  - size: [64, 101, 594, 1514, 77]
+    ipv4: {src: {from: 198.18.0.1, to: 198.18.0.7}, dst: 198.19.0.1}
+    udp: {src: [1, 2, 3], dst: 9}
+`,
+		"sizes-tcp6": `streams:
+  - size: {from: 100, to: 130, step: 3}
+    ipv6: {src: "2001:2::1", dst: "2001:2::2"}
+    tcp: {src: 80, dst: {from: 1, to: 4}}
 `,
 		"nosig64": `streams:
   - size: 64
