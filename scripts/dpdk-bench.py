@@ -98,14 +98,14 @@ def thread_cpu(pid, prefix):
 TESTPMD_EXTRA = []  # --testpmd-args
 
 
-def testpmd_run(vdev, seconds, cpu, main_cpu):
+def testpmd_run(vdev, seconds, cpu, main_cpu, extra=()):
     """(median of testpmd's per-second Tx-pps, TX packets per CPU-second of
     its forwarding lcore: counted from the start of forwarding, as its
-    CPU time is)."""
+    CPU time is). extra: more testpmd options (--txonly-multi-flow)."""
     cmd = ["dpdk-testpmd", *EAL.split(), "--vdev", vdev,
            "-l", f"{main_cpu},{cpu}", "--main-lcore", str(main_cpu), "--",
            "--forward-mode=txonly", "--txpkts=64", "--nb-cores=1", "--total-num-mbufs=8192",
-           "-a", "--stats-period", "1"] + TESTPMD_EXTRA
+           "-a", "--stats-period", "1"] + TESTPMD_EXTRA + list(extra)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tempfile.gettempdir())
     out = []
     try:
