@@ -51,16 +51,19 @@ func (cs *cstream) planRun(scr *runScratch) {
 
 // renderRun renders len(bufs) frames of the stream.
 func (cs *cstream) renderRun(bufs [][]byte, lens []int, now, nowSum uint64) {
-	if cs.run == runPre && cs.memo == nil {
-		cs.runPre(bufs, lens, now, nowSum)
-		return
-	}
-	if cs.run == runPre && cs.fixN >= KeepMin {
+	switch {
+	case cs.run == runPre && cs.memo != nil && cs.fixN >= KeepMin:
 		cs.runPreKept(bufs, lens, now, nowSum) // keep.go
 		return
-	}
-	if cs.run == runPreVar && cs.memo == nil {
+	case cs.run == runPre:
+		cs.runPre(bufs, lens, now, nowSum)
+		cs.memo.forgetAll(bufs) // frames below KeepMin: copied whole, not remembered
+		return
+	case cs.run == runPreVar:
+		// Kept buffers would hold frame j of the arena only when the
+		// ring's depth is a multiple of its length: copied whole.
 		cs.runPreVar(bufs, lens, now, nowSum)
+		cs.memo.forgetAll(bufs)
 		if cs.vcount {
 			for _, n := range lens {
 				cs.vbytes += uint64(n)

@@ -167,7 +167,12 @@ func (cs *cstream) kernelChunk(bufs [][]byte, lens []int, now, nowSum uint64) {
 		}
 	}
 	k.skip = nil
-	if cs.memo != nil {
+	switch {
+	case cs.memo != nil && len(cs.img) < KeepMin:
+		// Frames below KeepMin: copied whole (cheaper than the look-up)
+		// and not remembered.
+		cs.memo.forgetAll(bufs)
+	case cs.memo != nil:
 		k.skip = &sc.skip
 		for j, b := range bufs {
 			si := 0

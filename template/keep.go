@@ -101,6 +101,17 @@ func (m *memo) forget(b []byte) {
 	}
 }
 
+// forgetAll is forget for each buffer of a run; m may be nil (buffers not
+// kept), then it does nothing.
+func (m *memo) forgetAll(bufs [][]byte) {
+	if m == nil {
+		return
+	}
+	for _, b := range bufs {
+		m.forget(b)
+	}
+}
+
 // KeepFrames tells the Source that the buffers it is given keep their
 // contents between Render calls: a buffer passed to Render again holds,
 // byte for byte, the frame this Source rendered into it last (or was never
