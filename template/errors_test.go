@@ -72,6 +72,12 @@ func TestBadTemplates(t *testing.T) {
 		// the scalar "*" ("* is not a IMIX weight"); go-yaml refuses it.
 		{"undefined alias three levels deep", "streams:\n  - size: {imix: {64: *undef}}\n    ipv4: {}\n", `bad.wpg.yaml:2:24: could not find alias "undef"`, "fix the YAML syntax"},
 		{"undefined alias in a list", "streams: [{ipv4: {src: [198.18.0.1, *a]}, udp: {}}]\n", `bad.wpg.yaml:1:38: could not find alias "a"`, "fix the YAML syntax"},
+		// YAML reads an unquoted IPv6 or MAC address in a list inside a
+		// flow mapping as a mapping of its first group to the rest.
+		{"ipv6 address in a flow list in a flow mapping", "streams:\n  - ipv6: {src: [2001:2::1, 2001:2::2]}\n    udp: {}\n", `bad.wpg.yaml:2:18: streams[0].ipv6.src[0]: YAML reads 2001:2::1 in a list inside a flow mapping ({...}) as the mapping {2001: 2::1}, not as an address`, `quote the address: "2001:2::1"`},
+		{"link-local address in a flow list in a flow mapping", "streams: [{ipv6: {dst: [\"2001:2::1\", fe80::1]}, udp: {}}]\n", `bad.wpg.yaml:1:38: streams[0].ipv6.dst[1]: YAML reads fe80::1 in a list inside a flow mapping ({...}) as the mapping {fe80: :1}, not as an address`, `quote the address: "fe80::1"`},
+		{"mac address in a flow list in a flow mapping", "streams:\n  - ethernet: {src: [02:00:00:00:00:01, 02:00:00:00:00:02]}\n", `bad.wpg.yaml:2:22: streams[0].ethernet.src[0]: YAML reads 02:00:00:00:00:01 in a list inside a flow mapping ({...}) as the mapping {02: 00:00:00:00:01}, not as an address`, `quote the address: "02:00:00:00:00:01"`},
+		{"mapping that is no address", "streams:\n  - ipv6: {src: [2001:zz]}\n", `bad.wpg.yaml:2:18: streams[0].ipv6.src[0]: expected a single IPv6 address here, found mapping`, "write a value such as 2001:2::1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -67,6 +67,9 @@ func (p *parser0) step(n *ynode, path string) (uint64, error) {
 func (p *parser0) atom(n *ynode, path string, t ftype) (hi, lo uint64, err error) {
 	n = n.deref()
 	if !isScalar(n) {
+		if a, k, v, ok := splitAddress(n, t); ok {
+			return 0, 0, p.errAt(n, path, fmt.Sprintf("YAML reads %s in a list inside a flow mapping ({...}) as the mapping {%s: %s}, not as an address", a, k, v), fmt.Sprintf("quote the address: %q", a))
+		}
 		return 0, 0, p.errAt(n, path, fmt.Sprintf("expected a single %s here, found %s", t.what, n.typeName()), "write a value such as "+t.example)
 	}
 	s := strings.TrimSpace(scalarText(n))
@@ -119,6 +122,32 @@ func (p *parser0) atom(n *ynode, path string, t ftype) (hi, lo uint64, err error
 		return hi, lo, nil
 	}
 	return 0, 0, nil
+}
+
+// splitAddress recognises an IPv6 or MAC address (field type t) that YAML
+// read as a mapping: in a list inside a flow mapping, go-yaml reads
+// [2001:2::1] as [{2001: 2::1}] and [02:00:00:00:00:01] as
+// [{02: 00:00:00:00:01}]. n is such a mapping when it has one pair whose
+// key is hex digits and whose key, colon and value make an address of
+// type t; a is that address, k and v the key and value.
+func splitAddress(n *ynode, t ftype) (a, k, v string, ok bool) {
+	if t.kind != fIPv6 && t.kind != fMAC || n.kind != yMapping || n.n != 1 {
+		return "", "", "", false
+	}
+	kn, vn := n.first, n.first.next
+	if kn.kind != yScalar || vn.kind != yScalar || vn.flags&yNull != 0 || kn.text == "" ||
+		strings.TrimLeft(kn.text, "0123456789abcdefABCDEF") != "" {
+		return "", "", "", false
+	}
+	a = kn.text + ":" + vn.text
+	if t.kind == fIPv6 {
+		_, err := netip.ParseAddr(a)
+		ok = err == nil
+	} else {
+		hw, err := net.ParseMAC(a)
+		ok = err == nil && len(hw) == 6
+	}
+	return a, kn.text, vn.text, ok
 }
 
 var valueKeys = []string{"from", "to", "step", "mode", "seed", "values"}
