@@ -209,6 +209,13 @@ func TestBrowser(t *testing.T) {
 		t.Error("the stopped job does not say stopped")
 	}
 	shot(t, ctx, "job")
+	// Its HTML report opens from the page, with its table of streams.
+	do("open the HTML report", chromedp.Click(chromedp.ID("report-html")), chromedp.WaitVisible(chromedp.ID("streams")))
+	if !eval[bool](t, ctx, `document.querySelector("#streams").textContent.includes("second-stream")`) {
+		t.Error("the HTML report's table of streams does not list the streams")
+	}
+	shot(t, ctx, "report")
+	do("back to the job", chromedp.Navigate(loc), chromedp.WaitVisible(chromedp.ID("report")))
 
 	// Find it in the history, before and after a restart on the same database.
 	row := fmt.Sprintf(`document.querySelector('#finished a[href="/jobs/%d"]') != null`, first)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/wpg-dev/wpg/job"
+	reporthtml "github.com/wpg-dev/wpg/report/html"
 )
 
 // Paging of GET /api/v1/jobs.
@@ -202,27 +203,61 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
+// findReport resolves {id} to a finished job with a report; false when it
+// has answered (400, 404: no job or no report, 409: running).
+func (s *Server) findReport(w http.ResponseWriter, r *http.Request) (*JobRecord, bool) {
 	e, rec, ok := s.find(w, r)
 	if !ok {
-		return
+		return nil, false
 	}
 	switch {
 	case e != nil:
 		writeJSON(w, http.StatusConflict, apiError(fmt.Sprintf("job %d is still running: its report comes at its end", e.id), fmt.Sprintf("wait for its end (GET /api/v1/jobs/%d/events ends with it) or stop it (POST /api/v1/jobs/%d/stop)", e.id, e.id), e.id))
+		return nil, false
 	case rec.Report == nil:
 		fix := fmt.Sprintf("mend what its error says and start the job again (GET /api/v1/jobs/%d has its spec)", rec.ID)
 		if rec.Status == StatusInterrupted {
 			fix = fmt.Sprintf("start the job again (GET /api/v1/jobs/%d has its spec; GET /api/v1/jobs/%d/samples has its seconds up to then)", rec.ID, rec.ID)
 		}
 		writeJSON(w, http.StatusNotFound, apiError(fmt.Sprintf("job %d (%s) has no report: %s", rec.ID, rec.Status, rec.Error), fix, rec.ID))
-	default:
+		return nil, false
+	}
+	return rec, true
+}
+
+func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
+	if rec, ok := s.findReport(w, r); ok {
 		var b bytes.Buffer
 		json.HTMLEscape(&b, rec.Report)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Write(b.Bytes())
 	}
+}
+
+// reportPageCSP is the Content-Security-Policy of a job's HTML report: the
+// page is self-contained (report/html: inline styles and SVG, no script,
+// nothing to fetch), so it may load nothing, run nothing, and it is
+// sandboxed, an origin of its own, whatever its text holds.
+const reportPageCSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// handleReportHTML serves a finished job's report as the self-contained
+// HTML page of wpg report html (package report/html).
+func (s *Server) handleReportHTML(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.findReport(w, r)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	if err := reporthtml.Render(&b, rec.Report); err != nil {
+		writeJSON(w, http.StatusInternalServerError, apiError(fmt.Sprintf("job %d's report as HTML: %v", rec.ID, err), fmt.Sprintf("GET /api/v1/jobs/%d/report has it as JSON; report this: the server stored a report it cannot show", rec.ID), rec.ID))
+		return
+	}
+	pageHeaders(w) // a page's, with its own policy
+	w.Header().Set("Content-Security-Policy", reportPageCSP)
+	// Saved, the file is named for the job.
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="wpg-job-%d.html"`, rec.ID))
+	w.Write(b.Bytes())
 }
 
 func (s *Server) handleSamples(w http.ResponseWriter, r *http.Request) {

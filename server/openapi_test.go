@@ -364,12 +364,13 @@ func TestOpenAPIAnswersOfALiveServer(t *testing.T) {
 	call("POST", "/api/v1/jobs", "/api/v1/jobs", `{"rate": "1kpps", "count": 2, "name": "api"}`)
 	call("GET", "/api/v1/jobs?limit=5", "/api/v1/jobs", nil)
 	call("GET", "/api/v1/jobs?limit=0", "/api/v1/jobs", nil)
-	for _, p := range []string{"", "/report", "/samples"} {
+	for _, p := range []string{"", "/report", "/report.html", "/samples"} {
 		call("GET", "/api/v1/jobs/"+id+p, "/api/v1/jobs/{id}"+p, nil)
 		call("GET", "/api/v1/jobs/abc"+p, "/api/v1/jobs/{id}"+p, nil)
 		call("GET", "/api/v1/jobs/99999"+p, "/api/v1/jobs/{id}"+p, nil)
 	}
-	call("GET", "/api/v1/jobs/"+lid+"/report", "/api/v1/jobs/{id}/report", nil) // 409: running
+	call("GET", "/api/v1/jobs/"+lid+"/report", "/api/v1/jobs/{id}/report", nil)           // 409: running
+	call("GET", "/api/v1/jobs/"+lid+"/report.html", "/api/v1/jobs/{id}/report.html", nil) // 409: running
 	call("POST", "/api/v1/preview", "/api/v1/preview", `{"frames": 2}`)
 	call("POST", "/api/v1/preview", "/api/v1/preview", `{"template": "streams:\n  - bogus: 1\n"}`)
 	call("GET", "/api/v1/backends", "/api/v1/backends", nil)

@@ -20,6 +20,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/jobs/{id}/stop", s.handleStop)
 	mux.HandleFunc("DELETE /api/v1/jobs/{id}", s.handleDelete)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/report", s.handleReport)
+	mux.HandleFunc("GET /api/v1/jobs/{id}/report.html", s.handleReportHTML)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/samples", s.handleSamples)
 	mux.HandleFunc("GET /api/v1/jobs/{id}/events", s.handleEvents)
 	mux.HandleFunc("POST /api/v1/preview", s.handlePreview)
