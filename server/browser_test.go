@@ -192,12 +192,12 @@ func TestBrowser(t *testing.T) {
 	}
 	// The legend works: a click on a stream's name hides its line, a
 	// second shows it again.
+	shot(t, ctx, "job-running")
 	legend := `#chart-streams .u-legend tr.u-series:nth-child(3) th`
 	do("hide a stream", chromedp.Click(chromedp.CSS(legend)))
 	if !eval[bool](t, ctx, streams+`.series[2].show === false && `+streams+`.series[1].show === true`) {
 		t.Error("a click on the legend did not hide the stream's line")
 	}
-	shot(t, ctx, "job-running")
 	do("show it again", chromedp.Click(chromedp.CSS(legend)))
 	if !eval[bool](t, ctx, streams+`.series[2].show === true`) {
 		t.Error("a second click on the legend did not show the stream's line again")
