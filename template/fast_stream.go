@@ -272,29 +272,36 @@ func (cs *cstream) finish(bufs [][]byte, sc *runScratch) {
 func (c *cursor) fill(out []uint64) {
 	switch c.kind {
 	case Increment, Decrement:
-		idx, adv, n := c.idx, c.adv, c.n
 		base, step := c.base, c.step
 		if c.neg {
 			step = -step // base - idx*step, modulo 2^64
 		}
-		for j := range out {
-			out[j] = base + idx*step
-			idx += adv
-			if idx >= n {
-				idx -= n
+		// Runs of values between wraps: x grows by adv·step a packet.
+		for len(out) > 0 {
+			seg := out[:c.run(len(out))]
+			x, dx := base+c.idx*step, c.adv*step
+			for j := range seg {
+				seg[j] = x
+				x += dx
 			}
+			out = out[len(seg):]
+			c.skip(len(seg))
 		}
-		c.idx = idx
 	case List, Weighted:
-		idx, adv, n, list := c.idx, c.adv, c.n, c.list
-		for j := range out {
-			out[j] = list[idx]
-			idx += adv
-			if idx >= n {
-				idx -= n
+		for len(out) > 0 {
+			seg := out[:c.run(len(out))]
+			if c.adv == 1 {
+				copy(seg, c.list[c.idx:])
+			} else {
+				idx, adv, list := c.idx, c.adv, c.list
+				for j := range seg {
+					seg[j] = list[idx]
+					idx += adv
+				}
 			}
+			out = out[len(seg):]
+			c.skip(len(seg))
 		}
-		c.idx = idx
 	case Random:
 		c.fillRandom(out)
 	case kindDiv:
@@ -303,6 +310,24 @@ func (c *cursor) fill(out []uint64) {
 		for j := range out {
 			out[j] = c.v.From
 		}
+	}
+}
+
+// run is how many of the next m packets a periodic cursor takes before
+// its index passes the period (all m when it does not move).
+func (c *cursor) run(m int) int {
+	if c.adv == 0 {
+		return m
+	}
+	return int(min(uint64(m), (c.n-c.idx+c.adv-1)/c.adv))
+}
+
+// skip advances a periodic cursor by s packets that do not pass the
+// period more than once (run's).
+func (c *cursor) skip(s int) {
+	c.idx += uint64(s) * c.adv
+	if c.idx >= c.n {
+		c.idx -= c.n
 	}
 }
 
@@ -347,28 +372,43 @@ func mixStep(z uint64) uint64 {
 
 // fillDiv is fill for a field of a tuple, which holds each value for Div
 // packets: the step q = idx/Div and the packet within it r = idx%Div are
-// counted along (one division a chunk, not two a packet).
+// counted along (one division a chunk, not two a packet); with a stride
+// below Div, in runs of one value.
 func (c *cursor) fillDiv(out []uint64) {
 	v := c.v
 	d := v.Div
 	steps := v.steps()
 	q, r := c.idx/d, c.idx%d
 	aq, ar := c.adv/d, c.adv%d
-	switch v.Kind {
-	case List, Weighted:
-		list := v.List[:steps]
-		for j := range out {
-			out[j] = list[q]
-			q, r = divNext(q, r, aq, ar, d, steps)
+	at := func(q uint64) uint64 { // step q of steps, no modulo
+		switch v.Kind {
+		case List, Weighted:
+			return v.List[q]
+		case Decrement:
+			return v.To - q*v.Step
 		}
-	default: // Increment, Decrement: step q of steps, no modulo
-		base, step := v.From, v.Step
-		if v.Kind == Decrement {
-			base, step = v.To, -v.Step
+		return v.From + q*v.Step
+	}
+	for len(out) > 0 {
+		if aq != 0 || ar == 0 {
+			for j := range out {
+				out[j] = at(q)
+				q, r = divNext(q, r, aq, ar, d, steps)
+			}
+			break
 		}
-		for j := range out {
-			out[j] = base + q*step
-			q, r = divNext(q, r, aq, ar, d, steps)
+		// The packets left in step q, ar apart.
+		seg := out[:min(uint64(len(out)), (d-r+ar-1)/ar)]
+		x := at(q)
+		for j := range seg {
+			seg[j] = x
+		}
+		out = out[len(seg):]
+		if r += uint64(len(seg)) * ar; r >= d {
+			r -= d
+			if q++; q == steps {
+				q = 0
+			}
 		}
 	}
 	c.idx = q*d + r

@@ -179,7 +179,7 @@ func TestCursorFillMatchesNext(t *testing.T) {
 	}
 	for vi := range values {
 		v := &values[vi]
-		for _, w := range []uint64{1, 2, 3, 13, 1001} {
+		for _, w := range []uint64{1, 2, 3, 13, 26, 1001} { // 13 and 26: a period of 13 that does not move
 			for _, k := range []uint64{0, 1, 5, 6999} {
 				a, b := newCursor(v, k, w), newCursor(v, k, w)
 				out := make([]uint64, runChunk)
