@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestStreamsTargetAndProgress(t *testing.T) {
 	// The finished page: the streams from the report, the target.
 	_, page = ts.page("GET", fmt.Sprintf("/jobs/%d", v.ID), nil, nil)
 	if strings.Contains(page, `id="job-progress"`) || !strings.Contains(page, `<td class="name">arp</td>`) || !strings.Contains(page, `"target_pps":20000`) ||
-		!strings.Contains(page, ` kB</td>`) || !strings.Contains(page, ` kbit/s</td>`) {
+		!regexp.MustCompile(`<td class="num opt">[0-9.]+ [kMG]?B</td>`).MatchString(page) || !regexp.MustCompile(`<td class="num opt">[0-9.]+ [kMG]?bit/s</td>`).MatchString(page) {
 		t.Errorf("the finished job's page:\n%s", page)
 	}
 }
