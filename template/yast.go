@@ -63,7 +63,8 @@ func (c *yconv) context() context.Context {
 	return context.WithValue(context.Background(), ctxKey{}, c)
 }
 
-// node converts n (nil for nil).
+// node converts n (nil for nil): an anchor's or a tag's value marked,
+// an alias, a mapping, one pair, a sequence or a scalar.
 func (c *yconv) node(n ast.Node) *ynode {
 	if n == nil {
 		return nil
@@ -73,100 +74,117 @@ func (c *yconv) node(n ast.Node) *ynode {
 	}
 	y := c.a.alloc()
 	c.memo[n] = y
-	pos := func(n ast.Node) {
-		if tk := n.GetToken(); tk != nil {
-			y.line, y.col = int32(tk.Position.Line), int32(tk.Position.Column)
-		}
-	}
 	switch n := n.(type) {
-	case *ast.AnchorNode, *ast.TagNode:
-		// The value, marked.
-		inner, flag := ast.Node(nil), uint8(yAnchored)
-		if a, ok := n.(*ast.AnchorNode); ok {
-			inner = a.Value
-		} else {
-			inner, flag = n.(*ast.TagNode).Value, yTagged
-		}
-		v := c.node(inner)
-		if v == nil {
-			v = y
-			v.text, v.flags = "null", yNull
-			pos(n)
-		}
-		v.flags |= flag
-		c.memo[n] = v
-		return v
+	case *ast.AnchorNode:
+		return c.marked(y, n, n.Value, yAnchored)
+	case *ast.TagNode:
+		return c.marked(y, n, n.Value, yTagged)
 	case *ast.AliasNode:
-		y.kind, y.text = yAlias, "*"
-		if n.Value != nil {
-			y.text = n.Value.GetToken().Value
-		}
-		pos(n)
-		if t, ok := c.target[n]; ok && !c.open[t] {
-			y.first = c.node(t)
-		}
-		if y.first == nil {
-			// Its anchor is not there, or it is inside it: a scalar "*",
-			// as go-yaml's tree gave wpg before.
-			y.kind, y.text = yScalar, "*"
-		}
+		c.alias(y, n)
 	case *ast.MappingNode:
-		y.kind = yMapping
-		c.open[n] = true
-		var tail *ynode
-		for i, mv := range n.Values {
-			k, v := c.key(mv.Key), c.node(mv.Value)
-			if v == nil {
-				v = c.a.alloc()
-				v.text, v.flags = "null", yNull
-			}
-			if i == 0 && !n.IsFlowStyle {
-				y.line, y.col = k.line, k.col // errAt's position for a block mapping
-			}
-			y.add(&tail, k)
-			y.add(&tail, v)
-			y.n++
-		}
-		delete(c.open, n)
-		if n.IsFlowStyle || len(n.Values) == 0 {
-			y.flags |= yFlow
-			pos(n)
-		}
+		c.mapping(y, n)
 	case *ast.MappingValueNode:
 		y.kind = yMapping
-		k, v := c.key(n.Key), c.node(n.Value)
-		if v == nil {
-			v = c.a.alloc()
-			v.text, v.flags = "null", yNull
-		}
+		k, v := c.key(n.Key), c.value(n.Value)
 		y.first, k.next, y.n = k, v, 1
 		y.line, y.col = k.line, k.col
 	case *ast.SequenceNode:
-		y.kind = ySequence
-		c.open[n] = true
-		var tail *ynode
-		for _, e := range n.Values {
-			v := c.node(e)
-			if v == nil {
-				v = c.a.alloc()
-				v.text, v.flags = "null", yNull
-			}
-			y.add(&tail, v)
-			y.n++
-		}
-		delete(c.open, n)
-		if n.IsFlowStyle {
-			y.flags |= yFlow
-		}
-		pos(n)
+		c.sequence(y, n)
 	case *ast.NullNode:
 		y.text, y.flags = astText(n), yNull
-		pos(n)
+		setPos(y, n)
 	default:
 		y.text = astText(n)
-		pos(n)
+		setPos(y, n)
 	}
 	return y
+}
+
+// marked converts the value inner of an anchor or a tag n and marks it
+// with flag: a null where n has no value (y, at n).
+func (c *yconv) marked(y *ynode, n, inner ast.Node, flag uint8) *ynode {
+	v := c.node(inner)
+	if v == nil {
+		v = y
+		v.text, v.flags = "null", yNull
+		setPos(v, n)
+	}
+	v.flags |= flag
+	c.memo[n] = v
+	return v
+}
+
+// alias converts an alias: it names the value of its anchor, or it is a
+// scalar "*" where the anchor is not there or the alias is inside it (as
+// go-yaml's tree gave wpg before).
+func (c *yconv) alias(y *ynode, n *ast.AliasNode) {
+	y.kind, y.text = yAlias, "*"
+	if n.Value != nil {
+		y.text = n.Value.GetToken().Value
+	}
+	setPos(y, n)
+	if t, ok := c.target[n]; ok && !c.open[t] {
+		y.first = c.node(t)
+	}
+	if y.first == nil {
+		y.kind, y.text = yScalar, "*"
+	}
+}
+
+// mapping converts a mapping's pairs; a block mapping is where its first
+// key is (errAt's position), a flow or empty one where its bracket is.
+func (c *yconv) mapping(y *ynode, n *ast.MappingNode) {
+	y.kind = yMapping
+	c.open[n] = true
+	var tail *ynode
+	for i, mv := range n.Values {
+		k, v := c.key(mv.Key), c.value(mv.Value)
+		if i == 0 && !n.IsFlowStyle {
+			y.line, y.col = k.line, k.col
+		}
+		y.add(&tail, k)
+		y.add(&tail, v)
+		y.n++
+	}
+	delete(c.open, n)
+	if n.IsFlowStyle || len(n.Values) == 0 {
+		y.flags |= yFlow
+		setPos(y, n)
+	}
+}
+
+// sequence converts a sequence's items.
+func (c *yconv) sequence(y *ynode, n *ast.SequenceNode) {
+	y.kind = ySequence
+	c.open[n] = true
+	var tail *ynode
+	for _, e := range n.Values {
+		y.add(&tail, c.value(e))
+		y.n++
+	}
+	delete(c.open, n)
+	if n.IsFlowStyle {
+		y.flags |= yFlow
+	}
+	setPos(y, n)
+}
+
+// value converts the value of a pair or an item: a null where there is
+// none.
+func (c *yconv) value(n ast.Node) *ynode {
+	v := c.node(n)
+	if v == nil {
+		v = c.a.alloc()
+		v.text, v.flags = "null", yNull
+	}
+	return v
+}
+
+// setPos gives y the position of n's token.
+func setPos(y *ynode, n ast.Node) {
+	if tk := n.GetToken(); tk != nil {
+		y.line, y.col = int32(tk.Position.Line), int32(tk.Position.Column)
+	}
 }
 
 // key converts a mapping key: a scalar whose text is the key as wpg
@@ -175,9 +193,7 @@ func (c *yconv) key(k ast.MapKeyNode) *ynode {
 	y := c.a.alloc()
 	y.text = keyString(k)
 	if k != nil {
-		if tk := k.GetToken(); tk != nil {
-			y.line, y.col = int32(tk.Position.Line), int32(tk.Position.Column)
-		}
+		setPos(y, k)
 		if k.IsMergeKey() {
 			y.flags |= yMerge
 		}
