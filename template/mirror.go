@@ -53,29 +53,20 @@ func Mirror(spec *Spec) (*Spec, error) {
 // so each swapped layer is copied first.
 func mirrorHeaders(h *Headers) {
 	h.Ethernet.Src, h.Ethernet.Dst = h.Ethernet.Dst, h.Ethernet.Src
-	if h.IPv4 != nil {
-		x := *h.IPv4
-		x.Src, x.Dst = x.Dst, x.Src
-		h.IPv4 = &x
+	h.IPv4 = swapped(h.IPv4, func(x *IPv4) { x.Src, x.Dst = x.Dst, x.Src })
+	h.IPv6 = swapped(h.IPv6, func(x *IPv6) { x.Src, x.Dst = x.Dst, x.Src })
+	h.UDP = swapped(h.UDP, func(x *UDP) { x.Src, x.Dst = x.Dst, x.Src })
+	h.TCP = swapped(h.TCP, func(x *TCP) { x.Src, x.Dst = x.Dst, x.Src })
+	h.Tunnel = swapped(h.Tunnel, func(t *Tunnel) { mirrorHeaders(&t.Inner) })
+}
+
+// swapped returns a copy of the layer *x that swap has changed (nil for
+// nil): the original stays as it was.
+func swapped[T any](x *T, swap func(*T)) *T {
+	if x == nil {
+		return nil
 	}
-	if h.IPv6 != nil {
-		x := *h.IPv6
-		x.Src, x.Dst = x.Dst, x.Src
-		h.IPv6 = &x
-	}
-	if h.UDP != nil {
-		x := *h.UDP
-		x.Src, x.Dst = x.Dst, x.Src
-		h.UDP = &x
-	}
-	if h.TCP != nil {
-		x := *h.TCP
-		x.Src, x.Dst = x.Dst, x.Src
-		h.TCP = &x
-	}
-	if h.Tunnel != nil {
-		t := *h.Tunnel
-		mirrorHeaders(&t.Inner)
-		h.Tunnel = &t
-	}
+	c := *x
+	swap(&c)
+	return &c
 }
