@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -48,9 +47,7 @@ bench override both for one run (--ring-bytes, --prerender-max-bytes, --prerende
 					}
 					list = append(list, entry{k.Name, v, cfg.Sources[k.Name]})
 				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"file": cfg.File, "profile": cfg.Profile, "profiles": cfg.Profiles, "keys": list})
+				return writeJSON(out, map[string]any{"file": cfg.File, "profile": cfg.Profile, "profiles": cfg.Profiles, "keys": list})
 			}
 			file := cfg.File
 			if file == "" {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -63,9 +62,7 @@ sync_owner, dma_coherent, quirk_mmap_mode and ioctl_version where the driver has
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(inv)
+				return writeJSON(out, inv)
 			}
 			writeInventory(out, inv)
 			return nil
@@ -225,9 +222,7 @@ Bytes check_buf reads back wrong are counted; any makes the command exit 3.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := writeJSON(out, rep); err != nil {
 					return err
 				}
 			} else {

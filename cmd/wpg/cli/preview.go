@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -59,13 +58,11 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
 				doc := map[string]any{"template": spec.File, "frames": frames}
 				if resolved != nil {
 					doc["port"] = resolved
 				}
-				return enc.Encode(doc)
+				return writeJSON(out, doc)
 			}
 			fmt.Fprintf(out, "template %s: %d stream(s)\n", printable.Escape(spec.File), len(spec.Streams))
 			if r := resolved; r != nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,9 +89,7 @@ leaves after it (docs/rate.md).`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return writeJSON(out, struct {
 					sysinfo.Env
 					Build    buildInfo           `json:"build"`
 					Features []sysinfo.Feature   `json:"features"`
