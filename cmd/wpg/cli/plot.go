@@ -47,17 +47,11 @@ func runPlot(cmd *cobra.Command, in, out string) error {
 	if format != "svg" && format != "png" {
 		return fmt.Errorf("plot: -o %s: the picture's format comes from its name: end it in .svg or .png", out)
 	}
-	var r io.Reader
-	if in == "-" {
-		r = cmd.InOrStdin()
-	} else {
-		f, err := os.Open(in)
-		if err != nil {
-			return fmt.Errorf("plot: %w", err)
-		}
-		defer f.Close()
-		r = f
+	r, err := openInput(cmd, in)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
 	}
+	defer r.Close()
 	b, err := io.ReadAll(io.LimitReader(r, chart.MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("plot: read %s: %w", in, err)

@@ -177,17 +177,11 @@ func kind(schema string) string {
 
 // readReport reads one report ("-": standard input), bounded.
 func readReport(cmd *cobra.Command, name string) ([]byte, error) {
-	var r io.Reader
-	if name == "-" {
-		r = cmd.InOrStdin()
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	r, err := openInput(cmd, name)
+	if err != nil {
+		return nil, err
 	}
+	defer r.Close()
 	b, err := io.ReadAll(io.LimitReader(r, maxReportFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -196,6 +190,19 @@ func readReport(cmd *cobra.Command, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d MiB: not a wpg report", name, maxReportFile>>20)
 	}
 	return b, nil
+}
+
+// openInput opens the file name for reading, or standard input for "-"
+// (which closing leaves open).
+func openInput(cmd *cobra.Command, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(cmd.InOrStdin()), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
+	}
+	return f, nil
 }
 
 // mergedRecv is the merged report of several receivers: the form of wpg
