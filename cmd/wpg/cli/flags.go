@@ -161,21 +161,18 @@ func applyConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
 		return nil, err
 	}
 	fl := cmd.Flags()
-	if fl.Changed("ring-bytes") {
-		n, err := units.ParseSize(f.ringBytes)
+	for _, size := range []struct{ flag, key, value string }{
+		{"ring-bytes", "tx.ring_bytes", f.ringBytes},
+		{"prerender-max-bytes", "tx.prerender_max_bytes", f.prerenderMaxBytes},
+	} {
+		if !fl.Changed(size.flag) {
+			continue
+		}
+		n, err := units.ParseSize(size.value)
 		if err != nil {
-			return nil, fmt.Errorf("--ring-bytes: %w", err)
+			return nil, fmt.Errorf("--%s: %w", size.flag, err)
 		}
-		if err := cfg.Set("tx.ring_bytes", n, "--ring-bytes"); err != nil {
-			return nil, err
-		}
-	}
-	if fl.Changed("prerender-max-bytes") {
-		n, err := units.ParseSize(f.prerenderMaxBytes)
-		if err != nil {
-			return nil, fmt.Errorf("--prerender-max-bytes: %w", err)
-		}
-		if err := cfg.Set("tx.prerender_max_bytes", n, "--prerender-max-bytes"); err != nil {
+		if err := cfg.Set(size.key, n, "--"+size.flag); err != nil {
 			return nil, err
 		}
 	}
