@@ -72,15 +72,39 @@ func TestLiveLateness(t *testing.T) {
 func TestFinalSampleLoss(t *testing.T) {
 	last := job.Snapshot{Elapsed: 2 * time.Second, Frames: 2000, Bytes: 128000}
 	end := job.Snapshot{Elapsed: 2500 * time.Millisecond, Frames: 2500, Bytes: 160000, Done: true}
-	x, ok := finalSample(3, end, last, &report.Report{Verification: json.RawMessage(`{"schema": "wpg.recv/v1", "frames": 2497, "lost": 3}`)})
+	x, ok := finalSample(3, end, last, Sample{T: 2}, &report.Report{Verification: json.RawMessage(`{"schema": "wpg.recv/v1", "frames": 2497, "lost": 3}`)})
 	if !ok || x.T != 3 || x.Lost == nil || *x.Lost != 3 || x.PPS != 1000 || x.BPS != 512000 {
 		t.Errorf("with a receiver: %+v %v", x, ok)
 	}
-	if x, ok := finalSample(3, end, last, &report.Report{}); !ok || x.Lost != nil {
+	if x, ok := finalSample(3, end, last, Sample{T: 2}, &report.Report{}); !ok || x.Lost != nil {
 		t.Errorf("without a receiver: %+v %v", x, ok)
 	}
-	if _, ok := finalSample(3, last, last, &report.Report{}); ok {
+	if _, ok := finalSample(3, last, last, Sample{T: 2}, &report.Report{}); ok {
 		t.Error("a final sample with nothing new")
+	}
+}
+
+// TestFinalSampleNoTrailingZero: a job whose frames all went before its
+// last sample, with a receiver that counted loss, gets no sample at t+1
+// with a zero rate (drawn as a drop to zero): the receiver's final count
+// goes into the last sample, whose rates stay.
+func TestFinalSampleNoTrailingZero(t *testing.T) {
+	last := job.Snapshot{Elapsed: 2 * time.Second, Frames: 2000, Bytes: 128000}
+	end := job.Snapshot{Elapsed: 2500 * time.Millisecond, Frames: 2000, Bytes: 128000, Done: true}
+	lost := int64(1)
+	prev := Sample{T: 2, Frames: 2000, Bytes: 128000, PPS: 1000, BPS: 512000, Lost: &lost, LatencyP99Ns: 7000}
+	rep := &report.Report{Verification: json.RawMessage(`{"schema": "wpg.recv/v1", "frames": 1997, "lost": 3}`)}
+	x, ok := finalSample(3, end, last, prev, rep)
+	if !ok || x.T != 2 || x.PPS != 1000 || x.BPS != 512000 || x.Lost == nil || *x.Lost != 3 || x.LatencyP99Ns != 7000 {
+		t.Errorf("no frames since the last sample, loss from the report: %+v %v; want sample 2 again, its rates kept, lost 3", x, ok)
+	}
+	if *prev.Lost != 1 {
+		t.Errorf("the last sample's lost count was changed in place: %d", *prev.Lost)
+	}
+	// Without a sample before it (the job ended in its first second)
+	// the part second is the only one: its rate is the job's.
+	if x, ok := finalSample(1, end, job.Snapshot{}, Sample{}, rep); !ok || x.T != 1 || x.PPS != 800 || *x.Lost != 3 {
+		t.Errorf("a job of half a second: %+v %v", x, ok)
 	}
 }
 

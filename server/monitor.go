@@ -29,6 +29,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	prev := e.run.Snapshot() // the last published
 	e.publish(snapshotView(e.id, e.spec, prev, job.Snapshot{}))
 	var last job.Snapshot // at the last sample
+	var lastX Sample      // the last sample (T 0: none yet)
 	var t int64
 	// Samples the database refused (a full disk) wait here, in order, and
 	// go in before the next one.
@@ -63,7 +64,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 			snap := e.run.Snapshot()
 			t = max(t+1, int64(snap.Elapsed/SampleInterval)) // a late timer skips the seconds it missed
 			x := sampleOf(t, snap, last)
-			last = snap
+			last, lastX = snap, x
 			save(x)
 			sampleAt.Reset(max(sampleWait(snap.Elapsed, t), time.Millisecond))
 		}
@@ -71,7 +72,7 @@ func (s *Server) monitor(e *entry, rec *JobRecord) {
 	rep := e.run.Report()
 	end := e.run.Snapshot()
 	e.publish(snapshotView(e.id, e.spec, end, prev)) // done: the report's figures and the receivers' answers
-	if x, ok := finalSample(t+1, end, last, rep); ok {
+	if x, ok := finalSample(t+1, end, last, lastX, rep); ok {
 		unsaved = append(unsaved, x)
 	}
 	rec.EndedAt = time.Now().UnixNano()
@@ -224,8 +225,12 @@ func sampleOf(t int64, snap, last job.Snapshot) Sample {
 
 // finalSample is the part second of an ended job after its last sample,
 // with the receiver's lost count from the report when it had one; false
-// when there is nothing to add.
-func finalSample(t int64, snap, last job.Snapshot, rep *report.Report) (Sample, bool) {
+// when there is nothing to add. When no frame went since that sample
+// (last, stored as prev) and only the receiver's final count is new, it
+// is prev again with that count (stored over it), not a sample at t with
+// a zero rate that the job page would draw as a drop to zero (issue
+// #29); without a sample before it the part second is the job's only one.
+func finalSample(t int64, snap, last job.Snapshot, prev Sample, rep *report.Report) (Sample, bool) {
 	var lost *int64
 	if rep != nil && len(rep.Verification) > 0 {
 		var v struct {
@@ -237,6 +242,10 @@ func finalSample(t int64, snap, last job.Snapshot, rep *report.Report) (Sample, 
 	}
 	if snap.Frames == last.Frames && lost == nil {
 		return Sample{}, false
+	}
+	if snap.Frames == last.Frames && prev.T > 0 {
+		prev.Lost = lost
+		return prev, true
 	}
 	x := sampleOf(t, snap, last)
 	if lost != nil {
