@@ -3,6 +3,8 @@ package sysinfo
 import (
 	"sort"
 	"sync"
+
+	"github.com/wpg-dev/wpg/internal/sys"
 )
 
 // Status is the outcome of a kernel feature probe.
@@ -30,6 +32,20 @@ type Probe struct {
 	Name      string
 	MinKernel string
 	Run       func() (Status, string)
+}
+
+// ProbeResult is a probe's outcome for err, what trying the feature
+// returned: Available for nil; Inconclusive for a permission error, with
+// denied as the detail (what the probe needs, e.g. "needs CAP_NET_RAW to
+// open a packet socket"); NotSupported with err's text otherwise.
+func ProbeResult(err error, denied string) (Status, string) {
+	switch {
+	case err == nil:
+		return Available, ""
+	case sys.IsPermission(err):
+		return Inconclusive, denied
+	}
+	return NotSupported, err.Error()
 }
 
 // registered is the table of probes the backends declare from init (as

@@ -1,9 +1,28 @@
 package sysinfo
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"sync"
 	"testing"
 )
+
+func TestProbeResult(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		status Status
+		detail string
+	}{
+		{nil, Available, ""},
+		{fmt.Errorf("socket: %w", fs.ErrPermission), Inconclusive, "needs CAP_NET_RAW"},
+		{errors.New("setsockopt: protocol not available"), NotSupported, "setsockopt: protocol not available"},
+	} {
+		if s, d := ProbeResult(c.err, "needs CAP_NET_RAW"); s != c.status || d != c.detail {
+			t.Errorf("ProbeResult(%v) = %s, %q; want %s, %q", c.err, s, d, c.status, c.detail)
+		}
+	}
+}
 
 func TestProbesCached(t *testing.T) {
 	var mu sync.Mutex

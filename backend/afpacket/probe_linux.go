@@ -4,7 +4,6 @@ package afpacket
 
 import (
 	"github.com/wpg-dev/wpg/backend/afpacket/internal/tpacket"
-	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
 
@@ -20,14 +19,7 @@ func init() {
 	} {
 		f := p.f
 		sysinfo.RegisterProbe(sysinfo.Probe{Name: p.name, MinKernel: p.min, Run: func() (sysinfo.Status, string) {
-			err := tpacket.Probe(f)
-			switch {
-			case err == nil:
-				return sysinfo.Available, ""
-			case sys.IsPermission(err):
-				return sysinfo.Inconclusive, "needs CAP_NET_RAW to open a packet socket"
-			}
-			return sysinfo.NotSupported, err.Error()
+			return sysinfo.ProbeResult(tpacket.Probe(f), "needs CAP_NET_RAW to open a packet socket")
 		}})
 	}
 }
