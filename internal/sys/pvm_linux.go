@@ -20,35 +20,30 @@ const YamaPtraceScopePath = "/proc/sys/kernel/yama/ptrace_scope"
 // with one process_vm_readv(2) call and returns the bytes copied, which may
 // be fewer than len(local) (the copy stops at the first remote fault).
 func ProcessVMReadv(pid int, local []byte, remote uintptr) (int, error) {
-	l := []unix.Iovec{{Base: &local[0]}}
-	l[0].SetLen(len(local))
-	r := []unix.RemoteIovec{{Base: remote, Len: len(local)}}
-	for {
-		n, err := unix.ProcessVMReadv(pid, l, r, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return n, fmt.Errorf("process_vm_readv(pid %d, %d bytes at %#x): %w", pid, len(local), remote, err)
-		}
-		return n, nil
-	}
+	return processVM(unix.ProcessVMReadv, "process_vm_readv", pid, local, remote)
 }
 
 // ProcessVMWritev copies local to the remote address of process pid with
 // one process_vm_writev(2) call and returns the bytes copied (possibly
 // fewer than len(local)).
 func ProcessVMWritev(pid int, local []byte, remote uintptr) (int, error) {
+	return processVM(unix.ProcessVMWritev, "process_vm_writev", pid, local, remote)
+}
+
+// processVM makes one call of process_vm_readv or process_vm_writev
+// (named op) between local and the remote address of process pid,
+// retried on EINTR.
+func processVM(call func(int, []unix.Iovec, []unix.RemoteIovec, uint) (int, error), op string, pid int, local []byte, remote uintptr) (int, error) {
 	l := []unix.Iovec{{Base: &local[0]}}
 	l[0].SetLen(len(local))
 	r := []unix.RemoteIovec{{Base: remote, Len: len(local)}}
 	for {
-		n, err := unix.ProcessVMWritev(pid, l, r, 0)
+		n, err := call(pid, l, r, 0)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return n, fmt.Errorf("process_vm_writev(pid %d, %d bytes at %#x): %w", pid, len(local), remote, err)
+			return n, fmt.Errorf("%s(pid %d, %d bytes at %#x): %w", op, pid, len(local), remote, err)
 		}
 		return n, nil
 	}
