@@ -20,9 +20,17 @@ import (
 // receiver, each from the options alone.
 var open = backend.Factories{Sender: newSender, Receiver: newReceiver}.Open
 
-// errNotLoaded explains a missing /dev/xpmem with the fix.
-func errNotLoaded(side string, err error) error {
-	return backend.ErrorfAt("xpmem", ""+side, "%w: load the xpmem kernel module (https://github.com/hpc/xpmem) or use --backend cma/shm", err)
+// openXPMEM opens /dev/xpmem for side ("sender" or "receiver"): a
+// missing module is explained with the fix.
+func openXPMEM(side string) (*sys.XPMEM, error) {
+	xp, err := sys.OpenXPMEM()
+	switch {
+	case errors.Is(err, sys.ErrXPMEMNotLoaded):
+		return nil, backend.ErrorfAt("xpmem", side, "%w: load the xpmem kernel module (https://github.com/hpc/xpmem) or use --backend cma/shm", err)
+	case err != nil:
+		return nil, backend.ErrorfAt("xpmem", side, "%w", err)
+	}
+	return xp, nil
 }
 
 // stride is the staging slot stride (peer.SlotStride).
@@ -55,12 +63,9 @@ func newSender(ctx context.Context, o backend.Options) (backend.Sender, error) {
 	if err := o.NeedMaxFrame("xpmem"); err != nil {
 		return nil, err
 	}
-	xp, err := sys.OpenXPMEM()
+	xp, err := openXPMEM("sender")
 	if err != nil {
-		if errors.Is(err, sys.ErrXPMEMNotLoaded) {
-			return nil, errNotLoaded("sender", err)
-		}
-		return nil, backend.ErrorfAt("xpmem", "sender", "%w", err)
+		return nil, err
 	}
 	s := &sender{xp: xp, maxFrame: o.MaxFrame, stride: stride(o.MaxFrame)}
 	s.Release = s.release
@@ -145,12 +150,9 @@ func newReceiver(ctx context.Context, o backend.Options) (backend.Receiver, erro
 		return nil, err
 	}
 	// Fail before anyone connects when the module is missing.
-	xp, err := sys.OpenXPMEM()
+	xp, err := openXPMEM("receiver")
 	if err != nil {
-		if errors.Is(err, sys.ErrXPMEMNotLoaded) {
-			return nil, errNotLoaded("receiver", err)
-		}
-		return nil, backend.ErrorfAt("xpmem", "receiver", "%w", err)
+		return nil, err
 	}
 	r := &receiver{xp: xp}
 	m, err := r.Meet(ctx, "xpmem", o)
