@@ -1,7 +1,6 @@
 package peertest
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -22,13 +21,7 @@ func CorruptLast(t *testing.T, name string, o backend.Options, size int, count u
 	if at%frame.StampStride < 8 || at >= size {
 		t.Fatalf("CorruptLast: offset %d is a stamp word or outside the payload of %d bytes", at, size)
 	}
-	o.Peer = backend.Peer{Mode: backend.PeerOwn}
-	o.MaxFrame = frame.PayloadHeaderLen + size
-	o.Batch = 1
-	s, err := OpenSender(context.Background(), name, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openOwn(t, name, o, size, 1)
 	src, err := frame.NewPayloadSource(frame.PayloadConfig{Size: size, Count: count, Verify: frame.VerifyOn}, 0, 1)
 	if err != nil {
 		s.Close()
@@ -59,8 +52,5 @@ func CorruptLast(t *testing.T, name string, o backend.Options, size int, count u
 		s.Close()
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return Report(t, s.(backend.PeerReporter).PeerReport())
+	return closeReport(t, s)
 }

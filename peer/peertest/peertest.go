@@ -355,29 +355,43 @@ var Sizes = []Size{{64, 20000}, {4096, 5000}, {460800, 200}, {16 << 20, 6}}
 func Matrix(t *testing.T, name string, o backend.Options, sizes []Size) {
 	for _, c := range sizes {
 		t.Run(strconv.Itoa(c.Size), func(t *testing.T) {
-			o := o
-			o.Peer = backend.Peer{Mode: backend.PeerOwn}
-			o.MaxFrame = frame.PayloadHeaderLen + c.Size
-			o.Batch = 64
-			s, err := OpenSender(context.Background(), name, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openOwn(t, name, o, c.Size, 64)
 			sent, err := Send(s, c.Size, c.Count, 64, frame.VerifyOn)
 			if err != nil {
 				s.Close()
 				t.Fatalf("sent %d: %v", sent, err)
 			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			r := Report(t, s.(backend.PeerReporter).PeerReport())
+			r := closeReport(t, s)
 			CheckIntact(t, r, c.Count, frame.PayloadHeaderLen+c.Size)
 			if r.Stop != "eof" {
 				t.Errorf("receiver stopped with %q, want eof", r.Stop)
 			}
 		})
 	}
+}
+
+// openOwn opens backend name's sender of payload frames of size bytes,
+// batch at a time, to a receiver child it starts itself (backend.PeerOwn).
+func openOwn(t testing.TB, name string, o backend.Options, size, batch int) backend.Sender {
+	t.Helper()
+	o.Peer = backend.Peer{Mode: backend.PeerOwn}
+	o.MaxFrame = frame.PayloadHeaderLen + size
+	o.Batch = batch
+	s, err := OpenSender(context.Background(), name, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// closeReport closes a sender of openOwn and returns its receiver's
+// result.
+func closeReport(t testing.TB, s backend.Sender) recv.Result {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return Report(t, s.(backend.PeerReporter).PeerReport())
 }
 
 // KilledReceiver starts an independent receiver listening on a socket,
@@ -479,14 +493,8 @@ func BenchSizes(b *testing.B, name string, o backend.Options, sizes ...int) {
 // the receiver having taken the last frame (Flush). It reports frames/s
 // and the receiver's counts.
 func Bench(b *testing.B, name string, o backend.Options, size int, verify frame.VerifyMode) {
-	o.Peer = backend.Peer{Mode: backend.PeerOwn}
-	o.MaxFrame = frame.PayloadHeaderLen + size
-	o.Batch = 256
-	s, err := OpenSender(context.Background(), name, o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(o.MaxFrame))
+	s := openOwn(b, name, o, size, 256)
+	b.SetBytes(int64(frame.PayloadHeaderLen + size))
 	b.ResetTimer()
 	start := time.Now()
 	sent, err := Send(s, size, uint64(b.N), 256, verify)
@@ -496,10 +504,7 @@ func Bench(b *testing.B, name string, o backend.Options, size int, verify frame.
 		s.Close()
 		b.Fatalf("sent %d: %v", sent, err)
 	}
-	if err := s.Close(); err != nil {
-		b.Fatal(err)
-	}
-	r := Report(b, s.(backend.PeerReporter).PeerReport())
+	r := closeReport(b, s)
 	if r.Frames != uint64(b.N) || r.Corrupted != 0 {
 		b.Fatalf("receiver: %d frames, %d corrupted; want %d intact", r.Frames, r.Corrupted, b.N)
 	}
