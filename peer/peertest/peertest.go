@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -109,13 +110,7 @@ type instSender struct {
 	inst backend.Instance
 }
 
-func (s *instSender) Close() error {
-	err := s.Sender.Close()
-	if ierr := s.inst.Close(); err == nil {
-		err = ierr
-	}
-	return err
-}
+func (s *instSender) Close() error { return closeWith(s.Sender, s.inst) }
 
 // PeerReport is the sender's peer report (nil when it has none).
 func (s *instSender) PeerReport() []byte {
@@ -125,19 +120,22 @@ func (s *instSender) PeerReport() []byte {
 	return nil
 }
 
+// closeWith closes c, then the instance it came from: the first error.
+func closeWith(c io.Closer, inst backend.Instance) error {
+	err := c.Close()
+	if ierr := inst.Close(); err == nil {
+		err = ierr
+	}
+	return err
+}
+
 // instReceiver is a receiver that closes its instance with itself.
 type instReceiver struct {
 	backend.Receiver
 	inst backend.Instance
 }
 
-func (r *instReceiver) Close() error {
-	err := r.Receiver.Close()
-	if ierr := r.inst.Close(); err == nil {
-		err = ierr
-	}
-	return err
-}
+func (r *instReceiver) Close() error { return closeWith(r.Receiver, r.inst) }
 
 // ReceiverCommand returns a command running a receiver with spec (as
 // `wpg recv` maps its flags onto a job.RecvSpec) in a child process, for
