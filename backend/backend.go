@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -76,6 +77,16 @@ type Info struct {
 	// changed and why ("--ring-depth 3 raised to 32: ..."); the report
 	// prints each as a note.
 	Adjusted []string `json:"adjusted,omitempty"`
+}
+
+// WithDetails returns a copy of i whose Details is a map of its own,
+// holding i's entries with room for n more: an Info method adds its live
+// counters to the copy, and the Info its backend keeps stays as it was.
+func (i Info) WithDetails(n int) Info {
+	d := make(map[string]string, len(i.Details)+n)
+	maps.Copy(d, i.Details)
+	i.Details = d
+	return i
 }
 
 // Worker is what the engine tells an instance about one worker's sender.

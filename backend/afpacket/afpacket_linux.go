@@ -326,19 +326,11 @@ func (s *Sender) Info() backend.Info {
 	i := s.info
 	if s.ring != nil {
 		kicks, full := s.ring.Kicks()
-		i.Details = cloneDetails(i.Details)
+		i = i.WithDetails(2)
 		i.Details["kicks"] = strconv.FormatUint(kicks, 10)
 		i.Details["kicks_sndbuf_full"] = strconv.FormatUint(full, 10)
 	}
 	return i
-}
-
-func cloneDetails(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m)+2)
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // flushTimeout bounds Flush.

@@ -133,8 +133,7 @@ func (r *Receiver) RxTimestamps() []int64 { return r.ts }
 // Info describes the receiver, with the kernel's drop counter (frames the
 // ring had no room for) when it can be read.
 func (r *Receiver) Info() backend.Info {
-	i := r.info
-	i.Details = cloneDetails(i.Details)
+	i := r.info.WithDetails(3)
 	if !r.closed {
 		if pk, drops, out, err := r.ring.Stats(); err == nil {
 			r.packets += pk

@@ -324,11 +324,8 @@ func (s *Sender) KeepsBuffers() bool { return true }
 // Info describes the socket: copy or zero-copy and why, queue, UMEM size
 // and placement, and the kick, completion and ring-full counters.
 func (s *Sender) Info() backend.Info {
-	i := s.info
-	d := make(map[string]string, len(i.Details)+6)
-	for k, v := range i.Details {
-		d[k] = v
-	}
+	i := s.info.WithDetails(6)
+	d := i.Details
 	kicks, again := s.sock.Kicks()
 	d["kicks"] = strconv.FormatUint(kicks, 10)
 	d["kicks_again"] = strconv.FormatUint(again, 10)
@@ -339,7 +336,6 @@ func (s *Sender) Info() backend.Info {
 			d["tx_invalid_descs"] = strconv.FormatUint(st.TxInvalid, 10)
 		}
 	}
-	i.Details = d
 	return i
 }
 

@@ -278,11 +278,8 @@ func (r *Receiver) RxTimestamps() []int64 {
 // Info describes the receiver, with the kernel's drop counters (frames a
 // full RX ring or an empty fill ring cost).
 func (r *Receiver) Info() backend.Info {
-	i := r.info
-	d := make(map[string]string, len(i.Details)+4)
-	for k, v := range i.Details {
-		d[k] = v
-	}
+	i := r.info.WithDetails(4)
+	d := i.Details
 	st := r.stats
 	if !r.closed {
 		st = r.readStats()
@@ -295,7 +292,6 @@ func (r *Receiver) Info() backend.Info {
 	if st.RxInvalid > 0 {
 		d["rx_invalid_descs"] = strconv.FormatUint(st.RxInvalid, 10)
 	}
-	i.Details = d
 	return i
 }
 

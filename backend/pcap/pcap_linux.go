@@ -117,16 +117,11 @@ func (s *Sender) MaxFrame() int { return s.maxFrame }
 // Info describes the sender: libpcap's version, the batch, the sends
 // retried for want of socket buffer space.
 func (s *Sender) Info() backend.Info {
-	i := s.info
-	d := make(map[string]string, len(i.Details)+1)
-	for k, v := range i.Details {
-		d[k] = v
-	}
+	i := s.info.WithDetails(1)
 	if s.in != nil && !s.closed {
 		s.info.Details["inject_retries"] = strconv.FormatUint(s.in.Retries(), 10)
-		d["inject_retries"] = s.info.Details["inject_retries"]
+		i.Details["inject_retries"] = s.info.Details["inject_retries"]
 	}
-	i.Details = d
 	return i
 }
 
