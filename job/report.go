@@ -364,34 +364,8 @@ func countL1(rep *report.Report) {
 // receivers saw frames lost, duplicated, corrupted or missing, or the
 // achieved rate fell under FailUnder.
 func checkOutcome(s Spec, rep *report.Report) *report.CheckFailure {
-	if len(rep.Verification) > 0 {
-		var v struct {
-			Frames                               *uint64
-			Lost, Duplicated, Corrupted, Missing uint64
-		}
-		if err := json.Unmarshal(rep.Verification, &v); err != nil {
-			return &report.CheckFailure{Check: report.CheckVerification, Message: "verification failed: the receiver's report is unreadable: " + err.Error()}
-		}
-		var bad []string
-		for _, c := range []struct {
-			n    uint64
-			what string
-		}{{v.Lost, "lost"}, {v.Duplicated, "duplicated"}, {v.Corrupted, "corrupted"}, {v.Missing, "missing"}} {
-			if c.n > 0 {
-				bad = append(bad, fmt.Sprintf("%d %s", c.n, c.what))
-			}
-		}
-		// Frames lost at the very end leave no gap to count: what the
-		// sender sent and the receiver neither saw nor counted lost.
-		if v.Frames != nil {
-			seen := int64(*v.Frames) - int64(v.Duplicated) + int64(v.Lost)
-			if tail := int64(rep.Frames) - seen; tail > 0 && v.Missing == 0 {
-				bad = append(bad, fmt.Sprintf("%d of %d sent frames never arrived", tail, rep.Frames))
-			}
-		}
-		if len(bad) > 0 {
-			return &report.CheckFailure{Check: report.CheckVerification, Message: "verification failed: the receiver reports " + strings.Join(bad, ", ")}
-		}
+	if f := report.CheckReceived(rep.Verification, rep.Frames); f != nil {
+		return f
 	}
 	if s.FailUnder != nil && rep.TargetPPS > 0 && rep.AchievedRatio < *s.FailUnder {
 		f := *s.FailUnder

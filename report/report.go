@@ -167,6 +167,45 @@ type CheckFailure struct {
 
 func (c *CheckFailure) Error() string { return c.Message }
 
+// CheckReceived judges a receiver's report v (wpg.recv/v1; none: nil)
+// against the sent frames the receiver was to see: a failed
+// CheckVerification when it counted frames lost, duplicated, corrupted
+// or missing, or when frames sent never arrived (lost at the very end,
+// where no gap shows); nil when it passes.
+func CheckReceived(v json.RawMessage, sent uint64) *CheckFailure {
+	if len(v) == 0 {
+		return nil
+	}
+	var r struct {
+		Frames                               *uint64
+		Lost, Duplicated, Corrupted, Missing uint64
+	}
+	if err := json.Unmarshal(v, &r); err != nil {
+		return &CheckFailure{Check: CheckVerification, Message: "verification failed: the receiver's report is unreadable: " + err.Error()}
+	}
+	var bad []string
+	for _, c := range []struct {
+		n    uint64
+		what string
+	}{{r.Lost, "lost"}, {r.Duplicated, "duplicated"}, {r.Corrupted, "corrupted"}, {r.Missing, "missing"}} {
+		if c.n > 0 {
+			bad = append(bad, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	// Frames lost at the very end leave no gap to count: what the
+	// sender sent and the receiver neither saw nor counted lost.
+	if r.Frames != nil {
+		seen := int64(*r.Frames) - int64(r.Duplicated) + int64(r.Lost)
+		if tail := int64(sent) - seen; tail > 0 && r.Missing == 0 {
+			bad = append(bad, fmt.Sprintf("%d of %d sent frames never arrived", tail, sent))
+		}
+	}
+	if len(bad) > 0 {
+		return &CheckFailure{Check: CheckVerification, Message: "verification failed: the receiver reports " + strings.Join(bad, ", ")}
+	}
+	return nil
+}
+
 // Stream is one template stream's share of the run (issue #15; its
 // bytes, rates and lateness: issue #29).
 type Stream struct {
