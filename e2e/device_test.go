@@ -161,6 +161,24 @@ func TestDeviceBidirThroughRouter(t *testing.T) {
 	if v := rep.Verification; v.Frames != 40000 || v.Lost != 0 {
 		t.Errorf("both receivers: %+v, want 40000 received, 0 lost", v)
 	}
+	// Each direction's receiver comes with the histogram behind its
+	// latency, so that reports merge exactly (wpg report merge).
+	var raw struct {
+		Verification map[string]json.RawMessage   `json:"verification"`
+		Directions   []map[string]json.RawMessage `json:"directions"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw.Verification["latency_histogram"] == nil {
+		t.Errorf("verification without latency_histogram")
+	}
+	for _, d := range raw.Directions {
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal(d["verification"], &v); err != nil || v["latency_histogram"] == nil {
+			t.Errorf("direction %s: verification without latency_histogram (%v)", d["direction"], err)
+		}
+	}
 }
 
 // Issue #26: wpg's RFC 3550 jitter J of a stream sent with a pattern of

@@ -359,7 +359,7 @@ func attachReceiver(s Spec, rep *report.Report, res recv.Result, err error, name
 			rep.Error = "receiver on " + to + ": " + err.Error()
 		}
 	}
-	rep.Verification, _ = json.Marshal(res)
+	rep.Verification, _ = res.MarshalPeer() // with latency_histogram: reports merge exactly
 	if old := rep.Failed; old != nil {
 		// Judged again below, the receiver's check first.
 		rep.Notes = removeNote(rep.Notes, old.Message)
@@ -444,7 +444,7 @@ func combineDirections(rep, rev *report.Report, base uint16, fwdRes, revRes recv
 	if rev.Error != "" {
 		rep.Error = strings.TrimPrefix(rep.Error+"; B→A: "+rev.Error, "; ")
 	}
-	rep.Verification, _ = json.Marshal(recv.Merge(fwdRes, revRes))
+	rep.Verification, _ = recv.Merge(fwdRes, revRes).MarshalPeer()
 	var bad []string
 	for _, d := range rep.Directions {
 		if d.Verdict != "pass" {
