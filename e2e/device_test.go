@@ -179,6 +179,28 @@ func TestDeviceBidirThroughRouter(t *testing.T) {
 			t.Errorf("direction %s: verification without latency_histogram (%v)", d["direction"], err)
 		}
 	}
+	// wpg report merge merges the directions exactly: the report with
+	// itself (as two receivers of one job) doubles every count and keeps
+	// every percentile (the same values twice).
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mout, merr, code := run(t, dir, "report", "merge", "a.json", "a.json")
+	if code != 0 {
+		t.Fatalf("wpg report merge: exit %d: %s", code, merr)
+	}
+	m := decodePair(t, mout)
+	if len(m.Directions) != 2 || len(m.Ports) != 2*len(rep.Ports) {
+		t.Fatalf("merged: %d directions, %d ports; want 2 and %d", len(m.Directions), len(m.Ports), 2*len(rep.Ports))
+	}
+	for i, d := range m.Directions {
+		o := rep.Directions[i]
+		if d.Direction != o.Direction || d.Frames != 2*o.Frames || d.Verification.Frames != 2*o.Verification.Frames || d.Verdict != "pass" ||
+			d.Verification.Latency == nil || *d.Verification.Latency != *o.Verification.Latency {
+			t.Errorf("merged direction %d: %+v latency %+v; want %s with twice %d frames, pass, latency %+v", i, d, d.Verification.Latency, o.Direction, o.Frames, o.Verification.Latency)
+		}
+	}
 }
 
 // Issue #26: wpg's RFC 3550 jitter J of a stream sent with a pattern of

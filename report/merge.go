@@ -69,6 +69,13 @@ type Named struct {
 //     lateness mean is weighted by the grants, the maximum the largest;
 //   - receivers' verifications are merged as recv.Merge merges them
 //     (counts summed, latency percentiles from the merged histograms);
+//   - a port pair's directions are merged direction by direction (A→B
+//     with A→B): the senders' counts and targets summed, the rates over
+//     the union of the direction's spans, the receivers' verifications
+//     merged as above, and the verdict judged again on the merged counts
+//     (CheckReceived), with any other check an input failed (the rate
+//     check) kept under its segment; every input's ports are listed,
+//     each with its segment;
 //   - intervals, where every report has them, are summed on a grid of the
 //     first report's period over the union of time (each input interval
 //     in the period its midpoint falls in); their percentiles, which no
@@ -78,8 +85,9 @@ type Named struct {
 //
 // It refuses (a *MergeError) reports of another schema than Schema, of
 // different commands or jobs (Report.Job), a segment given twice, and a
-// paced report without its lateness histogram. One report comes back as
-// a merge of one.
+// paced report without its lateness histogram, and a direction whose
+// receiver measured latency without its latency_histogram. One report
+// comes back as a merge of one.
 func Merge(in ...Named) (*Report, error) {
 	if len(in) == 0 {
 		return nil, errors.New("no reports to merge")
@@ -125,6 +133,7 @@ func Merge(in ...Named) (*Report, error) {
 	var verifications []recv.Result
 	inexact := false
 	streams := map[int]*mergedStream{}
+	var dirs []*mergedDirection
 	for _, n := range in {
 		r := n.Report
 		label := segmentLabel(n)
@@ -156,6 +165,20 @@ func Merge(in ...Named) (*Report, error) {
 			return nil, &MergeError{n.Name, fmt.Sprintf("started %q is not a time", r.Started), "merge the reports as wpg wrote them"}
 		}
 		spans = append(spans, [2]time.Time{start, start.Add(time.Duration(r.Seconds * float64(time.Second)))})
+		for _, d := range r.Directions {
+			i := slices.IndexFunc(dirs, func(md *mergedDirection) bool { return md.Direction.Direction == d.Direction })
+			if i < 0 {
+				i = len(dirs)
+				dirs = append(dirs, &mergedDirection{Direction: Direction{Direction: d.Direction}})
+			}
+			if err := dirs[i].add(n.Name, label, start, d); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range r.Ports {
+			p.Segment = label
+			m.Ports = append(m.Ports, p)
+		}
 		if !slices.Contains(stops, r.Stop) {
 			stops = append(stops, r.Stop)
 		}
@@ -236,8 +259,88 @@ func Merge(in ...Named) (*Report, error) {
 			m.Notes = append(m.Notes, "a receiver's report had no latency histogram: the merged latency percentiles are the worst of the receivers', an upper bound")
 		}
 	}
+	for _, md := range dirs {
+		m.Directions = append(m.Directions, md.merged())
+	}
 	m.Intervals = mergeIntervals(in, t0)
 	return m, nil
+}
+
+// mergedDirection is one direction of port pairs' reports merged.
+type mergedDirection struct {
+	Direction
+	from, to  []string
+	spans     [][2]time.Time
+	bits, due float64
+	vs        []recv.Result
+	// other are the inputs' failed checks that their receivers' counts
+	// do not explain (the rate check), each under its input's label.
+	other []string
+}
+
+// add counts one report's part of the direction (d; the report named
+// name, labelled label, started at start).
+func (md *mergedDirection) add(name, label string, start time.Time, d Direction) error {
+	md.Frames += d.Frames
+	md.Bytes += d.Bytes
+	md.TargetPPS += d.TargetPPS
+	md.bits += d.BPS * d.Seconds
+	switch {
+	case d.AchievedRatio > 0:
+		md.due += float64(d.Frames) / d.AchievedRatio
+	case d.TargetPPS > 0:
+		md.due += d.TargetPPS * d.Seconds
+	}
+	md.spans = append(md.spans, [2]time.Time{start, start.Add(time.Duration(d.Seconds * float64(time.Second)))})
+	if !slices.Contains(md.from, d.From) {
+		md.from = append(md.from, d.From)
+	}
+	if !slices.Contains(md.to, d.To) {
+		md.to = append(md.to, d.To)
+	}
+	if len(d.Verification) > 0 {
+		v, err := recv.UnmarshalPeer(d.Verification)
+		if err != nil {
+			return &MergeError{name, "direction " + d.Direction + ": verification: " + err.Error(), "merge the reports as wpg wrote them"}
+		}
+		if v.Latency != nil && !v.HasHistogram() {
+			return &MergeError{name, "direction " + d.Direction + ": its receiver's latency comes without latency_histogram, so its percentiles cannot be merged exactly",
+				"send again with this wpg, whose port pair reports carry each direction's histogram"}
+		}
+		md.vs = append(md.vs, v)
+	}
+	if d.Verdict != "" && d.Verdict != "pass" && CheckReceived(d.Verification, d.Frames) == nil {
+		md.other = append(md.other, label+": "+d.Verdict)
+	}
+	return nil
+}
+
+// merged is the direction over the union of its spans, judged again.
+func (md *mergedDirection) merged() Direction {
+	d := md.Direction
+	_, secs := union(md.spans)
+	d.Seconds = secs
+	if secs > 0 {
+		d.PPS = float64(d.Frames) / secs
+		d.BPS = md.bits / secs
+	}
+	if md.due > 0 {
+		d.AchievedRatio = float64(d.Frames) / md.due
+	}
+	d.From, d.To = strings.Join(md.from, ", "), strings.Join(md.to, ", ")
+	if len(md.vs) > 0 {
+		d.Verification, _ = recv.Merge(md.vs...).MarshalPeer()
+	}
+	var bad []string
+	if f := CheckReceived(d.Verification, d.Frames); f != nil {
+		bad = append(bad, f.Message)
+	}
+	bad = append(bad, md.other...)
+	d.Verdict = "pass"
+	if len(bad) > 0 {
+		d.Verdict = strings.Join(bad, "; ")
+	}
+	return d
 }
 
 // segmentLabel names an input in the merged report: its segment, else

@@ -155,3 +155,96 @@ func TestMergeIntervals(t *testing.T) {
 		t.Errorf("intervals %+v", m.Intervals)
 	}
 }
+
+// pairVerification is a port pair receiver's report of frames of stream
+// id 0 … frames-1 (every third one skipped when lossy), with latencies
+// from lat on, as a pair's report writes it (with its histogram).
+func pairVerification(t *testing.T, id uint16, frames uint64, lat int64, lossy bool) json.RawMessage {
+	t.Helper()
+	tr := recv.NewTracker()
+	for i := range frames {
+		if lossy && i%3 == 1 {
+			continue
+		}
+		tr.Observe(id, i, 1000, 1000+lat+int64(i), 64)
+	}
+	b, err := tr.Result().MarshalPeer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// bidirReport is a bidirectional port pair's segment report: A→B and
+// B→A, each of frames, and its two ports.
+func bidirReport(t *testing.T, seg string, start time.Time, frames uint64, lat int64) *Report {
+	r := segmentReport(t, seg, start, 2, 2*frames, []int64{5})
+	r.Rate = "10kpps"
+	r.Ports = []Port{{Role: "tx", Interface: "a" + seg, Address: "198.18.0.1/24", Answered: 3}, {Role: "rx", Interface: "b" + seg, Address: "198.18.1.1/24", Answered: 4}}
+	for i, name := range []string{"A→B", "B→A"} {
+		r.Directions = append(r.Directions, Direction{Direction: name, From: "a", To: "b", Frames: frames, Bytes: frames * 64, Seconds: 2,
+			PPS: float64(frames) / 2, BPS: float64(frames*64*8) / 2, TargetPPS: 10000, AchievedRatio: float64(frames) / 20000,
+			Verification: pairVerification(t, uint16(i), frames, lat+int64(i)*1_000_000, false), Verdict: "pass"})
+	}
+	return r
+}
+
+// TestMergeDirections: the directions of port pairs' reports merge
+// direction by direction, exactly: the senders' counts summed, the time
+// the union of the spans, each direction's receivers merged (latency
+// percentiles from the merged histograms), the verdict judged again on
+// the merged counts; every input's ports kept with its segment. A
+// direction whose latency has no histogram is refused.
+func TestMergeDirections(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := bidirReport(t, "0/2", t0, 1000, 10_000)
+	b := bidirReport(t, "1/2", t0.Add(time.Second), 3000, 500_000)
+	b.Directions[1].Verification = pairVerification(t, 1, 3000, 700_000, true) // B→A lost 1000 in segment 1
+	b.Directions[1].Verdict = "verification failed: the receiver reports 1000 lost"
+	a.Directions[0].Verdict = "rate check failed: achieved 5.00 % of the target 10kpps, under --fail-under 0.5 (50.00 %)"
+	m, err := Merge(Named{"a.json", a}, Named{"b.json", b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Directions) != 2 {
+		t.Fatalf("directions %+v; want A→B and B→A", m.Directions)
+	}
+	for i, d := range m.Directions {
+		if d.Direction != [2]string{"A→B", "B→A"}[i] || d.Frames != 4000 || d.Bytes != 4000*64 || d.Seconds != 3 || d.PPS != 4000.0/3 ||
+			d.TargetPPS != 20000 || d.AchievedRatio != 4000.0/40000 || d.From != "a" || d.To != "b" {
+			t.Errorf("direction %d: %+v", i, d)
+		}
+		v, err := recv.UnmarshalPeer(d.Verification)
+		if err != nil || !v.HasHistogram() || v.Receivers != 2 {
+			t.Fatalf("direction %s: verification %v, histogram %v, %d receivers", d.Direction, err, v.HasHistogram(), v.Receivers)
+		}
+		var parts []recv.Result
+		for _, in := range []*Report{a, b} {
+			p, _ := recv.UnmarshalPeer(in.Directions[i].Verification)
+			parts = append(parts, p)
+		}
+		want := recv.Merge(parts...)
+		if v.Frames != want.Frames || v.Lost != want.Lost || *v.Latency != *want.Latency {
+			t.Errorf("direction %s: %+v %+v; want %+v %+v", d.Direction, v, v.Latency, want, want.Latency)
+		}
+	}
+	if ab := m.Directions[0].Verdict; ab != "segment 0/2: rate check failed: achieved 5.00 % of the target 10kpps, under --fail-under 0.5 (50.00 %)" {
+		t.Errorf("A→B verdict %q: want segment 0/2's rate check, its receivers passed", ab)
+	}
+	if ba := m.Directions[1].Verdict; ba != "verification failed: the receiver reports 1000 lost" {
+		t.Errorf("B→A verdict %q: want the merged receivers' 1000 lost", ba)
+	}
+	if len(m.Ports) != 4 || m.Ports[0].Segment != "segment 0/2" || m.Ports[3].Segment != "segment 1/2" || m.Ports[3].Interface != "b1/2" || m.Ports[3].Answered != 4 {
+		t.Errorf("ports %+v", m.Ports)
+	}
+
+	// A direction's latency without its histogram cannot merge exactly.
+	c := bidirReport(t, "1/2", t0, 10, 1)
+	v, _ := recv.UnmarshalPeer(c.Directions[1].Verification)
+	c.Directions[1].Verification, _ = json.Marshal(v) // the plain form
+	_, err = Merge(Named{"a.json", a}, Named{"c.json", c})
+	var me *MergeError
+	if !errors.As(err, &me) || me.File != "c.json" || !strings.Contains(me.Reason, "B→A") || !strings.Contains(me.Reason, "latency_histogram") || me.Fix == "" {
+		t.Errorf("a direction without its histogram: %v", err)
+	}
+}

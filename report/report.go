@@ -276,6 +276,9 @@ type Port struct {
 	// answers itself: Kernel).
 	Answered uint64 `json:"answered"`
 	Kernel   bool   `json:"kernel_answers,omitempty"`
+	// Segment is, in a merged report, the segment (or the report) the
+	// port was in.
+	Segment string `json:"segment,omitempty"`
 }
 
 // Direction is one direction of a port pair: what its sending port sent
