@@ -1,13 +1,16 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/wpg-dev/wpg/internal/eal"
 	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/template"
@@ -38,8 +41,10 @@ var dbSuffixes = []string{"", "-wal", "-shm", "-journal", ".lock"}
 // from it: spec is rewritten to name the absolute path), including the
 // captures its template replays; and, always, a file it would write that
 // is the server's own (its database and the files beside it, or any file
-// it holds open: its log, a running job's output). The template is parsed
-// here only to find its captures, with JobFiles set.
+// it holds open: its log, a running job's output); with JobFiles, also
+// the files its dpdk_args name (confineEAL) and its device (checkDevice).
+// The template is parsed here only to find its captures, with JobFiles
+// set.
 func (s *Server) checkFiles(spec *job.Spec) job.Problems {
 	var ps job.Problems
 	for _, f := range jobFiles {
@@ -60,6 +65,14 @@ func (s *Server) checkFiles(spec *job.Spec) job.Problems {
 				ps = append(ps, &job.OptionError{Field: f.field, Value: *p, Reason: "is " + what + ": writing a job's frames into it would destroy it",
 					Fix: "give {" + f.field + "} a file of its own, e.g. " + filepath.Join(filepath.Dir(*p), "out.pcap")})
 			}
+		}
+	}
+	if s.opt.JobFiles != "" {
+		if p := s.confineEAL(spec); p != nil {
+			ps = append(ps, p)
+		}
+		if p := checkDevice(spec.Device); p != nil {
+			ps = append(ps, p)
 		}
 	}
 	if s.opt.JobFiles == "" || ps != nil || (spec.Template == "" && spec.TemplateText == "") {
@@ -97,6 +110,55 @@ func (s *Server) checkReplays(t *template.Spec) job.Problems {
 		}
 	}
 	return ps
+}
+
+// confineEAL confines, with Options.JobFiles, the files spec's dpdk_args
+// name (internal/eal: a --vdev's captures, sockets and programs,
+// --trace-dir, --huge-dir) to that directory as checkFiles does the
+// others (a relative one is taken from it: spec is rewritten), and
+// refuses what the check cannot follow: -d (a driver the EAL would load
+// and run), a --file-prefix with a path in it, an option it does not
+// know.
+func (s *Server) confineEAL(spec *job.Spec) *job.OptionError {
+	if spec.DPDKArgs == "" {
+		return nil
+	}
+	args, err := eal.Confine(strings.Fields(spec.DPDKArgs), func(p eal.Path) (string, *eal.Error) {
+		abs, ok := s.confine(p.Path)
+		if !ok {
+			o := s.outside("dpdk_args", p.Path)
+			return "", &eal.Error{Reason: "names " + strconv.Quote(p.Path) + ", " + strings.TrimPrefix(o.Reason, "is "), Fix: o.Fix}
+		}
+		return abs, nil
+	})
+	var e *eal.Error
+	if errors.As(err, &e) {
+		return &job.OptionError{Field: "dpdk_args", Value: e.Arg, Reason: e.Reason, Fix: e.Fix}
+	}
+	spec.DPDKArgs = strings.Join(args, " ")
+	return nil
+}
+
+// checkDevice refuses, with Options.JobFiles, a device (udmabuf) that is
+// not a character device node under /dev once its symlinks are resolved
+// (one that does not exist there yet is the backend's to name): the
+// backend maps the file it names and writes frames into it.
+func checkDevice(device string) *job.OptionError {
+	if device == "" {
+		return nil
+	}
+	ok := filepath.IsAbs(device) && !slices.Contains(strings.Split(device, "/"), "..")
+	if ok {
+		real := realPath(device)
+		fi, err := os.Stat(real)
+		ok = strings.HasPrefix(real, "/dev/") && (errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeCharDevice != 0))
+	}
+	if ok {
+		return nil
+	}
+	return &job.OptionError{Field: "device", Value: device,
+		Reason: "is not a character device under /dev: with a job files directory (server.job_files) a job's device must be a DMA buffer's node",
+		Fix:    "give the node, e.g. /dev/udmabuf0 (u-dma-buf) or /dev/udmabuf (mainline)"}
 }
 
 // outside is the problem of a file outside Options.JobFiles.

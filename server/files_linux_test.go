@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wpg-dev/wpg/job"
 )
 
 // problem posts a job and returns its one problem of field; the test fails
@@ -178,5 +180,62 @@ func TestJobFilesConfined(t *testing.T) {
 	resp, html := ts.page("POST", "/ui/preview", url.Values{"template_text": {replaying}}, nil)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(html, "outside the job files directory") || strings.Contains(html, "hunter2") {
 		t.Errorf("the new-job page's preview of a template replaying %s: %d %.300s", secret, resp.StatusCode, html)
+	}
+}
+
+// TestJobFilesConfineDPDKAndDevice: with --job-files, the files a job's
+// dpdk_args name (a --vdev's captures and sockets, --trace-dir,
+// --huge-dir) must lie in the directory too (a relative one is taken
+// from it), what the check cannot follow (-d, a --file-prefix with a
+// path, an option it does not know) is refused, and device (udmabuf)
+// must be a character device node under /dev.
+func TestJobFilesConfineDPDKAndDevice(t *testing.T) {
+	dir := t.TempDir()
+	files := filepath.Join(dir, "files")
+	if err := os.Mkdir(files, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(files, "udmabuf0") // a plain file by a device's name
+	if err := os.WriteFile(fake, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTest(t, Options{JobFiles: files})
+	for _, c := range []struct{ field, value, reason string }{
+		{"dpdk_args", "--no-huge --vdev net_pcap0,tx_pcap=" + filepath.Join(dir, "outside.pcap"), "outside the job files directory " + files},
+		{"dpdk_args", "--vdev=net_pcap0,rx_pcap=/etc/hostname", "outside the job files directory"},
+		{"dpdk_args", "--no-huge --trace-dir /etc", "outside the job files directory"},
+		{"dpdk_args", "--vdev net_virtio_user0,path=/dev/vhost-net", "outside the job files directory"},
+		{"dpdk_args", "--no-huge -d /tmp/librte_evil.so", "shared object"},
+		{"dpdk_args", "--file-prefix ../../tmp/x", "no plain name"},
+		{"dpdk_args", "--trace-d=/tmp", "not an EAL option"},
+		{"device", "/etc/passwd", "not a character device under /dev"},
+		{"device", fake, "not a character device under /dev"},
+		{"device", "udmabuf0", "not a character device under /dev"},
+		{"device", "/dev/../etc/udmabuf0", "not a character device under /dev"},
+	} {
+		body := jobJSON("backend", "dpdk", "interface", "0", c.field, c.value, "count", 5)
+		if c.field == "device" {
+			body = jobJSON("backend", "udmabuf", c.field, c.value, "count", 5)
+		}
+		e := ts.problem(body, c.field)
+		if !strings.Contains(e.Reason, c.reason) || e.Fix == "" {
+			t.Errorf("%s %s: %+v; want it refused: %s, with a fix", c.field, c.value, e, c.reason)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outside.pcap")); err == nil {
+		t.Error("a job wrote outside the job files directory")
+	}
+	// Inside: the paths are taken from the directory, and the spec the
+	// job runs with names them.
+	spec := job.Spec{Backend: "dpdk", DPDKArgs: "--no-huge -m 512 --vdev net_pcap0,tx_pcap=out.pcap,iface=lo --trace-dir=" + files + " --file-prefix wpg1"}
+	if ps := ts.s.checkFiles(&spec); ps != nil {
+		t.Errorf("dpdk_args in the directory: %v", ps)
+	}
+	if want := "--no-huge -m 512 --vdev net_pcap0,tx_pcap=" + filepath.Join(files, "out.pcap") + ",iface=lo --trace-dir=" + files + " --file-prefix wpg1"; spec.DPDKArgs != want {
+		t.Errorf("dpdk_args %q, want %q", spec.DPDKArgs, want)
+	}
+	spec = job.Spec{Backend: "udmabuf", Device: "/dev/null"}
+	if ps := ts.s.checkFiles(&spec); ps != nil {
+		t.Errorf("a character device under /dev: %v", ps)
 	}
 }

@@ -47,8 +47,10 @@ type Options struct {
 	DB string
 	// JobFiles, when not empty, is the directory every file a job names
 	// must lie in (server.job_files): output, fifo, template, pcap,
-	// payload_file, connect and the captures a template replays. A
-	// relative path is taken from it.
+	// payload_file, connect, the captures a template replays and the
+	// files dpdk_args name (what that check cannot follow is refused);
+	// device must then be a character device under /dev. A relative
+	// path is taken from it.
 	JobFiles string
 	// PreviewMax caps the frames of one preview (server.preview_max).
 	PreviewMax int
