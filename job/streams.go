@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wpg-dev/wpg/engine"
+	"github.com/wpg-dev/wpg/internal/sys"
 	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/report"
 	"github.com/wpg-dev/wpg/sysinfo"
@@ -26,7 +27,17 @@ func linkRate(p *problems, s Spec, r pace.Rate) (_ pace.Rate, note string, ok bo
 		p.add("rate", s.Rate, "is a share of the link, and the run has no interface to take the speed from", "add {interface} IFACE, or give an absolute rate such as 1Gbps or 1Mpps")
 		return r, "", false
 	}
-	mbps, nominal, err := linkSpeed(sysinfo.HostFS(), s.Interface)
+	var mbps int
+	var nominal bool
+	var err error
+	if s.Netns != "" {
+		if _, serr := os.Stat(netnsPath(s.Netns)); serr != nil {
+			return r, "", false // checkNetns says so
+		}
+		mbps, nominal, err = linkSpeedIn(netnsPath(s.Netns), s.Interface)
+	} else {
+		mbps, nominal, err = linkSpeed(sysinfo.HostFS(), s.Interface)
+	}
 	if err != nil {
 		p.add("rate", s.Rate, err.Error(), "give an absolute rate such as 1Gbps or 1Mpps")
 		return r, "", false
@@ -56,6 +67,30 @@ func linkSpeed(fs sysinfo.FS, iface string) (mbps int, nominal bool, err error) 
 		return 0, false, fmt.Errorf("interface %s reports no link speed (%s: %s; loopback, virtual devices and links that are down have none)", iface, file, what)
 	}
 	return *ifc.SpeedMbps, ifc.Virtual && ifc.Driver == "veth", nil
+}
+
+// linkSpeedIn is linkSpeed of iface in the network namespace at ns (a
+// port's --netns), read with ethtool on a thread in that namespace
+// (sys.EthtoolSpeed): /sys/class/net shows the links of the namespace
+// that mounted it, the caller's, where iface may be another link of the
+// same name or none.
+func linkSpeedIn(ns, iface string) (mbps int, nominal bool, err error) {
+	err = inNetns(ns, func() error {
+		var e error
+		if mbps, e = sys.EthtoolSpeed(iface); e != nil {
+			return e
+		}
+		driver, _ := sys.EthtoolDriver(iface)
+		nominal = driver == "veth"
+		return nil
+	})
+	switch {
+	case err != nil:
+		return 0, false, fmt.Errorf("interface %s in network namespace %s reports no link speed (%v; loopback and virtual devices without link settings have none)", iface, ns, err)
+	case mbps < 0:
+		return 0, false, fmt.Errorf("interface %s in network namespace %s reports no link speed (ethtool: unknown; links that are down, and virtual devices, have none)", iface, ns)
+	}
+	return mbps, nominal, nil
 }
 
 // timedPacer is the pacer configuration of a timed template (streams with

@@ -19,3 +19,14 @@ func TestLinksHasLoopback(t *testing.T) {
 	}
 	t.Errorf("no lo among %+v", links)
 }
+
+// TestEthtoolSpeed: lo has no link settings (an error), and an interface
+// that is not there is an error too.
+func TestEthtoolSpeed(t *testing.T) {
+	if mbps, err := EthtoolSpeed("lo"); err == nil {
+		t.Errorf("lo: %d Mb/s, want an error (no link settings)", mbps)
+	}
+	if _, err := EthtoolSpeed("wpg-nonesuch0"); err == nil {
+		t.Error("a missing interface has a speed")
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,6 +29,67 @@ func EthtoolDriver(ifname string) (string, error) {
 	}
 	name, _, _ := bytes.Cut(info.Driver[:], []byte{0})
 	return string(name), nil
+}
+
+// ethtoolCmd is the kernel's struct ethtool_cmd (ETHTOOL_GSET).
+type ethtoolCmd struct {
+	Cmd, Supported, Advertising                                 uint32
+	Speed                                                       uint16
+	Duplex, Port, PhyAddress, Transceiver, Autoneg, MdioSupport uint8
+	Maxtxpkt, Maxrxpkt                                          uint32
+	SpeedHi                                                     uint16
+	EthTpMdix, EthTpMdixCtrl                                    uint8
+	LpAdvertising                                               uint32
+	Reserved                                                    [2]uint32
+}
+
+// ifreqData is a struct ifreq whose union holds a pointer (SIOCETHTOOL's
+// ifr_data), padded beyond the union's size on every architecture.
+type ifreqData struct {
+	name [unix.IFNAMSIZ]byte
+	data unsafe.Pointer
+	_    [24]byte
+}
+
+// EthtoolSpeed returns the link speed of network interface ifname in
+// Mb/s as ethtool reports it (SIOCETHTOOL ETHTOOL_GSET), in the calling
+// thread's network namespace: unlike /sys/class/net, which shows the
+// namespace that mounted it, right on a thread that entered another with
+// setns. It is -1 where the kernel's /sys/class/net/IFACE/speed has none:
+// a link that is down, or whose driver does not know its speed
+// (SPEED_UNKNOWN); an error for a driver without link settings (lo, a
+// dummy: EOPNOTSUPP) and an interface that is not there. It needs no
+// privileges.
+func EthtoolSpeed(ifname string) (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("ethtool %s: %w", ifname, os.NewSyscallError("socket", err))
+	}
+	defer unix.Close(fd)
+	flags, err := unix.NewIfreq(ifname)
+	if err != nil {
+		return 0, fmt.Errorf("ethtool %s: %w", ifname, err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, flags); err != nil {
+		return 0, fmt.Errorf("ethtool %s: %w", ifname, os.NewSyscallError("ioctl(SIOCGIFFLAGS)", err))
+	}
+	if flags.Uint16()&unix.IFF_UP == 0 {
+		return -1, nil // as sysfs: no speed unless the link is up
+	}
+	cmd := ethtoolCmd{Cmd: unix.ETHTOOL_GSET}
+	var ifr ifreqData
+	copy(ifr.name[:], ifname)
+	ifr.data = unsafe.Pointer(&cmd)
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SIOCETHTOOL, uintptr(unsafe.Pointer(&ifr)))
+	runtime.KeepAlive(&cmd)
+	if e != 0 {
+		return 0, fmt.Errorf("ethtool %s: %w", ifname, os.NewSyscallError("ioctl(SIOCETHTOOL ETHTOOL_GSET)", e))
+	}
+	speed := uint32(cmd.SpeedHi)<<16 | uint32(cmd.Speed)
+	if speed == 0xffffffff || speed == 0xffff || speed == 0 {
+		return -1, nil
+	}
+	return int(speed), nil
 }
 
 // LinkParent returns the bus and the name of the device behind network

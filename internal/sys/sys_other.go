@@ -84,6 +84,11 @@ func LinkParent(index int) (bus, dev string, found bool, err error) {
 // Links is not supported: network interfaces are Linux's here.
 func Links() ([]Link, error) { return nil, notOnThisOS("links") }
 
+// EthtoolSpeed is not supported: network interfaces are Linux's here.
+func EthtoolSpeed(ifname string) (int, error) {
+	return 0, notOnThisOS("ethtool " + ifname)
+}
+
 // EthtoolDriver is not supported: network interfaces are Linux's here.
 func EthtoolDriver(ifname string) (string, error) {
 	return "", notOnThisOS("ethtool " + ifname)
