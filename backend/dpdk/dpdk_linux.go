@@ -422,11 +422,8 @@ func (s *Sender) KeepsBuffers() bool { return true }
 // offered again), the bursts that waited for the device, and failed bulk
 // allocations.
 func (s *Sender) Info() backend.Info {
-	i := s.info
-	d := make(map[string]string, len(i.Details)+6)
-	for k, v := range i.Details {
-		d[k] = v
-	}
+	i := s.info.WithDetails(6)
+	d := i.Details
 	if s.q != nil {
 		c := s.q.Counters()
 		d["tx_bursts"] = strconv.FormatUint(c.Bursts, 10)
@@ -436,7 +433,6 @@ func (s *Sender) Info() backend.Info {
 		d["mbuf_alloc_failures"] = strconv.FormatUint(c.AllocFails, 10)
 		s.info.Details = d
 	}
-	i.Details = d
 	return i
 }
 
@@ -493,11 +489,8 @@ func (r *Receiver) Next(views [][]byte, timeout time.Duration) (int, error) {
 // Info describes the receiver with the port's counters (imissed: frames
 // the device had no descriptor for; rx_nombuf: no mbuf).
 func (r *Receiver) Info() backend.Info {
-	i := r.info
-	d := make(map[string]string, len(i.Details)+6)
-	for k, v := range i.Details {
-		d[k] = v
-	}
+	i := r.info.WithDetails(6)
+	d := i.Details
 	if r.q != nil {
 		polls, seg := r.q.Polls()
 		d["rx_polls"] = strconv.FormatUint(polls, 10)
@@ -510,7 +503,6 @@ func (r *Receiver) Info() backend.Info {
 		}
 		r.info.Details = d
 	}
-	i.Details = d
 	return i
 }
 
