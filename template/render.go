@@ -378,18 +378,26 @@ func (s *Source) Render(bufs [][]byte, lens []int, nowNs int64) int {
 		default:
 			lens[n] = cs.renderStream(bufs[n], now, nowSum)
 		}
-		if cs.vcount {
-			cs.vbytes += uint64(lens[n])
-		}
+		done := cs.took(lens[n])
 		n++
-		if !cs.unlimited {
-			cs.left--
-			if cs.left == 0 {
-				s.remove(best)
-			}
+		if done {
+			s.remove(best)
 		}
 	}
 	return n
+}
+
+// took counts a frame of l bytes rendered for the stream (its bytes, where
+// it counts them) against its count, and says whether it was the last.
+func (cs *cstream) took(l int) (last bool) {
+	if cs.vcount {
+		cs.vbytes += uint64(l)
+	}
+	if cs.unlimited {
+		return false
+	}
+	cs.left--
+	return cs.left == 0
 }
 
 func (s *Source) remove(i int) {

@@ -356,19 +356,14 @@ func (s *Source) renderTimed(bufs [][]byte, lens []int, nowNs int64) int {
 		}
 		cs.lateN++
 		lens[n] = cs.renderOne(bufs[n], now, nowSum)
-		if cs.vcount {
-			cs.vbytes += uint64(lens[n])
-		}
+		done := cs.took(lens[n])
 		n++
-		if !cs.unlimited {
-			cs.left--
-			if cs.left == 0 {
-				last := len(tl.heap) - 1
-				tl.heap[0] = tl.heap[last]
-				tl.heap = tl.heap[:last]
-				s.siftDown(0)
-				continue
-			}
+		if done {
+			last := len(tl.heap) - 1
+			tl.heap[0] = tl.heap[last]
+			tl.heap = tl.heap[:last]
+			s.siftDown(0)
+			continue
 		}
 		if f := cs.fr; f == nil || f.j == 0 {
 			// A datagram's fragments share its due time: the next is due
