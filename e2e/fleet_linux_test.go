@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,10 @@ import (
 // frames (wpg report merge of the three) and the receiver's frames, the
 // receiver saw no loss, duplicate or reordering across the three
 // senders, and the merged lateness p99 is the p99 of the three
-// histograms merged.
+// histograms merged. The senders and the receiver run with one --job:
+// Prometheus selects the senders' series and the receiver's by that job
+// label, and the reports keep it (the receiver's) or the job identity
+// (the senders', which wpg report merge checks).
 func TestFleetPrometheus(t *testing.T) {
 	prom := testbed.RequireTool(t, "prometheus", "prometheus")
 	wpg := testbed.Wpg(t)
@@ -47,12 +51,13 @@ func TestFleetPrometheus(t *testing.T) {
 		metricsPort = 9479
 		recvPort    = 9480
 		promPort    = 9090
+		jobName     = "fleet-e2e"
 	)
 
 	// Prometheus in the receiver's host, scraping the senders over the
 	// LAN and the receiver on its loopback, every 500 ms; honor_labels
 	// keeps wpg's job label (the job identity) instead of the scrape
-	// job's.
+	// job's: the --job of the senders and the receiver.
 	var targets []string
 	for _, h := range lan.Hosts[:segments] {
 		targets = append(targets, fmt.Sprintf("%q", fmt.Sprintf("%s:%d", h.Addr.Addr(), metricsPort)))
@@ -102,7 +107,7 @@ scrape_configs:
 	var recvOut bytes.Buffer
 	var recvErr syncbuf.Buffer
 	rcmd := rx.Command(ctx, wpg, "recv", "-i", rx.Iface, "--expect", strconv.Itoa(count), "--idle-timeout", "10s",
-		"--metrics-listen", strconv.Itoa(recvPort), "--metrics-linger", "2m", "--json")
+		"--metrics-listen", strconv.Itoa(recvPort), "--metrics-linger", "2m", "--job", jobName, "--json")
 	rcmd.Stdout = &recvOut
 	pr, pw := io.Pipe()
 	rcmd.Stderr = io.MultiWriter(&recvErr, pw)
@@ -138,7 +143,7 @@ scrape_configs:
 		s := &sender{}
 		s.cmd = h.Command(ctx, wpg, "send", repoFile(t, "examples/udp64.wpg.yaml"), "-i", h.Iface, "--count", strconv.Itoa(count),
 			"--rate", "30kpps", "--segment", fmt.Sprintf("%d/%d", i, segments),
-			"--metrics-listen", fmt.Sprintf("%s:%d", h.Addr.Addr(), metricsPort), "--metrics-linger", "2m", "--json")
+			"--metrics-listen", fmt.Sprintf("%s:%d", h.Addr.Addr(), metricsPort), "--metrics-linger", "2m", "--job", jobName, "--json")
 		s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.errOut
 		if err := s.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -149,8 +154,8 @@ scrape_configs:
 	// scraped them (on a loaded machine a scrape may take seconds), then
 	// a Ctrl-C ends the linger.
 	final := func() bool {
-		senders, err1 := promValue(api, promURL, `count(wpg_job_running{segment!=""} == 0)`)
-		receiver, err2 := promValue(api, promURL, `count(wpg_job_running{name="lan0"} == 0)`)
+		senders, err1 := promValue(api, promURL, fmt.Sprintf(`count(wpg_job_running{job=%q, segment!=""} == 0)`, jobName))
+		receiver, err2 := promValue(api, promURL, fmt.Sprintf(`count(wpg_job_running{job=%q, segment=""} == 0)`, jobName))
 		return err1 == nil && err2 == nil && senders == segments && receiver == 1
 	}
 	deadline := time.Now().Add(2 * time.Minute)
@@ -180,6 +185,7 @@ scrape_configs:
 	}
 	pw.Close()
 	var rres struct {
+		Job                                            string
 		Frames, Lost, Duplicated, Reordered, Corrupted uint64
 		Streams                                        []struct{ Frames, Lost, Reordered uint64 }
 	}
@@ -205,12 +211,24 @@ scrape_configs:
 		t.Fatal(err)
 	}
 
+	// The reports: the senders' keep the job identity (merge checks it),
+	// the receiver's the name.
+	if !regexp.MustCompile(`^wpg-[0-9a-f]{16}$`).MatchString(merged.Job) || rres.Job != jobName {
+		t.Errorf("the merged report's job %q, want the job identity; the receiver's %q, want %s", merged.Job, rres.Job, jobName)
+	}
 	// Prometheus's sum of the segments' frame counters (their last
-	// samples: the senders have ended, their series are stale).
-	sum := promQuery(t, api, promURL, fmt.Sprintf(`sum(last_over_time(wpg_job_frames_total{job=%q}[5m]))`, merged.Job))
-	series := promQuery(t, api, promURL, fmt.Sprintf(`count(last_over_time(wpg_job_frames_total{job=%q}[5m]))`, merged.Job))
-	rxProm := promQuery(t, api, promURL, `sum(last_over_time(wpg_job_receiver_frames_total[5m]))`)
-	grants := promQuery(t, api, promURL, fmt.Sprintf(`sum(last_over_time(wpg_job_grant_lateness_seconds_count{job=%q}[5m]))`, merged.Job))
+	// samples: the senders have ended, their series are stale), and the
+	// receiver's, each selected by the job label.
+	sum := promQuery(t, api, promURL, fmt.Sprintf(`sum(last_over_time(wpg_job_frames_total{job=%q}[5m]))`, jobName))
+	series := promQuery(t, api, promURL, fmt.Sprintf(`count(last_over_time(wpg_job_frames_total{job=%q}[5m]))`, jobName))
+	rxProm := promQuery(t, api, promURL, fmt.Sprintf(`sum(last_over_time(wpg_job_receiver_frames_total{job=%q}[5m]))`, jobName))
+	grants := promQuery(t, api, promURL, fmt.Sprintf(`sum(last_over_time(wpg_job_grant_lateness_seconds_count{job=%q}[5m]))`, jobName))
+	// The documented comparison (docs/distributed.md): the senders' sum
+	// less the receiver's, by job, is 0 when nothing was lost.
+	diff := promQuery(t, api, promURL, fmt.Sprintf(`sum by (job) (last_over_time(wpg_job_frames_total{job=%q}[5m])) - sum by (job) (last_over_time(wpg_job_receiver_frames_total{job=%q}[5m]))`, jobName, jobName))
+	if diff != 0 {
+		t.Errorf("senders' frames - receiver's frames by job = %v, want 0", diff)
+	}
 	t.Logf("Prometheus: sum of %v segments' wpg_job_frames_total = %v; receiver %v; merged report %d; receiver's report %d (lost %d, duplicated %d, reordered %d)",
 		series, sum, rxProm, merged.Frames, rres.Frames, rres.Lost, rres.Duplicated, rres.Reordered)
 	if series != segments || sum != float64(merged.Frames) || sum != float64(rres.Frames) || sum != count || rxProm != sum {

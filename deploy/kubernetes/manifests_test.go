@@ -260,7 +260,8 @@ var capsFor = map[string][]string{
 // Job and the receiver's Job: --segment auto with completions =
 // parallelism = WPG_SEGMENTS, Guaranteed QoS with whole CPUs, hostNetwork,
 // the capabilities of the backend and no more, and the metrics port of
-// --metrics-listen as the container's port named metrics.
+// --metrics-listen as the container's port named metrics, and one --job
+// in the senders and the receiver.
 func TestSenderJob(t *testing.T) {
 	m := load(t)
 	base := m.jobs[filepath.Join("base", "sender-job.yaml")]
@@ -298,6 +299,7 @@ func TestSenderJob(t *testing.T) {
 		t.Errorf("base: anti-affinity %+v does not keep the senders on distinct nodes", term)
 	}
 
+	jobs := map[string]string{} // --job of each Job
 	for _, c := range []struct {
 		name    string
 		job     *batchv1.Job
@@ -316,6 +318,7 @@ func TestSenderJob(t *testing.T) {
 		if got := arg(ctr.Args, "backend"); got != "" && got != c.backend || got == "" && c.backend != "afpacket" {
 			t.Errorf("%s: --backend %q, want %s", c.name, got, c.backend)
 		}
+		jobs[c.name] = arg(ctr.Args, "job")
 		if c.command == "send" && arg(ctr.Args, "segment") != "auto" {
 			t.Errorf("%s: args %q: want --segment=auto", c.name, ctr.Args)
 		}
@@ -390,6 +393,12 @@ func TestSenderJob(t *testing.T) {
 		if !strings.Contains(strings.Join(ctr.Args, " "), "--json") {
 			t.Errorf("%s: no --json: the report in the pod's log is what wpg report merge reads", c.name)
 		}
+	}
+
+	// One job label for the senders and the receiver, so that PromQL
+	// compares them by job.
+	if jobs["base"] == "" || jobs["dpdk"] != jobs["base"] || jobs["receiver"] != jobs["base"] {
+		t.Errorf("--job: base %q, dpdk %q, receiver %q: want one name in all three (the job label the receiver's series share with the senders')", jobs["base"], jobs["dpdk"], jobs["receiver"])
 	}
 
 	// dpdk: hugepages requested = limited, from a HugePages volume.

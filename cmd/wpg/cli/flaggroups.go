@@ -30,7 +30,7 @@ var runGroups = []flagGroup{
 	{"Network paths (afpacket, afxdp, dpdk, pcapfile)", []string{"ring-depth", "ring-bytes", "no-tx-ring", "qdisc-bypass", "tx-copy", "queue", "xdp-mode", "busy-poll", "dpdk-args", "output", "format"}},
 	{"Local and device paths (pipe, shm, cma, xpmem, unix, udmabuf)", []string{"verify", "fifo", "vmsplice", "connect", "recv-mode", "busy-wait", "slots", "pipe-size", "device", "sync", "sync-mode"}},
 	{"Device testing: port pairs (docs/device.md)", []string{"rx-interface", "rx-backend", "netns", "rx-netns", "src-ip", "gateway", "rx-src-ip", "rx-gateway", "bidir"}},
-	{"Segments and metrics (docs/distributed.md)", []string{"segment", "metrics-listen", "metrics-linger"}},
+	{"Segments and metrics (docs/distributed.md)", []string{"segment", "metrics-listen", "metrics-linger", "job"}},
 	{"The matrix (bench without --backend)", []string{"sizes", "paths", "quick", "repeat"}},
 	{"Output", []string{"json", "json-stream", "interval", "hdr-out"}},
 }
@@ -44,7 +44,7 @@ var commandGroups = map[string][]flagGroup{
 		{"When to stop", []string{"expect", "duration", "idle-timeout"}},
 		{"Network paths (afpacket, afxdp, dpdk)", []string{"ring-bytes", "no-rx-ring", "queue", "xdp-mode", "busy-poll", "dpdk-args"}},
 		{"Local paths (pipe, shm, cma, unix)", []string{"fifo", "recv-mode", "busy-wait", "slots", "pipe-size", "verify", "size"}},
-		{"Output", []string{"json", "json-stream", "interval", "hdr-out", "rate-layer", "metrics-listen", "metrics-linger"}},
+		{"Output", []string{"json", "json-stream", "interval", "hdr-out", "rate-layer", "metrics-listen", "metrics-linger", "job"}},
 	},
 	"ndr": {
 		{"Search", []string{"sizes", "trial", "warmup", "resolution", "loss", "max-rate", "min-rate", "rate-layer", "max-trials"}},

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sync/atomic"
 	"time"
 
@@ -14,15 +15,40 @@ import (
 	"github.com/wpg-dev/wpg/metrics"
 )
 
-// metricsFlags are --metrics-listen and --metrics-linger of send and recv.
+// metricsFlags are --metrics-listen, --metrics-linger and --job of send
+// and recv.
 type metricsFlags struct {
 	listen string
 	linger time.Duration
+	job    string
 }
 
-func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags) {
+// addMetricsFlags adds the metrics flags; jobHelp is --job's help, which
+// differs between send and recv.
+func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags, jobHelp string) {
+	fl.StringVar(&f.job, "job", "", jobHelp)
 	fl.StringVar(&f.listen, "metrics-listen", "", "serve the run's live counters for Prometheus at http://`ADDR`/metrics while it runs: PORT or :PORT listens on 127.0.0.1, HOST:PORT on that address (0.0.0.0:PORT: every interface, your choice); the names of wpg serve's /metrics (docs/distributed.md)")
 	fl.DurationVar(&f.linger, "metrics-linger", metrics.DefaultLinger, "with --metrics-listen: keep serving this long after the run (not after Ctrl-C), so that the last scrape sees the final counts; at least the scrape interval")
+}
+
+// jobName is what --job takes: a Prometheus label value that PromQL, a
+// shell and a Kubernetes manifest take as it is; the job identity
+// (wpg-0123456789abcdef) is one.
+var jobName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// checkJob validates --job: a name of jobName's form, and on send (which
+// has no other use for it) only with --metrics-listen.
+func (f *metricsFlags) checkJob(send bool) error {
+	if f.job == "" {
+		return nil
+	}
+	if !jobName.MatchString(f.job) {
+		return fmt.Errorf("--job %q: give 1 to 63 letters, digits, '.', '_' or '-', the first a letter or digit (a job label that PromQL and a shell take as it is), e.g. --job nightly-1, or the senders' job identity (the job of their report, wpg-0123456789abcdef)", f.job)
+	}
+	if send && f.listen == "" {
+		return fmt.Errorf("--job %s names the job in the series of --metrics-listen: add --metrics-listen ADDR (the report's job stays the job identity)", f.job)
+	}
+	return nil
 }
 
 // serveMetrics starts the --metrics-listen endpoint for c (segment: the
@@ -61,8 +87,13 @@ func serveMetrics(cmd *cobra.Command, f *metricsFlags, c prometheus.Collector, s
 // --repeat starts one after another): nothing before the first.
 type liveRun struct{ cur atomic.Pointer[metrics.Run] }
 
-func (l *liveRun) set(run *job.Run, spec job.Spec) {
-	l.cur.Store(metrics.NewRun(run, run.Job(), runName(spec), spec.BackendName()))
+// set makes run the live one; its job label is name (--job), else the
+// run's job identity.
+func (l *liveRun) set(run *job.Run, spec job.Spec, name string) {
+	if name == "" {
+		name = run.Job()
+	}
+	l.cur.Store(metrics.NewRun(run, name, runName(spec), spec.BackendName()))
 }
 
 // Describe implements prometheus.Collector.

@@ -106,7 +106,7 @@ missing.`,
 	fl.BoolVar(&f.jsonStream, "json-stream", false, "print JSON as the reception goes, one object a line (iperf3's --json-stream): a start event, an interval event per --interval (default 1s), and the end event with the report")
 	fl.StringVar(&f.hdrOut, "hdr-out", "", "write the one-way latency histogram to this `FILE` as an HdrHistogram log: one histogram per --interval, or one for the run")
 	fl.StringVar(&f.rateLayer, "rate-layer", "l2", "the report's bit rates count l2 frame bytes, or l1 (+24 B per frame: FCS, preamble and inter-frame gap)")
-	addMetricsFlags(fl, &f.metrics)
+	addMetricsFlags(fl, &f.metrics, "the job this receiver verifies, `NAME`: the job label of its --metrics-listen series and the report's job; the senders' --job NAME, or their job identity (the job of a sender's report: wpg-0123456789abcdef)")
 	return cmd
 }
 
@@ -155,6 +155,9 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if err != nil {
 		return usageError(fmt.Errorf("flag --rate-layer: value %q: %v", f.rateLayer, err))
 	}
+	if err := f.metrics.checkJob(false); err != nil {
+		return usageError(err)
+	}
 	if f.interval < 0 || (f.interval > 0 && f.interval < recv.MinProgressEvery) {
 		return fmt.Errorf("recv: --interval %v: give %v or more, e.g. 200ms or 1s (0: none)", f.interval, recv.MinProgressEvery)
 	}
@@ -176,7 +179,7 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		if be == "" {
 			be = "afpacket"
 		}
-		mr = metrics.NewReceiver("", name, be)
+		mr = metrics.NewReceiver(f.metrics.job, name, be)
 		stop, err := serveMetrics(cmd, &f.metrics, mr, "", asJSON)
 		if err != nil {
 			return err
@@ -298,12 +301,14 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if asJSON {
 		doc := struct {
 			recv.Result
+			// The job of --job.
+			Job string `json:"job,omitempty"`
 			// The histogram behind latency, for an exact wpg report
 			// merge of several receivers.
 			LatencyHistogram json.RawMessage    `json:"latency_histogram,omitempty"`
 			Provenance       *report.Provenance `json:"provenance,omitempty"`
 			Intervals        []report.Interval  `json:"intervals,omitempty"`
-		}{res, peer.Hist, &prov, intervals}
+		}{res, f.metrics.job, peer.Hist, &prov, intervals}
 		var jerr error
 		if f.jsonStream {
 			jerr = report.WriteEvent(out, report.Event{Event: "end", Data: doc})

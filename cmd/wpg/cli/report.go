@@ -209,6 +209,7 @@ func openInput(cmd *cobra.Command, name string) (io.ReadCloser, error) {
 // recv --json, with the inputs' provenance.
 type mergedRecv struct {
 	recv.Result
+	Job              string             `json:"job,omitempty"`
 	LatencyHistogram json.RawMessage    `json:"latency_histogram,omitempty"`
 	Provenance       *report.Provenance `json:"provenance,omitempty"`
 	Inputs           []recvInput        `json:"inputs"`
@@ -240,9 +241,15 @@ func mergeReceivers(docs []reportDoc) (*mergedRecv, error) {
 			return nil, errors.New(d.name + ": has a latency but no latency_histogram (an older wpg recv): its percentiles cannot be merged exactly; run the receiver again with this wpg")
 		}
 		var extra struct {
+			Job        string             `json:"job"`
 			Provenance *report.Provenance `json:"provenance"`
 		}
 		_ = json.Unmarshal(d.raw, &extra)
+		if len(m.Inputs) == 0 {
+			m.Job = extra.Job
+		} else if extra.Job != m.Job {
+			return nil, fmt.Errorf("%s is of job %q, and %s of job %q: merge the receivers of one job (wpg recv --job)", d.name, extra.Job, docs[0].name, m.Job)
+		}
 		m.Inputs = append(m.Inputs, recvInput{File: d.name, Frames: r.Frames, Seconds: r.Seconds, Backend: r.Backend, Provenance: extra.Provenance})
 		rs = append(rs, r)
 	}

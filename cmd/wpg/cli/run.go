@@ -57,7 +57,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		}
 	}()
 	started := func(run *job.Run) error {
-		f.live.set(run, spec)
+		f.live.set(run, spec, f.metrics.job)
 		if stopMetrics != nil || f.metrics.listen == "" {
 			return nil
 		}
@@ -292,6 +292,9 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 		f.origins = sendDefaults(cfg, &s, set) // wpg.toml's [send] (defaults.go)
 	}
 	if s.Segment, err = segmentValue(f.segment, lookupEnv); err != nil {
+		return s, usageError(err)
+	}
+	if err := f.metrics.checkJob(true); err != nil {
 		return s, usageError(err)
 	}
 	if set("ring-depth") {

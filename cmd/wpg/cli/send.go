@@ -34,7 +34,7 @@ no rate is given) until --count frames, --duration, the template's counts, or Ct
 	cmd.Flags().Float64Var(&f.pcapSpeed, "pcap-speed", 0, "--pcap with its own timing: divide the capture's gaps by this `FACTOR`, 0.001 to 1e6 (2 = twice as fast; default 1)")
 	addPairFlags(cmd, f)
 	cmd.Flags().StringVar(&f.segment, "segment", "", "send segment `I/N` of the job, N senders together sending what one would (k6's execution segments): a disjoint share of every stream, of --rate and of --count; auto in a Kubernetes Indexed Job's pod (JOB_COMPLETION_INDEX of WPG_SEGMENTS; docs/distributed.md)")
-	addMetricsFlags(cmd.Flags(), &f.metrics)
+	addMetricsFlags(cmd.Flags(), &f.metrics, "with --metrics-listen: the job label of the run's series is `NAME` instead of the job identity (wpg-…, which the report's job keeps for wpg report merge), e.g. a test's name shared by every segment and by wpg recv --job NAME")
 	addReportFlags(cmd, f)
 	return cmd
 }
