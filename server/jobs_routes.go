@@ -248,8 +248,19 @@ func (s *Server) handleReportHTML(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The seconds the server stored for the job are the report's
+	// intervals, as --interval gives a CLI run's.
+	xs, err := s.store.Samples(r.Context(), rec.ID)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, dbError(err))
+		return
+	}
+	var seconds struct {
+		Seconds float64 `json:"seconds"`
+	}
+	_ = json.Unmarshal(rec.Report, &seconds)
 	var b bytes.Buffer
-	if err := reporthtml.Render(&b, rec.Report); err != nil {
+	if err := reporthtml.Render(&b, withIntervals(rec.Report, sampleIntervals(xs, seconds.Seconds))); err != nil {
 		writeJSON(w, http.StatusInternalServerError, apiError(fmt.Sprintf("job %d's report as HTML: %v", rec.ID, err), fmt.Sprintf("GET /api/v1/jobs/%d/report has it as JSON; report this: the server stored a report it cannot show", rec.ID), rec.ID))
 		return
 	}

@@ -3,12 +3,14 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/wpg-dev/wpg/examples"
+	"github.com/wpg-dev/wpg/report"
 )
 
 // TestReportHTML: a finished job's report is served as the page of wpg
@@ -59,5 +61,51 @@ func TestReportHTML(t *testing.T) {
 	}
 	if code, _ := ts.do("GET", "/api/v1/jobs/99999/report.html", nil); code != http.StatusNotFound {
 		t.Errorf("no such job: %d", code)
+	}
+}
+
+// TestReportHTMLIntervals: a job's HTML report draws the per-second
+// samples the server stored for it as the report's intervals (the rate
+// over time, the lateness p99 of each second), as wpg report html draws a
+// CLI report's --interval; the page's JSON carries them as intervals[],
+// whose frames add up to the report's.
+func TestReportHTMLIntervals(t *testing.T) {
+	ts := newTest(t, Options{})
+	v := ts.create(`{"name": "seconds", "rate": "2kpps", "duration": 2500000000}`)
+	ts.wait(v.ID)
+	code, page := ts.do("GET", fmt.Sprintf("/api/v1/jobs/%d/report.html", v.ID), nil)
+	if code != http.StatusOK {
+		t.Fatalf("%d %.300s", code, page)
+	}
+	for _, want := range []string{"frame rate over time", "lateness p99 per interval", "&#34;intervals&#34;: ["} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report page has no %q", want)
+		}
+	}
+	code, data := ts.do("GET", fmt.Sprintf("/api/v1/jobs/%d/samples", v.ID), nil)
+	var samples struct{ Samples []Sample }
+	if err := json.Unmarshal(data, &samples); err != nil || code != http.StatusOK || len(samples.Samples) < 2 {
+		t.Fatalf("samples: %d %v %s", code, err, data)
+	}
+	// The page's JSON, unescaped from its <pre>.
+	raw := string(page)
+	raw = raw[strings.Index(raw, "{\n"):]
+	raw = html.UnescapeString(raw[:strings.Index(raw, "</pre>")])
+	var rep struct {
+		Frames    uint64
+		Intervals []report.Interval
+	}
+	if err := json.Unmarshal([]byte(raw), &rep); err != nil {
+		t.Fatalf("the page's JSON: %v\n%.500s", err, raw)
+	}
+	var sum uint64
+	for _, in := range rep.Intervals {
+		sum += in.Frames
+	}
+	if len(rep.Intervals) != len(samples.Samples) || sum != rep.Frames {
+		t.Fatalf("%d intervals of %d frames, want the %d samples' and the report's %d frames", len(rep.Intervals), sum, len(samples.Samples), rep.Frames)
+	}
+	if first := rep.Intervals[0]; first.Start != 0 || first.End != 1 || first.Frames != samples.Samples[0].Frames || first.PPS != samples.Samples[0].PPS {
+		t.Errorf("the first interval %+v, the first sample %+v", first, samples.Samples[0])
 	}
 }
