@@ -148,6 +148,7 @@ type Sender struct {
 	fullWaits uint64
 	info      backend.Info
 	closed    bool
+	stats     sockStats // the socket's counters at Close
 }
 
 // newSender opens the sender of one worker on queue.
@@ -322,21 +323,70 @@ func (s *Sender) MaxFrame() int { return s.maxFrame }
 func (s *Sender) KeepsBuffers() bool { return true }
 
 // Info describes the socket: copy or zero-copy and why, queue, UMEM size
-// and placement, and the kick, completion and ring-full counters.
+// and placement, the kick, completion and ring-full counters, and the
+// kernel's (tx_invalid_descs, tx_ring_empty_descs).
 func (s *Sender) Info() backend.Info {
-	i := s.info.WithDetails(6)
+	i := s.info.WithDetails(7)
 	d := i.Details
 	kicks, again := s.sock.Kicks()
 	d["kicks"] = strconv.FormatUint(kicks, 10)
 	d["kicks_again"] = strconv.FormatUint(again, 10)
 	d["completions"] = strconv.FormatUint(s.completed, 10)
 	d["ring_full_waits"] = strconv.FormatUint(s.fullWaits, 10)
+	st := s.stats
 	if !s.closed {
-		if st, err := s.sock.Stats(); err == nil && st.TxInvalid > 0 {
-			d["tx_invalid_descs"] = strconv.FormatUint(st.TxInvalid, 10)
-		}
+		st = readStats(s.sock)
 	}
+	st.details(d, false)
 	return i
+}
+
+// sockStats are the kernel's counters of one or more sockets, or why
+// they could not be read.
+type sockStats struct {
+	xsk.Stats
+	err error
+}
+
+// readStats reads the counters of socks, summed.
+func readStats(socks ...*xsk.Socket) sockStats {
+	t := sockStats{Stats: xsk.Stats{Ring: true}}
+	for _, s := range socks {
+		st, err := s.Stats()
+		if err != nil {
+			t.err = err
+			continue
+		}
+		t.Add(st)
+	}
+	return t
+}
+
+// details writes the counters into d: a receiver's (rx_dropped,
+// rx_ring_full, rx_fill_ring_empty_descs, rx_invalid_descs, and
+// kernel_drops, the frames the socket dropped: rx_dropped + rx_ring_full)
+// or a sender's (tx_invalid_descs, tx_ring_empty_descs). The ring
+// counters are left out where the kernel has none (before 5.9); a failed
+// read says so in xdp_statistics.
+func (st sockStats) details(d map[string]string, rx bool) {
+	put := func(k string, v uint64) { d[k] = strconv.FormatUint(v, 10) }
+	if st.err != nil {
+		d["xdp_statistics"] = st.err.Error() + " (the counters below miss that socket's)"
+	}
+	if !rx {
+		put("tx_invalid_descs", st.TxInvalid)
+		if st.Ring {
+			put("tx_ring_empty_descs", st.TxRingEmpty)
+		}
+		return
+	}
+	put("kernel_drops", st.RxDropped+st.RxRingFull)
+	put("rx_dropped", st.RxDropped)
+	put("rx_invalid_descs", st.RxInvalid)
+	if st.Ring {
+		put("rx_ring_full", st.RxRingFull)
+		put("rx_fill_ring_empty_descs", st.RxFillEmpty)
+	}
 }
 
 // flushTimeout bounds Flush.
@@ -370,6 +420,7 @@ func (s *Sender) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.stats = readStats(s.sock)
 	return s.sock.Close()
 }
 

@@ -75,11 +75,7 @@ func TestSendReceiveOverVeth(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range n {
-				b := bufs[i][:100]
-				clear(b)
-				copy(b, []byte{0x02, 0, 0, 0, 0, 0x99, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb5})
-				frame.PutSignature(b, frame.Signature{Stream: uint16(w), Seq: uint64(seq + i), Workers: 1})
-				lens[i] = len(b)
+				lens[i] = signed(bufs[i], uint16(w), uint64(seq+i))
 			}
 			if _, err := s.Commit(lens[:n]); err != nil {
 				t.Fatal(err)
@@ -248,19 +244,7 @@ func TestCheckXDPMode(t *testing.T) {
 // completion reaping) and the receiver's Next allocate nothing per batch.
 func TestHotPathDoesNotAllocate(t *testing.T) {
 	v := testbed.NewVeth(t)
-	var rx *Receiver
-	if err := v.Do(func() error {
-		in, err := open(context.Background(), backend.Options{Workers: 1, Batch: 64, Net: backend.NetOptions{Interface: v.Inner}})
-		if err != nil {
-			return err
-		}
-		r, err := in.NewReceiver()
-		rx, _ = r.(*Receiver)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
+	rx := rxOn(t, v, 0)
 	inst, err := open(context.Background(), backend.Options{Workers: 1, Batch: 64, MaxFrame: 64, Net: backend.NetOptions{Interface: v.Outer}})
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ type Receiver struct {
 	busy    bool
 	info    backend.Info
 	closed  bool
-	stats   xsk.Stats // totals at Close
+	stats   sockStats // totals at Close
 }
 
 // newReceiver opens the receiver on ifc. On error nothing is left open or
@@ -275,37 +275,27 @@ func (r *Receiver) RxTimestamps() []int64 {
 	return r.ts
 }
 
-// Info describes the receiver, with the kernel's drop counters (frames a
-// full RX ring or an empty fill ring cost).
+// Info describes the receiver, with the kernel's counters of its sockets
+// (sockStats.details): the frames a full RX ring or an empty fill ring
+// cost, told apart from frames that never arrived.
 func (r *Receiver) Info() backend.Info {
-	i := r.info.WithDetails(4)
+	i := r.info.WithDetails(7)
 	d := i.Details
 	st := r.stats
 	if !r.closed {
 		st = r.readStats()
 	}
-	d["kernel_drops"] = strconv.FormatUint(st.RxDropped+st.RxRingFull, 10)
+	st.details(d, true)
 	d["rx_timestamps"] = strconv.FormatUint(r.stamped, 10) + " frames stamped by the XDP program (latency from them)"
-	if st.RxFillEmpty > 0 {
-		d["fill_ring_empty"] = strconv.FormatUint(st.RxFillEmpty, 10)
-	}
-	if st.RxInvalid > 0 {
-		d["rx_invalid_descs"] = strconv.FormatUint(st.RxInvalid, 10)
-	}
 	return i
 }
 
-func (r *Receiver) readStats() xsk.Stats {
-	var t xsk.Stats
-	for _, q := range r.queues {
-		if st, err := q.sock.Stats(); err == nil {
-			t.RxDropped += st.RxDropped
-			t.RxRingFull += st.RxRingFull
-			t.RxFillEmpty += st.RxFillEmpty
-			t.RxInvalid += st.RxInvalid
-		}
+func (r *Receiver) readStats() sockStats {
+	socks := make([]*xsk.Socket, len(r.queues))
+	for i, q := range r.queues {
+		socks[i] = q.sock
 	}
-	return t
+	return readStats(socks...)
 }
 
 // Close detaches the XDP program and closes the sockets; it is idempotent.

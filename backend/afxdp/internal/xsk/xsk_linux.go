@@ -454,9 +454,30 @@ func (s *Socket) NUMA() string { return s.numa }
 // many of them the kernel answered "try again" (EAGAIN, ENOBUFS, EBUSY).
 func (s *Socket) Kicks() (kicks, again uint64) { return s.kicks, s.kickAgain }
 
-// Stats are the socket's kernel counters (XDP_STATISTICS).
+// Stats are the socket's kernel counters (struct xdp_statistics of
+// getsockopt XDP_STATISTICS): RxDropped frames the socket dropped (no
+// fill-ring buffer for them, or too long for a chunk), RxInvalid and
+// TxInvalid descriptors the kernel refused, RxRingFull frames dropped
+// for a full RX ring, RxFillEmpty and TxRingEmpty the times the kernel
+// found the fill ring or the TX ring empty.
 type Stats struct {
 	RxDropped, RxInvalid, TxInvalid, RxRingFull, RxFillEmpty, TxRingEmpty uint64
+	// Ring says whether the kernel counts RxRingFull, RxFillEmpty and
+	// TxRingEmpty (Linux 5.9 on): an older one returns a struct of the
+	// first three counters only, and the others read 0.
+	Ring bool
+}
+
+// Add adds o's counters to s; the sum has the ring counters where both
+// had them.
+func (s *Stats) Add(o Stats) {
+	s.RxDropped += o.RxDropped
+	s.RxInvalid += o.RxInvalid
+	s.TxInvalid += o.TxInvalid
+	s.RxRingFull += o.RxRingFull
+	s.RxFillEmpty += o.RxFillEmpty
+	s.TxRingEmpty += o.TxRingEmpty
+	s.Ring = s.Ring && o.Ring
 }
 
 // Stats reads the kernel's counters.
@@ -467,7 +488,8 @@ func (s *Socket) Stats() (Stats, error) {
 		return Stats{}, os.NewSyscallError("getsockopt(XDP_STATISTICS)", e)
 	}
 	return Stats{RxDropped: st.Rx_dropped, RxInvalid: st.Rx_invalid_descs, TxInvalid: st.Tx_invalid_descs,
-		RxRingFull: st.Rx_ring_full, RxFillEmpty: st.Rx_fill_ring_empty_descs, TxRingEmpty: st.Tx_ring_empty_descs}, nil
+		RxRingFull: st.Rx_ring_full, RxFillEmpty: st.Rx_fill_ring_empty_descs, TxRingEmpty: st.Tx_ring_empty_descs,
+		Ring: ol >= uint32(unsafe.Sizeof(st))}, nil
 }
 
 func (s *Socket) wait(ev int16, timeout time.Duration) error {
