@@ -31,7 +31,12 @@ func TestAfxdpMixedOverVeth(t *testing.T) {
 		rx := c.rx
 		t.Run(c.name, func(t *testing.T) {
 			v := testbed.NewVeth(t, testbed.Queues(2))
-			r := startRecv(t, v, append([]string{"--backend", rx, "--expect", "200000", "--idle-timeout", "5s"}, c.rxArgs...)...)
+			// A 64 MiB ring (afxdp: UMEM per queue, all of it on the fill
+			// ring: 32768 chunks) holds 655 ms of a queue's 50 kpps: the
+			// 16 MiB default (164 ms) ran dry under a loaded full suite,
+			// the socket dropping what arrived
+			// (rx_fill_ring_empty_descs, checked below).
+			r := startRecv(t, v, append([]string{"--backend", rx, "--expect", "200000", "--idle-timeout", "5s", "--ring-bytes", "64MiB"}, c.rxArgs...)...)
 			rep := sendMixed(t, v, "--backend", "afxdp", "--workers", "2", "--rate", "100kpps")
 			be, _ := rep["backend"].(map[string]any)
 			if be["backend"] != "afxdp" || be["mode"] != "copy" {

@@ -88,7 +88,7 @@ missing.`,
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 0, "stop when nothing arrived for this long after the first frame (0: never)")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fl.IntVar(&f.batch, "batch", 64, "frames taken from the backend per call")
-	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "afpacket: RX ring size")
+	fl.StringVar(&f.ringBytes, "ring-bytes", "16MiB", "afpacket: RX ring size; afxdp: UMEM per queue, every chunk on the fill ring (what covers the receiver's time off its CPU)")
 	fl.StringVar(&f.dpdkArgs, "dpdk-args", "", "dpdk: EAL arguments, e.g. \"--no-huge -m 512 --no-pci --vdev net_af_packet0,iface=veth1\" (config dpdk.eal_args; builds with -tags dpdk)")
 	fl.IntVar(&f.queue, "queue", 0, "afxdp: first receive queue (a socket on it and on every queue above)")
 	fl.StringVar(&f.xdpMode, "xdp-mode", "auto", "afxdp: auto, native (zero-copy, driver-mode XDP), generic (copy, SKB-mode XDP)")
