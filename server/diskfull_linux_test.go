@@ -101,9 +101,23 @@ func TestDiskFullAtJobEnd(t *testing.T) {
 	ts.s.storeRetry = 20 * time.Millisecond
 
 	v := ts.create(`{"name": "full", "rate": "1kpps"}`)
-	time.Sleep(1500 * time.Millisecond) // a sample or so stored
+	// A sample stored, then the disk full, then the job past its second
+	// second (a sample due while full): waited for, not slept, so that
+	// a loaded machine that starts the job late still gives three.
+	until := func(what string, done func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !done(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("job %d: no %s after 20 s", v.ID, what)
+			}
+		}
+	}
+	until("stored sample", func() bool {
+		xs, err := ts.s.Store().Samples(context.Background(), v.ID)
+		return err == nil && len(xs) > 0
+	})
 	fill(t, filler)
-	time.Sleep(1200 * time.Millisecond) // a sample not stored
+	until("third second", func() bool { return ts.get(v.ID).Frames > 2100 })
 	ts.do("POST", fmt.Sprintf("/api/v1/jobs/%d/stop", v.ID), nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(logs.String(), "the job's end is not stored") {
