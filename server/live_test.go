@@ -217,3 +217,35 @@ func TestThinSamples(t *testing.T) {
 		t.Error("a short job's samples were thinned")
 	}
 }
+
+// TestFinalSampleStreamRates: the streams' counts lag the run's frames by
+// up to engine.StreamsEvery while it runs, so the last part second of a
+// job (here 1 ms) finds them up to 50 ms of frames short at the last
+// sample; its streams' rates are the part second's frame rate split by
+// their shares, not those 50 ms of frames over 1 ms (the job page drew a
+// spike of 60 times the job's rate at its end).
+func TestFinalSampleStreamRates(t *testing.T) {
+	// At 2 s the run has sent 2000 frames, its streams counted 1950 (3:1).
+	last := job.Snapshot{Elapsed: 2 * time.Second, Frames: 2000, Bytes: 128000,
+		Streams: []job.StreamSnapshot{{Stream: 0, Frames: 1462}, {Stream: 1, Frames: 488}}}
+	// It ends 1 ms later: one frame more, the streams complete.
+	end := job.Snapshot{Elapsed: 2001 * time.Millisecond, Frames: 2001, Bytes: 128064, Done: true,
+		Streams: []job.StreamSnapshot{{Stream: 0, Frames: 1501}, {Stream: 1, Frames: 500}}}
+	x, ok := finalSample(3, end, last, Sample{T: 2}, &report.Report{})
+	if !ok || len(x.Streams) != 2 {
+		t.Fatalf("final sample: %+v %v", x, ok)
+	}
+	sum := x.Streams[0].PPS + x.Streams[1].PPS
+	if d := sum - x.PPS; d > 1e-6*x.PPS || d < -1e-6*x.PPS {
+		t.Errorf("the streams' rates add up to %.1f pps, the part second's rate is %.1f pps: %+v", sum, x.PPS, x.Streams)
+	}
+	if x.Streams[0].Frames != 1501 || x.Streams[1].Frames != 500 {
+		t.Errorf("the streams' frames so far: %+v", x.Streams)
+	}
+	// A whole second: the streams' rates split its rate by their shares.
+	mid := sampleOf(2, last, job.Snapshot{Elapsed: time.Second, Frames: 1000, Bytes: 64000,
+		Streams: []job.StreamSnapshot{{Stream: 0, Frames: 712}, {Stream: 1, Frames: 238}}})
+	if mid.PPS != 1000 || mid.Streams[0].PPS != 750 || mid.Streams[1].PPS != 250 {
+		t.Errorf("a whole second of 1000 pps, its streams 3:1: %+v", mid)
+	}
+}

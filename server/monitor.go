@@ -210,17 +210,36 @@ func sampleOf(t int64, snap, last job.Snapshot) Sample {
 		x.BPS = layer.Bits(snap.Bytes-last.Bytes, snap.Frames-last.Frames) / dt
 	}
 	if n := len(snap.Streams); n > 0 && n <= MaxChartStreams {
+		// The streams' counts lag Frames by up to engine.StreamsEvery, so
+		// their own frames over dt misstate a short window (a job's last
+		// part second: 50 ms of frames over 1 ms). Each stream's rate is
+		// the window's frame rate split by its share of the frames the
+		// streams counted in it.
 		x.Streams = make([]StreamSample, n)
+		var all uint64
 		for i, st := range snap.Streams {
 			x.Streams[i].Frames = st.Frames
-			if i < len(last.Streams) && dt > 0 && st.Frames >= last.Streams[i].Frames {
-				x.Streams[i].PPS = float64(st.Frames-last.Streams[i].Frames) / dt
-			} else if len(last.Streams) == 0 && dt > 0 {
-				x.Streams[i].PPS = float64(st.Frames) / dt
+			all += streamDelta(st.Frames, last.Streams, i)
+		}
+		if all > 0 {
+			for i, st := range snap.Streams {
+				x.Streams[i].PPS = x.PPS * float64(streamDelta(st.Frames, last.Streams, i)) / float64(all)
 			}
 		}
 	}
 	return x
+}
+
+// streamDelta is stream i's frames since last (its counts at the previous
+// sample; none before the first): 0 where its count went back.
+func streamDelta(frames uint64, last []job.StreamSnapshot, i int) uint64 {
+	switch {
+	case len(last) == 0:
+		return frames
+	case i < len(last) && frames >= last[i].Frames:
+		return frames - last[i].Frames
+	}
+	return 0
 }
 
 // finalSample is the part second of an ended job after its last sample,

@@ -142,10 +142,16 @@
         p50.push(lw.count ? lw.p50_ns / 1e3 : null);
         p99.push(lw.count ? lw.p99_ns / 1e3 : null);
         tgt.push(target || null);
-        st.forEach((a, i) => {
+        // The streams' counts lag frames by up to 50 ms: each stream's rate
+        // is the window's frame rate split by its share of the frames the
+        // streams counted in it (their own over a short window, the job's
+        // last, would spike).
+        const sd = st.map((_, i) => {
           const now = s.streams && s.streams[i], was = prev.streams && prev.streams[i];
-          a.push(now && was && now.frames >= was.frames ? (now.frames - was.frames) / dt : null);
+          return now && was && now.frames >= was.frames ? now.frames - was.frames : null;
         });
+        const sall = sd.reduce((n, v) => n + (v || 0), 0);
+        st.forEach((a, i) => a.push(sd[i] == null ? null : sall > 0 ? ((s.frames - prev.frames) / dt) * (sd[i] / sall) : 0));
         if (x.length > 4000) [x, pps, bps, p50, p99, tgt, ...st].forEach((a) => a.shift());
         cp && cp.setData(ppsData()); cb && cb.setData([x, bps]); cl && cl.setData([x, p50, p99]);
         cs && cs.setData([x, ...st]);
