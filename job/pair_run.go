@@ -8,7 +8,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -140,18 +139,20 @@ func (pp *pairRun) close() {
 // rxSide is one receiving port of a pair: its reception running on a
 // goroutine of its own until the pair drains it.
 type rxSide struct {
-	iface   string
-	cancel  context.CancelFunc
-	done    chan struct{}
-	drained atomic.Bool
-	res     recv.Result
-	err     error
-	slot    *pairSlot
+	iface  string
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    recv.Result
+	err    error
+	slot   *pairSlot
 }
 
 // openRx opens the receiver of a port and starts it.
 func openRx(ctx context.Context, reg backend.Registration, plan portPlan, streams *recv.StreamSet, live *pairLive) (*rxSide, error) {
-	rctx, cancel := context.WithCancel(ctx)
+	// The receiver outlives a stopped run (Ctrl-C): it is stopped by the
+	// pair, after its drain (bounded by drainMax) or by close, so that the
+	// frames already on their way are counted, not judged lost.
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var rec *Reception
 	err := inNetns(plan.netns, func() (err error) {
 		rec, err = Receive(rctx, RecvSpec{Backend: reg.Name, Interface: plan.iface}, Env{})
@@ -172,16 +173,17 @@ func openRx(ctx context.Context, reg backend.Registration, plan portPlan, stream
 
 // drain waits until the receiver saw sent frames, or nothing for
 // drainQuiet (from the senders' end at the earliest), or drainMax, then
-// stops it and returns its result: stop "drained" when it was stopped
-// so (not by the run's context).
-func (x *rxSide) drain(ctx context.Context, sent uint64, live *pairLive) (recv.Result, error) {
+// stops it and returns its result with stop "drained". It drains a run
+// stopped by Ctrl-C (ctx done) too: the frames sent before the stop
+// are still on their way.
+func (x *rxSide) drain(sent uint64, live *pairLive) (recv.Result, error) {
 	start := time.Now()
 	for t := time.NewTicker(20 * time.Millisecond); ; {
 		frames, changed := live.seen(x.slot)
 		if changed.Before(start) {
 			changed = start
 		}
-		if frames >= sent || time.Since(changed) >= drainQuiet || time.Since(start) >= drainMax || ctx.Err() != nil {
+		if frames >= sent || time.Since(changed) >= drainQuiet || time.Since(start) >= drainMax {
 			t.Stop()
 			break
 		}
@@ -192,11 +194,10 @@ func (x *rxSide) drain(ctx context.Context, sent uint64, live *pairLive) (recv.R
 		case <-t.C:
 		}
 	}
-	x.drained.Store(ctx.Err() == nil)
 	x.cancel()
 	<-x.done
 	res, err := x.res, x.err
-	if x.drained.Load() && res.Stop == "interrupted" {
+	if res.Stop == "interrupted" {
 		res.Stop = "drained"
 	}
 	if errors.Is(err, context.Canceled) {
@@ -299,7 +300,7 @@ func (l *pairLive) snapshot() (*ReceiverSnapshot, *hist.Hist) {
 // revSent frames) and puts what the pair saw into the reports: each
 // direction's receiver as its verification (and its verdict), the
 // ports. With --bidir it returns the report of both directions.
-func (r *Run) finishPair(ctx context.Context, rep, revRep *report.Report, sent, revSent uint64) *report.Report {
+func (r *Run) finishPair(rep, revRep *report.Report, sent, revSent uint64) *report.Report {
 	pp := r.pair
 	type out struct {
 		res recv.Result
@@ -308,10 +309,10 @@ func (r *Run) finishPair(ctx context.Context, rep, revRep *report.Report, sent, 
 	var fwd, rev out
 	var wg sync.WaitGroup
 	if pp.fwd != nil {
-		wg.Go(func() { fwd.res, fwd.err = pp.fwd.drain(ctx, sent, pp.live) })
+		wg.Go(func() { fwd.res, fwd.err = pp.fwd.drain(sent, pp.live) })
 	}
 	if pp.rev != nil {
-		wg.Go(func() { rev.res, rev.err = pp.rev.drain(ctx, revSent, pp.live) })
+		wg.Go(func() { rev.res, rev.err = pp.rev.drain(revSent, pp.live) })
 	}
 	wg.Wait()
 	for _, p := range pp.ports {

@@ -113,7 +113,7 @@ func (r *Run) finish() {
 		if rres != nil {
 			revRep, revSent = r.pr.pair.reverse.buildReport(rres), rres.Frames
 		}
-		r.rep = r.finishPair(r.ctx, r.rep, revRep, res.Frames, revSent)
+		r.rep = r.finishPair(r.rep, revRep, res.Frames, revSent)
 	}
 	r.rxFinal = receiverFinal(r.rep)
 }
