@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -208,7 +209,7 @@ func si(v float64, unit string) string {
 	if unit == "ns" {
 		return duration(v)
 	}
-	abs := math.Abs(v)
+	abs := math.Abs(round3(v)) // 999.6 is 1 k, not 1e+03
 	p, d := "", 1.0
 	switch {
 	case abs >= 1e12:
@@ -230,7 +231,7 @@ func si(v float64, unit string) string {
 // duration writes ns nanoseconds in the largest unit that keeps it
 // above 1.
 func duration(ns float64) string {
-	abs := math.Abs(ns)
+	abs := math.Abs(round3(ns))
 	switch {
 	case abs >= 1e9:
 		return trimZeros(fmt.Sprintf("%.3g", ns/1e9)) + " s"
@@ -240,6 +241,16 @@ func duration(ns float64) string {
 		return trimZeros(fmt.Sprintf("%.3g", ns/1e3)) + " µs"
 	}
 	return trimZeros(fmt.Sprintf("%.3g", ns)) + " ns"
+}
+
+// round3 is v at the three significant digits si and duration write, so
+// that they choose the prefix of what they write: 999.6 rounds to 1000.
+func round3(v float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
 }
 
 // trimZeros drops an exponent-free number's trailing zeros after the
