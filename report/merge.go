@@ -84,7 +84,8 @@ type Named struct {
 //     Inputs, and its notes, each prefixed with its segment.
 //
 // It refuses (a *MergeError) reports of another schema than Schema, of
-// different commands or jobs (Report.Job), a segment given twice, and a
+// different commands or jobs (Report.Job), a merged report (Inputs), a
+// segment given twice, and a
 // paced report without its lateness histogram, and a direction whose
 // receiver measured latency without its latency_histogram. One report
 // comes back as a merge of one.
@@ -109,6 +110,13 @@ func Merge(in ...Named) (*Report, error) {
 				"merge the segments of one job only: the same template, count, duration, rate, workers and number of segments (docs/distributed.md)"}
 		case r.Command != first.Command:
 			return nil, &MergeError{n.Name, fmt.Sprintf("is a %s report, and %s a %s report", r.Command, in[0].Name, first.Command), "merge reports of one command"}
+		case len(r.Inputs) > 0:
+			files := make([]string, len(r.Inputs))
+			for i, x := range r.Inputs {
+				files[i] = x.File
+			}
+			return nil, &MergeError{n.Name, fmt.Sprintf("is a merged report (of %s): its segments would count again beside their own reports", strings.Join(files, ", ")),
+				"merge the segments' own reports (wpg send --json) all at once: wpg report merge " + strings.Join(files, " ") + " …"}
 		case r.Rate != "" && r.Frames > 0 && len(r.LatenessHistogram) == 0:
 			return nil, &MergeError{n.Name, "is a paced run's report without lateness_histogram", "merge the reports as wpg wrote them (the histogram is what makes the percentiles exact)"}
 		}

@@ -135,6 +135,13 @@ func TestMergeRefuses(t *testing.T) {
 	if err != nil || len(m.Notes) == 0 || !strings.Contains(m.Notes[0], "1/3 missing") {
 		t.Errorf("missing segment: %v %q", err, m.Notes)
 	}
+	// A merged report is not a segment's: merged again with one of its
+	// inputs it counted that segment twice.
+	_, err = Merge(Named{"a.json", good("0/3")}, Named{"m.json", m})
+	var me *MergeError
+	if !errors.As(err, &me) || me.File != "m.json" || !strings.Contains(err.Error(), "is a merged report (of a.json, c.json)") || !strings.Contains(me.Fix, "merge the segments' own reports") {
+		t.Errorf("a merged report as an input: %v", err)
+	}
 }
 
 func TestMergeIntervals(t *testing.T) {

@@ -243,8 +243,16 @@ func mergeReceivers(docs []reportDoc) (*mergedRecv, error) {
 		var extra struct {
 			Job        string             `json:"job"`
 			Provenance *report.Provenance `json:"provenance"`
+			Inputs     []recvInput        `json:"inputs"`
 		}
 		_ = json.Unmarshal(d.raw, &extra)
+		if len(extra.Inputs) > 0 {
+			files := make([]string, len(extra.Inputs))
+			for i, x := range extra.Inputs {
+				files[i] = x.File
+			}
+			return nil, fmt.Errorf("%s: is a merged report (of %s): its receivers would count again beside their own reports; merge the receivers' own reports (wpg recv --json) all at once: wpg report merge %s …", d.name, strings.Join(files, ", "), strings.Join(files, " "))
+		}
 		if len(m.Inputs) == 0 {
 			m.Job = extra.Job
 		} else if extra.Job != m.Job {

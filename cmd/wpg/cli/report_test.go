@@ -57,6 +57,8 @@ func TestMergeReceivers(t *testing.T) {
 	noHist := write("old.json", 2, 10, 1, false)
 	send := filepath.Join(dir, "send.json")
 	_ = os.WriteFile(send, []byte(`{"schema": "wpg.report/v2", "command": "send"}`), 0o644)
+	merged := filepath.Join(dir, "merged.json")
+	_ = os.WriteFile(merged, out.Bytes(), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -64,6 +66,9 @@ func TestMergeReceivers(t *testing.T) {
 		{[]string{a, noHist}, "old.json: has a latency but no latency_histogram"},
 		{[]string{a, send}, "send.json is a wpg.report/v2 report and " + a + " a wpg.recv/v1 report"},
 		{[]string{filepath.Join(dir, "none.json")}, "no such file"},
+		// A merged report beside one of its inputs counted that
+		// receiver twice.
+		{[]string{a, merged}, "merged.json: is a merged report (of " + a + ", " + b + ")"},
 	} {
 		out.Reset()
 		errb.Reset()
