@@ -183,10 +183,12 @@ func TestDeviceBidirThroughRouter(t *testing.T) {
 	// itself (as two receivers of one job) doubles every count and keeps
 	// every percentile (the same values twice).
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(out), 0o644); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"a.json", "b.json"} { // two files: the same file twice is refused
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	mout, merr, code := run(t, dir, "report", "merge", "a.json", "a.json")
+	mout, merr, code := run(t, dir, "report", "merge", "a.json", "b.json")
 	if code != 0 {
 		t.Fatalf("wpg report merge: exit %d: %s", code, merr)
 	}

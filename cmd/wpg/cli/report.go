@@ -105,7 +105,16 @@ type reportDoc struct {
 
 func runMerge(cmd *cobra.Command, files []string, out string) error {
 	var docs []reportDoc
+	seen := map[string]os.FileInfo{}
 	for _, name := range files {
+		if st, err := os.Stat(name); err == nil && name != "-" {
+			for prev, pst := range seen {
+				if os.SameFile(st, pst) {
+					return usageError(fmt.Errorf("report merge: %s is %s again: give each report once (the same report twice counts its frames twice)", name, prev))
+				}
+			}
+			seen[name] = st
+		}
 		b, err := readReport(cmd, name)
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("report merge: %w", err)}

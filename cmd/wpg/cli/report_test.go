@@ -69,6 +69,8 @@ func TestMergeReceivers(t *testing.T) {
 		// A merged report beside one of its inputs counted that
 		// receiver twice.
 		{[]string{a, merged}, "merged.json: is a merged report (of " + a + ", " + b + ")"},
+		// The same file twice counted its receiver twice.
+		{[]string{a, b, dir + "/./a.json"}, dir + "/./a.json is " + a + " again: give each report once"},
 	} {
 		out.Reset()
 		errb.Reset()
