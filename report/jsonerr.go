@@ -21,6 +21,9 @@ func JSONError(b []byte, err error) error {
 		if syn.Offset >= int64(len(b)) || strings.Contains(syn.Error(), "unexpected end") {
 			return fmt.Errorf("line %d, column %d: the JSON ends early (was the file cut short?)", line, col)
 		}
+		if jsonStream(b) {
+			return fmt.Errorf("line %d, column %d: a --json-stream log (one JSON object a line), not a report: give the JSON that --json wrote, or the data of the log's last line, its end event (jq .data of it)", line, col)
+		}
 		return fmt.Errorf("line %d, column %d: %s", line, col, strings.TrimPrefix(syn.Error(), "json: "))
 	case errors.As(err, &typ):
 		line, col := lineCol(b, valueStart(b, typ.Offset))
@@ -79,4 +82,15 @@ func lineCol(b []byte, off int64) (int, int) {
 	line := 1 + bytes.Count(head, []byte("\n"))
 	col := int(off) - (bytes.LastIndexByte(head, '\n') + 1) + 1
 	return line, col
+}
+
+// jsonStream reports whether b begins with an event of --json-stream's
+// log ({"event": …, "data": …}) followed by more.
+func jsonStream(b []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(b))
+	var ev struct {
+		Event *string         `json:"event"`
+		Data  json.RawMessage `json:"data"`
+	}
+	return d.Decode(&ev) == nil && ev.Event != nil && d.More()
 }

@@ -97,7 +97,7 @@ func build(doc []byte) (*page, error) {
 		Schema string `json:"schema"`
 	}
 	if err := json.Unmarshal(doc, &head); err != nil {
-		return nil, fmt.Errorf("not a wpg JSON report: %w", err)
+		return nil, fmt.Errorf("not a wpg JSON report: %w", report.JSONError(doc, err))
 	}
 	var p *page
 	var err error
@@ -128,7 +128,7 @@ func build(doc []byte) (*page, error) {
 		return nil, fmt.Errorf("schema %q: wpg report html reads %s, %s, %s and %s", head.Schema, report.Schema, recv.Schema, bench.Schema, ndr.Schema)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s report: %w", head.Schema, err)
+		return nil, fmt.Errorf("%s report: %w", head.Schema, report.JSONError(doc, err))
 	}
 	var raw bytes.Buffer
 	if json.Indent(&raw, doc, "", "  ") == nil {

@@ -123,7 +123,7 @@ func runMerge(cmd *cobra.Command, files []string, out string) error {
 			Schema string `json:"schema"`
 		}
 		if err := json.Unmarshal(b, &head); err != nil {
-			return usageError(fmt.Errorf("report merge: %s: not a wpg JSON report: %v; give the JSON that wpg send or recv --json wrote", name, err))
+			return usageError(fmt.Errorf("report merge: %s: not a wpg JSON report: %v; give the JSON that wpg send or recv --json wrote", name, report.JSONError(b, err)))
 		}
 		if len(docs) > 0 && kind(head.Schema) != kind(docs[0].schema) {
 			return usageError(fmt.Errorf("report merge: %s is a %s report and %s a %s report: merge the senders' reports (wpg send) or the receivers' (wpg recv), not both", name, head.Schema, docs[0].name, docs[0].schema))
@@ -138,7 +138,7 @@ func runMerge(cmd *cobra.Command, files []string, out string) error {
 		for _, d := range docs {
 			var r report.Report
 			if err := json.Unmarshal(d.raw, &r); err != nil {
-				return usageError(fmt.Errorf("report merge: %s: %v", d.name, err))
+				return usageError(fmt.Errorf("report merge: %s: %v", d.name, report.JSONError(d.raw, err)))
 			}
 			in = append(in, report.Named{Name: d.name, Report: &r})
 		}
@@ -244,7 +244,7 @@ func mergeReceivers(docs []reportDoc) (*mergedRecv, error) {
 		}
 		r, err := recv.UnmarshalPeer(d.raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", d.name, err)
+			return nil, fmt.Errorf("%s: %v", d.name, report.JSONError(d.raw, err))
 		}
 		if r.Latency != nil && !r.HasHistogram() {
 			return nil, errors.New(d.name + ": has a latency but no latency_histogram (an older wpg recv): its percentiles cannot be merged exactly; run the receiver again with this wpg")

@@ -102,3 +102,41 @@ func TestReportHTML(t *testing.T) {
 		{"missing", []string{"report", "html", "nonesuch.json"}, []string{"report html", "nonesuch.json"}},
 	})
 }
+
+// TestReportInputErrors: wpg report html and merge say where a report's
+// JSON goes wrong (file, line, column, the field by its JSON name) as
+// wpg plot does, and a --json-stream log given for a report is named as
+// one with what to give instead (exit 2).
+func TestReportInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	typ := put("type.json", "{\"schema\": \"wpg.report/v2\",\n \"frames\": \"x\"}")
+	cut := put("cut.json", "{\"schema\": \"wpg.report/v2\",\n \"frames\": 1")
+	stream := put("run.jsonl", `{"event": "start", "data": {"schema": "wpg.report/v2", "command": "send"}}`+"\n"+
+		`{"event": "end", "data": {"schema": "wpg.report/v2", "command": "send"}}`+"\n")
+	html := filepath.Join(dir, "x.html")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "html", typ, "-o", html}, `type.json: wpg.report/v2 report: line 2, column 12: field "frames" is a JSON string: want a number`},
+		{[]string{"report", "merge", typ, typ}, `type.json: line 2, column 12: field "frames" is a JSON string: want a number`},
+		{[]string{"report", "html", cut, "-o", html}, "cut.json: not a wpg JSON report: line 2, column 13: the JSON ends early"},
+		{[]string{"report", "merge", cut, cut}, "cut.json: not a wpg JSON report: line 2, column 13: the JSON ends early"},
+		{[]string{"report", "html", stream, "-o", html}, "line 2, column 2: a --json-stream log"},
+		{[]string{"report", "merge", stream, stream}, "line 2, column 2: a --json-stream log"},
+		{[]string{"plot", stream, "-o", filepath.Join(dir, "x.svg")}, "line 2, column 2: a --json-stream log"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), c.args, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d: %s; want exit 2 and %q", c.args[:2], code, errb.String(), c.want)
+		}
+	}
+}
