@@ -100,7 +100,7 @@ func TestConfigPortsChecked(t *testing.T) {
 	for _, c := range []struct{ toml, want string }{
 		{"[port]\nsrc_ip = \"198.18.0.1/24\"\ngateway = \"198.19.0.254\"\n", `wpg.toml:3: port.gateway "198.19.0.254": is outside the port's subnet 198.18.0.0/24`},
 		{"[port]\nrx_gateway = \"198.19.0.254\"\n", `wpg.toml:2: port.rx_gateway "198.19.0.254": needs the port's own address`},
-		{"[port]\nsrc_ip = \"198.18.0.1\"\n", `wpg.toml:2: port.src_ip "198.18.0.1": has no prefix length`},
+		{"[port]\nsrc_ip = \"198.18.0.1\"\n", `wpg.toml:2:10: port.src_ip: "198.18.0.1" has no prefix length`}, // read with the file, its column named
 	} {
 		cfg := filepath.Join(t.TempDir(), "wpg.toml")
 		if err := os.WriteFile(cfg, []byte(c.toml), 0o644); err != nil {

@@ -3,12 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/suggest"
+	"github.com/wpg-dev/wpg/nexthop"
 	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/sysinfo"
 )
@@ -61,13 +63,13 @@ var Keys = []Key{
 		Help: "most templates wpg serve parses at once: previews, job checks and starts (more: 429)", field: func(c *Config) *int64 { return &c.Server.MaxParses }},
 	{Name: "dpdk.eal_args", Flag: "--dpdk-args", Text: true,
 		Help: "EAL arguments of the dpdk backend, e.g. \"--no-huge -m 512 --no-pci --vdev net_null0\" (builds with -tags dpdk)", text: func(c *Config) *string { return &c.DPDK.EALArgs }},
-	{Name: "port.src_ip", Flag: "--src-ip", Text: true,
+	{Name: "port.src_ip", Flag: "--src-ip", Text: true, Check: checkPortAddr,
 		Help: "the sending port's address with its link's prefix, e.g. \"198.18.0.1/24\" (send; the template's ports: and the flag go first)", text: func(c *Config) *string { return &c.Port.SrcIP }},
-	{Name: "port.gateway", Flag: "--gateway", Text: true,
+	{Name: "port.gateway", Flag: "--gateway", Text: true, Check: checkGateway,
 		Help: "the sending port's next hop, resolved by ARP or Neighbor Discovery, e.g. \"198.18.0.254\"", text: func(c *Config) *string { return &c.Port.Gateway }},
-	{Name: "port.rx_src_ip", Flag: "--rx-src-ip", Text: true,
+	{Name: "port.rx_src_ip", Flag: "--rx-src-ip", Text: true, Check: checkPortAddr,
 		Help: "the receiving port's address with its link's prefix (send --rx-interface)", text: func(c *Config) *string { return &c.Port.RxSrcIP }},
-	{Name: "port.rx_gateway", Flag: "--rx-gateway", Text: true,
+	{Name: "port.rx_gateway", Flag: "--rx-gateway", Text: true, Check: checkGateway,
 		Help: "the receiving port's next hop (send --bidir sends from that port through it)", text: func(c *Config) *string { return &c.Port.RxGateway }},
 	{Name: "send.interface", Flag: "--interface", Text: true,
 		Help: "the interface wpg send sends on without -i (backends that send on one; with it the default backend is afpacket)", text: func(c *Config) *string { return &c.Send.Interface }},
@@ -100,6 +102,33 @@ func checkBackend(s string) error {
 func checkRate(s string) error {
 	_, err := pace.ParseRate(s)
 	return err
+}
+
+// checkPortAddr reads a port's address with its link's prefix as
+// --src-ip does; whether a gateway fits it is checked where both are
+// known (the run).
+func checkPortAddr(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := nexthop.ParsePort(s, ""); err != nil {
+		if pe, ok := err.(*nexthop.PortError); ok {
+			return fmt.Errorf("%q %s; %s", s, pe.Why, pe.Remedy)
+		}
+		return err
+	}
+	return nil
+}
+
+// checkGateway reads a next hop's address as --gateway does.
+func checkGateway(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(strings.TrimSpace(s)); err != nil {
+		return fmt.Errorf("%q is not an IP address; give the device's address on the port's link, e.g. 198.18.0.254", s)
+	}
+	return nil
 }
 
 // checkCores reads a CPU list as --pin-cores does.

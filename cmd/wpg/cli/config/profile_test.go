@@ -87,6 +87,12 @@ func TestProfileErrors(t *testing.T) {
 		{"[send]\nbackend = \"afpackt\"\n", "", `wpg.toml:2:11: send.backend: "afpackt" is not a backend: give one of afpacket, afxdp,`},
 		{"[send]\npin_cores = \"two\"\n", "", `wpg.toml:2:13: send.pin_cores: "two" is not a CPU list`},
 		{"[send]\nrate = \"1000\"\n", "", `wpg.toml:2:8: send.rate: bad rate "1000": missing unit`},
+		// A port's address is checked when the file is read, in a
+		// profile not chosen too (it was read only by the run that used it).
+		{"[profile.a]\nport.src_ip = \"1.2.3\"\n", "", `wpg.toml:2:15: profile.a.port.src_ip: "1.2.3" is not an address with a prefix length; give the port's address and the link's prefix, e.g. 198.18.0.1/24`},
+		{"[port]\nrx_src_ip = \"198.19.0.1\"\n", "", `wpg.toml:2:13: port.rx_src_ip: "198.19.0.1" has no prefix length`},
+		{"[port]\ngateway = \"nope\"\n", "", `wpg.toml:2:11: port.gateway: "nope" is not an IP address; give the device's address on the port's link, e.g. 198.18.0.254`},
+		{"[profile.b.port]\nrx_gateway = \"198.19.0.x\"\n", "", `wpg.toml:2:14: profile.b.port.rx_gateway: "198.19.0.x" is not an IP address`},
 	} {
 		err := Default().ParseProfile("wpg.toml", []byte(tc.doc), tc.profile)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
