@@ -28,7 +28,9 @@ Read one with man -l DIR/wpg-send.1, or install them into a MANPATH directory (m
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // no date line: the same tree gives the same pages
-			header := &doc.GenManHeader{Title: "WPG", Section: "1", Source: "wpg " + Version, Manual: "wpg manual"}
+			// No Title: each page takes its own (WPG-SEND), where one set here
+			// would title every page WPG.
+			header := &doc.GenManHeader{Section: "1", Source: "wpg " + Version, Manual: "wpg manual"}
 			if err := doc.GenManTree(root, header, dir); err != nil {
 				return fmt.Errorf("man: %w", err)
 			}

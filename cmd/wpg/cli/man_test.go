@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,14 @@ func TestManPages(t *testing.T) {
 			return
 		}
 		page := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
-		if _, err := os.Stat(filepath.Join(dir, page)); err != nil {
+		b, err := os.ReadFile(filepath.Join(dir, page))
+		if err != nil {
 			t.Errorf("no man page for %q: %v", c.CommandPath(), err)
+		}
+		// Each page is titled by its own name (man's header WPG-SEND(1)),
+		// not every one WPG(1).
+		if th := fmt.Sprintf(".TH %q \"1\"", strings.ToUpper(strings.TrimSuffix(page, ".1"))); err == nil && !strings.Contains(string(b), th) {
+			t.Errorf("%s: no %s line: %.120q", page, th, b)
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
