@@ -64,7 +64,24 @@ func receiverFor(spec *job.Spec) *job.OptionError {
 	var notVeth *notVethError
 	switch {
 	case errors.Is(err, errNoInterface):
-		return nil // job.Validate says the interface is not there
+		// Nothing else looks before the run: the job would start, with
+		// no receiver named, and fail.
+		where := "the server's network namespace"
+		if spec.Netns != "" {
+			where = "network namespace " + spec.Netns
+		}
+		var names []string
+		if links, err := linksIn(spec.Netns); err == nil {
+			for _, l := range links {
+				if len(names) == 16 {
+					names = append(names, "…")
+					break
+				}
+				names = append(names, l.Name)
+			}
+		}
+		return refuse(fmt.Sprintf("there is no interface %s in %s, so there is no veth peer to receive on", spec.Interface, where),
+			fmt.Sprintf("give {interface} IFACE, a port that is there (%s), or {rx_interface} PORT, the port that receives", strings.Join(names, ", ")))
 	case errors.As(err, &notVeth):
 		return refuse(fmt.Sprintf("interface %s is not a veth (%s), so the server cannot tell which port receives what it sends", spec.Interface, notVeth.what()),
 			"give {rx_interface} PORT, the port that receives (the device's other port; with {rx_netns} NS where it is in another namespace), or drop {start_receiver}")

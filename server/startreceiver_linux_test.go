@@ -29,6 +29,7 @@ func TestStartReceiverRefusedWhereNoneCanBe(t *testing.T) {
 		{"memcpy", `{"backend": "memcpy", "start_receiver": true, "count": 10}`, "sends its frames nowhere", "rx_interface"},
 		{"pcapfile", `{"backend": "pcapfile", "output": "` + out + `", "start_receiver": true, "count": 10}`, "writes the frames into a capture file", "drop start_receiver"},
 		{"afpacket on lo", `{"backend": "afpacket", "interface": "lo", "start_receiver": true, "count": 10}`, "interface lo is not a veth", "give rx_interface PORT, the port that receives"},
+		{"afpacket on a missing interface", `{"backend": "afpacket", "interface": "wpgnone0", "start_receiver": true, "count": 10}`, "there is no interface wpgnone0 in the server's network namespace", "give interface IFACE, a port that is there (lo"},
 		{"afpacket without a port", `{"backend": "afpacket", "start_receiver": true, "count": 10}`, "names neither the port it sends on nor the one that receives", "give interface IFACE"},
 	} {
 		code, data := ts.do("POST", "/api/v1/jobs", tc.body)
