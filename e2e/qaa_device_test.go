@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +47,18 @@ func TestDeviceInterruptDrainsReceiver(t *testing.T) {
 		t.Fatalf("exit %d: sent %d, received %+v, directions %+v; want every frame sent received and pass\nstderr: %s", code, rep.Frames, v, rep.Directions, errb.String())
 	}
 	t.Logf("interrupted: %d sent, %d received", rep.Frames, v.Frames)
+}
+
+// --rx-interface naming a port of another namespace without --rx-netns
+// is one line naming --rx-interface and --rx-netns: it said "receiving
+// port b: afpacket: …; existing interfaces: … (-i IFACE)", pointing at
+// the sending port's flag.
+func TestDeviceRxInterfaceElsewhere(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	_, stderr, code := run(t, t.TempDir(), "send", "--netns", r.Ports, "-i", r.A.Port, "--rx-interface", r.B.Port, "--count", "10")
+	want := "--rx-interface " + r.B.Port + ": no such network interface in this process's network namespace (existing: "
+	if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "with --rx-netns NS where it lies in another network namespace") ||
+		strings.Contains(stderr, "-i IFACE") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("exit %d, %q; want one line with %q and --rx-netns", code, stderr, want)
+	}
 }

@@ -94,6 +94,15 @@ func (pr *prepared) openPair(ctx context.Context) (*pairRun, error) {
 	}
 	var err error
 	if pp.fwd, err = openRx(ctx, pl.rxReg, pl.rx, streamSet(0, len(pr.frames.spec.Streams)), pp.live); err != nil {
+		if ie := (*backend.InterfaceError)(nil); errors.As(err, &ie) && ie.Interface != "" && !ie.Down {
+			where := "this process's network namespace"
+			if pl.rx.netns != "" {
+				where = "network namespace " + pl.rx.netns
+			}
+			return nil, &OptionError{Field: "rx_interface", Value: pl.rx.iface, Err: err,
+				Reason: fmt.Sprintf("no such network interface in %s (existing: %s)", where, strings.Join(ie.Existing, ", ")),
+				Fix:    "give the device's other port, with {rx_netns} NS where it lies in another network namespace"}
+		}
 		return nil, fmt.Errorf("receiving port %s: %w", pl.rx.iface, err)
 	}
 	if rev := pl.reverse; rev != nil {
