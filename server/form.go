@@ -138,12 +138,18 @@ func formValue(name string, t reflect.Type, v string) (any, *FieldError) {
 		return nil, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, err := strconv.ParseInt(v, 10, 64)
+		if why, ok := outOfRange(t, v); ok {
+			return nil, &FieldError{Field: name, Value: v, Reason: why, Fix: "e.g. 4"}
+		}
 		if err != nil {
 			return nil, bad("a whole number", "4")
 		}
 		return n, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, err := strconv.ParseUint(v, 10, 64)
+		if why, ok := outOfRange(t, v); ok {
+			return nil, &FieldError{Field: name, Value: v, Reason: why, Fix: "e.g. 100000"}
+		}
 		if err != nil {
 			return nil, bad("a whole number from 0", "100000")
 		}

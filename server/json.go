@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -135,6 +136,9 @@ func fieldError(err error, key string, val json.RawMessage) FieldError {
 		}
 		got := jsonAt(val, strings.Split(path, ".")[1:])
 		fe := FieldError{Field: path, Value: valueText(got), Reason: fmt.Sprintf("is a JSON %s: want %s", typ.Value, jsonWant(typ.Type)), Fix: "see docs/api.md for the field's type"}
+		if why, ok := outOfRange(typ.Type, strings.TrimPrefix(typ.Value, "number ")); ok {
+			fe.Reason = why
+		}
 		if typ.Type == reflect.TypeFor[time.Duration]() {
 			fe.Fix = "give a duration in nanoseconds (10 s = 10000000000)"
 		}
@@ -240,4 +244,32 @@ func jsonWant(t reflect.Type) string {
 		return "an array"
 	}
 	return "an object"
+}
+
+// outOfRange says why the whole number n does not fit the integer type
+// t, when that is why: it is a whole number, and out of t's range (a
+// negative one for an unsigned type keeps its own message).
+func outOfRange(t reflect.Type, n string) (string, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[time.Duration]() {
+		return "", false
+	}
+	var lo, hi string
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if _, err := strconv.ParseInt(n, 10, t.Bits()); !errors.Is(err, strconv.ErrRange) {
+			return "", false
+		}
+		lo, hi = strconv.FormatInt(-1<<(t.Bits()-1), 10), strconv.FormatInt(1<<(t.Bits()-1)-1, 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if _, err := strconv.ParseUint(n, 10, t.Bits()); !errors.Is(err, strconv.ErrRange) {
+			return "", false
+		}
+		lo, hi = "0", strconv.FormatUint(1<<t.Bits()-1, 10)
+	default:
+		return "", false
+	}
+	return fmt.Sprintf("is out of range: want a whole number from %s to %s", lo, hi), true
 }
