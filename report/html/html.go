@@ -12,11 +12,13 @@ package html
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -165,7 +167,9 @@ func timeline(ivs []report.Interval, target float64) []template.HTML {
 		if in.LatencyP99Ns > 0 {
 			anyLat = true
 		}
-		lat.Steps = append(lat.Steps, step{in.Start, in.End, float64(in.LatencyP99Ns)})
+		// An interval without a measured latency (nothing arrived) is a
+		// gap, not 0 ns.
+		lat.Steps = append(lat.Steps, step{in.Start, in.End, cmp.Or(float64(in.LatencyP99Ns), math.NaN())})
 		if in.LatenessP99Ns > 0 {
 			anyLate = true
 		}

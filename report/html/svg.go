@@ -45,7 +45,9 @@ func stepChart(title, unit string, ss []series, ref float64, refName string) tem
 	for _, s := range ss {
 		for _, p := range s.Steps {
 			xmax = math.Max(xmax, p.X1)
-			ymax = math.Max(ymax, p.Y)
+			if !math.IsNaN(p.Y) {
+				ymax = math.Max(ymax, p.Y)
+			}
 		}
 	}
 	ymax = math.Max(ymax, ref)
@@ -64,12 +66,24 @@ func stepChart(title, unit string, ss []series, ref float64, refName string) tem
 	open(&b, title)
 	axes(&b, xt, yt, px, py, func(v float64) string { return si(v, "") + " s" }, func(v float64) string { return si(v, unit) })
 	for i, s := range ss {
+		// A step whose Y is NaN (nothing measured) is a gap: the line
+		// ends before it and starts again after.
 		var pts []string
+		line := func() {
+			if len(pts) > 0 {
+				fmt.Fprintf(&b, `<polyline class="line" fill="none" stroke="%s" stroke-width="2" points="%s"><title>%s</title></polyline>`,
+					palette[i%len(palette)], strings.Join(pts, " "), template.HTMLEscapeString(s.Name))
+			}
+			pts = pts[:0]
+		}
 		for _, p := range s.Steps {
+			if math.IsNaN(p.Y) {
+				line()
+				continue
+			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", px(p.X0), py(p.Y), px(p.X1), py(p.Y)))
 		}
-		fmt.Fprintf(&b, `<polyline class="line" fill="none" stroke="%s" stroke-width="2" points="%s"><title>%s</title></polyline>`,
-			palette[i%len(palette)], strings.Join(pts, " "), template.HTMLEscapeString(s.Name))
+		line()
 	}
 	names := []string{}
 	for _, s := range ss {
