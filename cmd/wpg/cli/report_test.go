@@ -120,17 +120,21 @@ func TestReportInputErrors(t *testing.T) {
 	cut := put("cut.json", "{\"schema\": \"wpg.report/v2\",\n \"frames\": 1")
 	stream := put("run.jsonl", `{"event": "start", "data": {"schema": "wpg.report/v2", "command": "send"}}`+"\n"+
 		`{"event": "end", "data": {"schema": "wpg.report/v2", "command": "send"}}`+"\n")
+	// merge refuses a file given twice: each its copy as the second.
+	typ2 := put("type2.json", "{\"schema\": \"wpg.report/v2\",\n \"frames\": \"x\"}")
+	cut2 := put("cut2.json", "{\"schema\": \"wpg.report/v2\",\n \"frames\": 1")
+	stream2 := put("run2.jsonl", `{"event": "start", "data": {"schema": "wpg.report/v2", "command": "send"}}`+"\n")
 	html := filepath.Join(dir, "x.html")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"report", "html", typ, "-o", html}, `type.json: wpg.report/v2 report: line 2, column 12: field "frames" is a JSON string: want a number`},
-		{[]string{"report", "merge", typ, typ}, `type.json: line 2, column 12: field "frames" is a JSON string: want a number`},
+		{[]string{"report", "merge", typ, typ2}, `type.json: line 2, column 12: field "frames" is a JSON string: want a number`},
 		{[]string{"report", "html", cut, "-o", html}, "cut.json: not a wpg JSON report: line 2, column 13: the JSON ends early"},
-		{[]string{"report", "merge", cut, cut}, "cut.json: not a wpg JSON report: line 2, column 13: the JSON ends early"},
+		{[]string{"report", "merge", cut, cut2}, "cut.json: not a wpg JSON report: line 2, column 13: the JSON ends early"},
 		{[]string{"report", "html", stream, "-o", html}, "line 2, column 2: a --json-stream log"},
-		{[]string{"report", "merge", stream, stream}, "line 2, column 2: a --json-stream log"},
+		{[]string{"report", "merge", stream, stream2}, "line 2, column 2: a --json-stream log"},
 		{[]string{"plot", stream, "-o", filepath.Join(dir, "x.svg")}, "line 2, column 2: a --json-stream log"},
 	} {
 		var out, errb bytes.Buffer
