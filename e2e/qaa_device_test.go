@@ -62,3 +62,22 @@ func TestDeviceRxInterfaceElsewhere(t *testing.T) {
 		t.Fatalf("exit %d, %q; want one line with %q and --rx-netns", code, stderr, want)
 	}
 }
+
+// --bidir through a router with a gateway for A and none for B is
+// refused before anything is sent, naming --rx-gateway: B's mirrored
+// frames went to no router, and wpg send judged B→A "never arrived",
+// wpg ndr found "loss even at --min-rate" after a whole search.
+func TestDeviceBidirWithoutRxGateway(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	ports := []string{"--netns", r.Ports, "-i", r.A.Port, "--src-ip", r.A.Addr4.String(), "--gateway", r.A.Gateway4.String(),
+		"--rx-netns", r.Ports, "--rx-interface", r.B.Port, "--rx-src-ip", r.B.Addr4.String(), "--bidir"}
+	for _, args := range [][]string{
+		append([]string{"send", "--rate", "1kpps", "--count", "100"}, ports...),
+	} {
+		_, stderr, code := run(t, t.TempDir(), args...)
+		if code != 2 || !strings.Contains(stderr, "--bidir sends B→A through the device, and port A has a gateway (--gateway) while B has none") ||
+			!strings.Contains(stderr, "add --rx-gateway IP") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("wpg %s: exit %d, %q; want exit 2 naming --rx-gateway", args[0], code, stderr)
+		}
+	}
+}

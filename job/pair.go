@@ -238,6 +238,13 @@ func planPair(p *problems, pr *prepared, env Env) {
 		p.wrap("bidir", "", err, "give the reverse streams under reverse: in the template, or drop {bidir}")
 		return
 	}
+	if len(spec.Reverse) == 0 && pl.tx.port != nil && pl.tx.port.Gateway.IsValid() && (pl.rx.port == nil || !pl.rx.port.Gateway.IsValid()) {
+		// The mirror's frames leave B for A's address: through a router
+		// only with B's own next hop as their destination.
+		p.add("bidir", "", "sends B→A through the device, and port A has a gateway ({gateway}) while B has none: the mirrored frames would reach no router",
+			"add {rx_gateway} IP, the device's address on B's link (e.g. {rx_gateway} 198.19.0.254), with {rx_src_ip}; or give the reverse streams under reverse: in the template")
+		return
+	}
 	if len(spec.Streams)+len(m.Streams) > 1<<16 {
 		p.add("bidir", "", fmt.Sprintf("needs a signature id for each of %d streams and their %d mirrors; there are 65536", len(spec.Streams), len(m.Streams)), "send fewer streams, or one way")
 		return
