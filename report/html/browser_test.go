@@ -54,3 +54,28 @@ func TestChromiumRendersThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestPageFitsAPhone: every page fits a 390 px wide phone without
+// scrolling sideways (a wide table scrolls in place), as wpg serve's
+// pages do; the per-stream table of a receiver's report made the whole
+// page scroll.
+func TestPageFitsAPhone(t *testing.T) {
+	ctx := chromium.Tab(t, 1200, 900)
+	dir := t.TempDir()
+	for _, file := range []string{"send.json", "merged.json", "recv.json", "matrix.json", "ndr.json"} {
+		page := filepath.Join(dir, file+".html")
+		if err := os.WriteFile(page, []byte(render(t, file)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate("file://"+page), chromedp.WaitVisible(chromedp.ID("streams"))); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v[0] > v[1] {
+			t.Errorf("%s: the page is %v px wide in a %v px window: it scrolls sideways", file, v[0], v[1])
+		}
+	}
+}

@@ -322,6 +322,7 @@ dl.kv dt { color: #555; }
 dl.kv dd { margin: 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 ul.notes { padding-left: 1.2em; }
 ul.notes li { margin: .3em 0; }
+.scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; margin: .4em 0 1em; }
 th, td { padding: .25em .6em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th { background: #f5f5f5; font-weight: 600; }
@@ -348,12 +349,12 @@ details pre { background: #f7f7f7; padding: 1em; overflow: auto; max-height: 40e
 <div class="charts">{{range .Charts}}{{.}}
 {{end}}</div>{{end}}
 {{range $t := .Tables}}<h2>{{$t.Title}}</h2>
-<table id="{{$t.ID}}">
+<div class="scroll"><table id="{{$t.ID}}">
 <thead><tr>{{range $i, $h := $t.Head}}<th{{if text $t $i}} class="t"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
 {{range $t.Rows}}<tr>{{range $i, $c := .}}<td{{if text $t $i}} class="t"{{end}}>{{$c}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}
 {{if .Env}}<h2>Environment</h2>
 <dl class="kv" id="environment">
