@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -247,10 +248,8 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 				return
 			}
 			show(in)
-			if f.hdrOut != "" {
-				h, _ := p.MarshalLatency() // nil: no latency in the window
-				windows = append(windows, hdrWindow{in.Start, in.End, h})
-			}
+			h, _ := p.MarshalLatency() // nil: no latency in the window
+			windows = append(windows, hdrWindow{in.Start, in.End, h})
 		}
 	}
 	if mr != nil {
@@ -271,21 +270,24 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if terminal {
 		fmt.Fprintln(stderr)
 	}
-	var intervals []report.Interval
-	if f.interval > 0 {
-		n := len(iv.List())
-		lost, corrupted := int64(res.Lost), res.Corrupted
-		intervals = iv.Finish(report.Sample{Elapsed: time.Since(waitStart), Frames: res.Frames, Bytes: res.Bytes, Lost: &lost, Corrupted: &corrupted, JitterNs: res.JitterNs})
-		for _, in := range intervals[min(n, len(intervals)):] {
-			show(in)
-		}
-	}
 	var peer struct {
 		Hist json.RawMessage `json:"latency_histogram"`
 	}
 	b, merr := res.MarshalPeer()
 	if merr == nil {
 		merr = json.Unmarshal(b, &peer)
+	}
+	var intervals []report.Interval
+	if f.interval > 0 {
+		n := len(iv.List())
+		lost, corrupted := int64(res.Lost), res.Corrupted
+		intervals = iv.Finish(report.Sample{Elapsed: time.Since(waitStart), Frames: res.Frames, Bytes: res.Bytes, Lost: &lost, Corrupted: &corrupted, JitterNs: res.JitterNs})
+		if merr == nil {
+			endLatency(intervals, n, slices.Clone(windows), peer.Hist, res.Seconds)
+		}
+		for _, in := range intervals[min(n, len(intervals)):] {
+			show(in)
+		}
 	}
 	if f.hdrOut != "" {
 		if merr == nil {
@@ -326,6 +328,30 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 		return &ExitError{Code: exitVerifyFailed, Err: fmt.Errorf("recv: %w", failed)}
 	}
 	return err
+}
+
+// endLatency gives the intervals that the end of the run closed (from the
+// nth), or added its frames to (the last, when it closed none), their
+// one-way latency p99: that of the whole latency histogram, total, less
+// the windows of the intervals the progress closed before (latencyWindows).
+// No progress measured it, so the last interval went without one.
+func endLatency(intervals []report.Interval, n int, windows []hdrWindow, total []byte, seconds float64) {
+	ws, err := latencyWindows(windows, intervals, total, seconds)
+	if err != nil || len(ws) != len(intervals) {
+		return
+	}
+	from := n
+	if len(intervals) == n {
+		from = n - 1
+	}
+	for i := max(from, 0); i < len(intervals); i++ {
+		if len(ws[i].Hist) == 0 {
+			continue
+		}
+		if h, err := hdrlog.Decode(ws[i].Hist); err == nil && h.TotalCount() > 0 {
+			intervals[i].LatencyP99Ns = h.ValueAtQuantile(99)
+		}
+	}
 }
 
 // latencyWindows completes a receiver's --hdr-out histograms: the window

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wpg-dev/wpg/internal/hist"
 	"github.com/wpg-dev/wpg/recv"
+	"github.com/wpg-dev/wpg/report"
 )
 
 // TestMergeReceivers merges two receivers' --json reports: counts summed,
@@ -142,5 +144,36 @@ func TestReportInputErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d: %s; want exit 2 and %q", c.args[:2], code, errb.String(), c.want)
 		}
+	}
+}
+
+// TestRecvEndIntervalLatency: the interval that the end of a receiver's
+// run closes gets the latency p99 of its own frames (the whole histogram
+// less the windows the progress reported), and so does the last one when
+// the end only added frames to it; wpg recv --interval's last interval
+// had none, its frames measured but not shown.
+func TestRecvEndIntervalLatency(t *testing.T) {
+	all, first := hist.New(1, 100_000_000_000), hist.New(1, 100_000_000_000)
+	for i := range 1000 {
+		all.Record(5_000)
+		first.Record(5_000 + int64(i%3))
+	}
+	for range 500 {
+		all.Record(90_000) // the end's frames
+	}
+	tot, _ := json.Marshal(all)
+	w, _ := json.Marshal(first)
+	windows := []hdrWindow{{0, 1, w}}
+	// The end closed an interval of its own.
+	ivs := []report.Interval{{Start: 0, End: 1, Frames: 1000, LatencyP99Ns: 5_002}, {Start: 1, End: 1.5, Frames: 500}}
+	endLatency(ivs, 1, slices.Clone(windows), tot, 1.5)
+	if ivs[0].LatencyP99Ns != 5_002 || ivs[1].LatencyP99Ns < 89_000 || ivs[1].LatencyP99Ns > 91_000 {
+		t.Errorf("the end's own interval: %+v; want the first kept and the second's p99 about 90 µs", ivs)
+	}
+	// The end added its frames to the last interval: its p99 is of both.
+	one := []report.Interval{{Start: 0, End: 1.2, Frames: 1500, LatencyP99Ns: 5_002}}
+	endLatency(one, 1, slices.Clone(windows), tot, 1.2)
+	if one[0].LatencyP99Ns < 89_000 {
+		t.Errorf("the last interval with the end's frames: %+v; want a p99 of about 90 µs", one)
 	}
 }
