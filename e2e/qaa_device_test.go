@@ -81,3 +81,23 @@ func TestDeviceBidirWithoutRxGateway(t *testing.T) {
 		}
 	}
 }
+
+// wpg ndr's port options are told in its flags' words (exit 2) when the
+// run refuses them: it said "trial at 20833 frames/s: sender on a:
+// gateway 198.18.0.254: …; add src_ip …", the job's field names.
+func TestNDRPortProblemsNameFlags(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	pair := []string{"ndr", "--sizes", "64", "--trial", "1s", "--max-rate", "1kpps", "--netns", r.Ports, "-i", r.A.Port, "--rx-netns", r.Ports, "--rx-interface", r.B.Port}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gateway", r.A.Gateway4.String()}, "wpg: ndr: --gateway " + r.A.Gateway4.String() + ": needs the port's own address: the gateway is resolved from it, on its link; add --src-ip with the port's address"},
+		{[]string{"--src-ip", r.A.Addr4.String(), "--gateway", r.A.Gateway4.String(), "--rx-src-ip", r.B.Addr4.String(), "--bidir"}, "wpg: ndr: --bidir sends B→A through the device, and port A has a gateway (--gateway) while B has none"},
+	} {
+		_, stderr, code := run(t, t.TempDir(), append(pair, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "src_ip") || strings.Contains(stderr, "rx_gateway") {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/ndr"
 	"github.com/wpg-dev/wpg/pace"
 	"github.com/wpg-dev/wpg/units"
@@ -286,6 +287,10 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 		markStarted(cmd) // the flags are valid: a namespace that cannot be made is the run's failure
 	}
 	rep, err := ndr.Run(cmd.Context(), setup)
+	if ps := job.AsProblems(err); len(ps) > 0 {
+		// A port option the run refused: told with the flags' names.
+		err = &ExitError{Code: ExitUsage, Err: &flagMessage{msg: "ndr: " + formatProblem(cmd, nil, ps[0]), err: err}}
+	}
 	if rep == nil {
 		var nse *ndr.NamespaceError
 		switch {
