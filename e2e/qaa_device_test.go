@@ -101,3 +101,18 @@ func TestNDRPortProblemsNameFlags(t *testing.T) {
 		}
 	}
 }
+
+// A port address from the template's ports: of the other family than
+// its streams is named where it was written (ports.rx.src_ip in the
+// template), not as --rx-src-ip, a flag the user never gave.
+func TestDeviceTemplatePortFamily(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	dir := t.TempDir()
+	tpl := writeIn(t, dir, "pr.wpg.yaml", "ports:\n  tx: {src_ip: 198.18.0.1/24, gateway: 198.18.0.254}\n  rx: {src_ip: 198.19.0.1/24, gateway: 198.19.0.254}\n"+
+		"streams:\n  - ipv4: {}\nreverse:\n  - ipv6: {}\n")
+	_, stderr, code := run(t, dir, "send", tpl, "--netns", r.Ports, "-i", r.A.Port, "--rx-netns", r.Ports, "--rx-interface", r.B.Port, "--bidir", "--count", "10")
+	want := "pr.wpg.yaml: ports.rx.src_ip 198.19.0.1/24: is IPv4, and stream 0 (reverse0) is IPv6"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "--rx-src-ip") {
+		t.Fatalf("exit %d, %q; want exit 2 and %q", code, stderr, want)
+	}
+}

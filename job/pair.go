@@ -209,7 +209,7 @@ func planPair(p *problems, pr *prepared, env Env) {
 	if s.RxInterface == "" {
 		if pl.tx.port != nil {
 			pr.pair = pl // a port of its own, without a receiving one
-			checkFamily(p, "src_ip", pl.tx.port, pr.frames.spec)
+			checkFamily(p, "src_ip", pl.tx, pr.frames.spec)
 		}
 		return
 	}
@@ -224,7 +224,7 @@ func planPair(p *problems, pr *prepared, env Env) {
 		return
 	}
 	pr.pair = pl
-	checkFamily(p, "src_ip", pl.tx.port, pr.frames.spec)
+	checkFamily(p, "src_ip", pl.tx, pr.frames.spec)
 	if !s.Bidir {
 		return
 	}
@@ -241,15 +241,19 @@ func planPair(p *problems, pr *prepared, env Env) {
 	if len(spec.Reverse) == 0 && pl.tx.port != nil && pl.tx.port.Gateway.IsValid() && (pl.rx.port == nil || !pl.rx.port.Gateway.IsValid()) {
 		// The mirror's frames leave B for A's address: through a router
 		// only with B's own next hop as their destination.
-		p.add("bidir", "", "sends B→A through the device, and port A has a gateway ({gateway}) while B has none: the mirrored frames would reach no router",
-			"add {rx_gateway} IP, the device's address on B's link (e.g. {rx_gateway} 198.19.0.254), with {rx_src_ip}; or give the reverse streams under reverse: in the template")
+		from := "{gateway}"
+		if pl.tx.source == "template" {
+			from = "the template's ports.tx"
+		}
+		p.add("bidir", "", "sends B→A through the device, and port A has a gateway ("+from+") while B has none: the mirrored frames would reach no router",
+			"add {rx_gateway} IP, the device's address on B's link (e.g. {rx_gateway} 198.19.0.254), with {rx_src_ip} (or an rx: entry with src_ip and gateway under the template's ports:); or give the reverse streams under reverse: in the template")
 		return
 	}
 	if len(spec.Streams)+len(m.Streams) > 1<<16 {
 		p.add("bidir", "", fmt.Sprintf("needs a signature id for each of %d streams and their %d mirrors; there are 65536", len(spec.Streams), len(m.Streams)), "send fewer streams, or one way")
 		return
 	}
-	checkFamily(p, "rx_src_ip", pl.rx.port, m)
+	checkFamily(p, "rx_src_ip", pl.rx, m)
 	if len(p.list) > 0 {
 		return
 	}
@@ -280,7 +284,8 @@ func planPair(p *problems, pr *prepared, env Env) {
 // checkFamily adds a problem when a stream of spec is of the other IP
 // family than port (nil: nothing to check): its next hop would be one of
 // the wrong family.
-func checkFamily(p *problems, field string, port *nexthop.Port, spec *template.Spec) {
+func checkFamily(p *problems, field string, plan portPlan, spec *template.Spec) {
+	port := plan.port
 	if port == nil || spec == nil {
 		return
 	}
@@ -292,8 +297,18 @@ func checkFamily(p *problems, field string, port *nexthop.Port, spec *template.S
 			if v6 {
 				fam, pfam = pfam, fam
 			}
-			p.add(field, port.Addr.String(), fmt.Sprintf("is %s, and stream %d (%s) is %s: its gateway would be of the wrong family", pfam, i, printable.Escape(st.Name), fam),
-				fmt.Sprintf("give the port an %s address and gateway, or send %s streams", fam, pfam))
+			why := fmt.Sprintf("is %s, and stream %d (%s) is %s: its gateway would be of the wrong family", pfam, i, printable.Escape(st.Name), fam)
+			fix := fmt.Sprintf("give the port an %s address and gateway, or send %s streams", fam, pfam)
+			if plan.source == "template" {
+				// Named where it was written, not as a flag never given.
+				key := "ports.tx"
+				if field == "rx_src_ip" {
+					key = "ports.rx"
+				}
+				p.add("template", "", fmt.Sprintf("%s: %s.src_ip %s: %s", spec.File, key, port.Addr, why), fmt.Sprintf("give %s an %s src_ip and gateway, or send %s streams", key, fam, pfam))
+				return
+			}
+			p.add(field, port.Addr.String(), why, fix)
 			return
 		}
 	}
