@@ -241,12 +241,12 @@ func planPair(p *problems, pr *prepared, env Env) {
 	if len(spec.Reverse) == 0 && pl.tx.port != nil && pl.tx.port.Gateway.IsValid() && (pl.rx.port == nil || !pl.rx.port.Gateway.IsValid()) {
 		// The mirror's frames leave B for A's address: through a router
 		// only with B's own next hop as their destination.
-		from := "{gateway}"
+		from, also := "{gateway}", ""
 		if pl.tx.source == "template" {
-			from = "the template's ports.tx"
+			from, also = "the template's ports.tx", " (or an rx: entry with src_ip and gateway under the template's ports:)"
 		}
 		p.add("bidir", "", "sends B→A through the device, and port A has a gateway ("+from+") while B has none: the mirrored frames would reach no router",
-			"add {rx_gateway} IP, the device's address on B's link (e.g. {rx_gateway} 198.19.0.254), with {rx_src_ip} (or an rx: entry with src_ip and gateway under the template's ports:); or give the reverse streams under reverse: in the template")
+			"add {rx_gateway} IP, the device's address on B's link (e.g. {rx_gateway} 198.19.0.254), with {rx_src_ip}"+also+"; or give the reverse streams under reverse: in the template")
 		return
 	}
 	if len(spec.Streams)+len(m.Streams) > 1<<16 {
