@@ -162,8 +162,9 @@ func (f *ndrFlags) parse() (sizes []int, cfg ndr.Config, maxRate, minRate pace.R
 	if cfg.Resolution, err = parseShare("resolution", f.resolution); err != nil {
 		return
 	}
-	if cfg.Resolution >= 1 {
-		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --resolution: value %q: give a share of the rate below 100 %%, e.g. 1%% or 0.005", f.resolution))
+	if cfg.Resolution >= 1 || cfg.Resolution <= 0 {
+		// 0 is never reached (the search read it as its default, 1 %).
+		return nil, cfg, maxRate, minRate, usageError(fmt.Errorf("flag --resolution: value %q: give a share of the rate above 0 and below 100 %%, e.g. 1%% or 0.005", f.resolution))
 	}
 	if cfg.Loss, err = parseShare("loss", f.loss); err != nil {
 		return
@@ -248,6 +249,11 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 	sizes, cfg, maxRate, minRate, err := f.parse()
 	if err != nil {
 		return err
+	}
+	for _, name := range []string{"b2b-max", "b2b-repeat"} {
+		if !f.b2b && changed(cmd, name) != nil {
+			return usageError(fmt.Errorf("flag --%s: tunes the back-to-back test, and it is not asked for: add --back-to-back, or drop --%s", name, name))
+		}
 	}
 	out := cmd.OutOrStdout()
 	setup := ndr.Setup{Sizes: sizes, MaxRate: maxRate, MinRate: minRate, Layer: f.layer, Search: cfg,

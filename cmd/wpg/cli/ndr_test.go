@@ -29,6 +29,11 @@ func TestNDRFlagRefusals(t *testing.T) {
 		// A size given twice would search it twice (and repeat its row).
 		{[]string{"ndr", "--sizes", "64,64"}, `flag --sizes: value "64,64": 64 and 64 are the same size (64 B): give each size once`},
 		{[]string{"ndr", "--sizes", "128, 64,128B"}, `128 and 128B are the same size`},
+		// A back-to-back setting without the test would be ignored.
+		{[]string{"ndr", "--b2b-max", "5"}, "flag --b2b-max: tunes the back-to-back test, and it is not asked for: add --back-to-back, or drop --b2b-max"},
+		{[]string{"ndr", "--b2b-repeat", "50"}, "flag --b2b-repeat: tunes the back-to-back test"},
+		// A resolution of 0 is never reached: every size ran out of trials.
+		{[]string{"ndr", "--resolution", "0"}, `flag --resolution: value "0": give a share of the rate above 0 and below 100 %`},
 	} {
 		out, errs, code := runCLI(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {
