@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/wpg-dev/wpg/job"
 )
 
 // The environment of --segment auto: Kubernetes sets JOB_COMPLETION_INDEX
@@ -39,6 +41,9 @@ func segmentValue(v string, lookup func(string) (string, bool)) (string, error) 
 	n, err := read(envSegments, "set it to the Job's completions, the number of segments, as deploy/kubernetes/base/sender-job.yaml does; or give --segment I/N")
 	if err != nil {
 		return "", err
+	}
+	if n < 1 || n > job.MaxSegments {
+		return "", fmt.Errorf("--segment auto: %s=%d: is not a number of segments: set it to the Job's completions, 1 to %d (segments × workers at most %d)", envSegments, n, job.MaxSegments, job.MaxSegments)
 	}
 	if i >= n {
 		return "", fmt.Errorf("--segment auto: %s=%d is not below %s=%d: the Job's completions and %s must be the same number", envCompletionIndex, i, envSegments, n, envSegments)

@@ -19,6 +19,9 @@ func TestSegmentAuto(t *testing.T) {
 		{"auto", "1", "", "", "WPG_SEGMENTS is not set"},
 		{"auto", "x", "3", "", `JOB_COMPLETION_INDEX="x" is not a number`},
 		{"auto", "3", "3", "", "is not below WPG_SEGMENTS=3"},
+		// The number of segments is named as the variable it came from.
+		{"auto", "0", "0", "", "WPG_SEGMENTS=0: is not a number of segments: set it to the Job's completions, 1 to 256"},
+		{"auto", "0", "1000", "", "WPG_SEGMENTS=1000: is not a number of segments: set it to the Job's completions, 1 to 256"},
 	} {
 		env := map[string]string{}
 		if c.index != "" {
