@@ -41,3 +41,22 @@ func TestSendDefaultsWhereTheyApply(t *testing.T) {
 		t.Errorf("send.workers = 300: exit %d, %s", code, errs)
 	}
 }
+
+// An interface from wpg.toml that does not exist is named by its key and
+// place, not as -i, a flag the user never gave.
+func TestConfigInterfaceNamed(t *testing.T) {
+	for _, c := range []struct{ toml, cmd, key string }{
+		{"[send]\ninterface = \"wpg-nonesuch0\"\n", "send", "send.interface ("},
+		{"[recv]\ninterface = \"wpg-nonesuch0\"\n", "recv", "recv.interface ("},
+	} {
+		cfg := filepath.Join(t.TempDir(), "wpg.toml")
+		if err := os.WriteFile(cfg, []byte(c.toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code := runCLI(t, c.cmd, "--config", cfg)
+		if code == 0 || !strings.Contains(errs, c.key+cfg+":2): afpacket: interface \"wpg-nonesuch0\": no such network interface") ||
+			strings.Contains(errs, "(-i IFACE)") || !strings.Contains(errs, "correct it in "+cfg+", or give -i IFACE") {
+			t.Errorf("%s: exit %d, %q; want it named %s…", c.cmd, code, errs, c.key)
+		}
+	}
+}

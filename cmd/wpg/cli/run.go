@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 	"github.com/wpg-dev/wpg/engine"
 	"github.com/wpg-dev/wpg/internal/hdrlog"
@@ -103,7 +104,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 		}
 		if rep == nil {
 			// Nothing started (a backend could not open): the error is the whole story.
-			return &ExitError{Code: ExitRuntime, Err: runErr}
+			return &ExitError{Code: ExitRuntime, Err: f.origins.interfaceError("", runErr)}
 		}
 		pps = append(pps, rep.PPS)
 		if runErr != nil || rep.Failed != nil || cmd.Context().Err() != nil {
@@ -138,7 +139,7 @@ func runJob(cmd *cobra.Command, f *runFlags, command, templatePath string) error
 	if runErr != nil {
 		if rep.Frames == 0 {
 			// Nothing ran: the error is the whole story.
-			return &ExitError{Code: ExitRuntime, Err: runErr}
+			return &ExitError{Code: ExitRuntime, Err: f.origins.interfaceError("", runErr)}
 		}
 		if we := (*engine.WorkerError)(nil); errors.As(runErr, &we) && we.Frames >= 0 {
 			// The worker's error says how far it got (and the report
@@ -428,7 +429,21 @@ func startError(cmd *cobra.Command, prefix string, o origins, err error) error {
 		return &ExitError{Code: ExitUsage, Err: &flagMessage{msg: prefix + formatProblem(cmd, o, ps[0]), err: err}}
 	}
 	markStarted(cmd)
-	return &ExitError{Code: ExitRuntime, Err: err}
+	return &ExitError{Code: ExitRuntime, Err: o.interfaceError(prefix, err)}
+}
+
+// interfaceError is err, or, when err is about an interface that came
+// from wpg.toml (o), err named by its key and place, not as -i.
+func (o origins) interfaceError(prefix string, err error) error {
+	key, ok := o["interface"]
+	ie := (*backend.InterfaceError)(nil)
+	if !ok || !errors.As(err, &ie) || ie.Interface == "" {
+		return err
+	}
+	file := key[strings.LastIndex(key, "(")+1:]
+	file = file[:max(strings.LastIndex(file, ":"), 0)]
+	msg := strings.Replace(err.Error(), " (-i IFACE)", "", 1)
+	return &flagMessage{msg: prefix + key + ": " + msg + "; correct it in " + file + ", or give -i IFACE", err: err}
 }
 
 // flagMessage is a job error told in the command line's words.
