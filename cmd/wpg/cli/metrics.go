@@ -51,6 +51,15 @@ func (f *metricsFlags) checkJob(send bool) error {
 	return nil
 }
 
+// checkLinger refuses --metrics-linger without --metrics-listen: it
+// would keep nothing up.
+func (f *metricsFlags) checkLinger(cmd *cobra.Command) error {
+	if f.listen == "" && changed(cmd, "metrics-linger") != nil {
+		return fmt.Errorf("--metrics-linger %v: keeps the --metrics-listen endpoint up after the run, and none is asked for: add --metrics-listen ADDR, or drop --metrics-linger", f.linger)
+	}
+	return nil
+}
+
 // serveMetrics starts the --metrics-listen endpoint for c (segment: the
 // constant label of a segmented run). It says where on stderr unless the
 // output is JSON (a pod's log holds the report alone). The returned stop

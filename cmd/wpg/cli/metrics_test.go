@@ -148,3 +148,17 @@ func TestJobLabel(t *testing.T) {
 		{"send dash", []string{"send", "--backend", "null", "--count", "1", "--job", "-x", "--metrics-listen", "0"}, []string{"--job"}},
 	})
 }
+
+// --metrics-linger without --metrics-listen lingers nothing: refused as
+// --job is, not ignored.
+func TestMetricsLingerAlone(t *testing.T) {
+	for _, args := range [][]string{
+		{"send", "--backend", "null", "--count", "1", "--metrics-linger", "30s"},
+		{"recv", "--listen", filepath.Join(t.TempDir(), "s.sock"), "--metrics-linger", "30s"},
+	} {
+		_, errs, code := runCLI(t, args...)
+		if code != ExitUsage || !strings.Contains(errs, "--metrics-linger 30s: keeps the --metrics-listen endpoint up after the run, and none is asked for: add --metrics-listen ADDR, or drop --metrics-linger") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}
