@@ -50,6 +50,11 @@ func TestParseErrorsCarryLocation(t *testing.T) {
 		{"[server]\npreview_max = true\n", "wpg.toml:2:15: server.preview_max: true is a boolean: want a whole number, e.g. preview_max = 256"},
 		{"[tx]\nring_bytes = 99999999999999999999\n", "wpg.toml:2:14: toml: decimal number is too large to fit in a 64-bit signed integer: the largest number a key takes is 9223372036854775807"},
 		{"[tx]\nring_bytes = \"99999999999999999999\"\n", "wpg.toml:2:14: tx.ring_bytes: size \"99999999999999999999\" is too large: the largest is 9223372036854775807 bytes"},
+		// A section or key given twice says so and how to fix it, not
+		// "fix the TOML syntax (key = value, [section])".
+		{"[send]\nrate = \"1mpps\"\n[send]\nworkers = 2\n", "wpg.toml:3:2: toml: table send already exists: TOML takes each [section] and each key once: put the keys of both under the first, and delete the repeated line"},
+		{"[send]\nrate = \"1mpps\"\nrate = \"2mpps\"\n", "wpg.toml:3:1: toml: key rate is already defined: TOML takes each [section] and each key once"},
+		{"[profile.x]\nsend.rate = \"1mpps\"\n[profile.x.send]\nworkers = 2\n", "wpg.toml:3:2: toml: table send already exists as defined by a dotted key: TOML takes each [section] and each key once"},
 	}
 	for _, tc := range cases {
 		err := Default().Parse("wpg.toml", []byte(tc.doc))

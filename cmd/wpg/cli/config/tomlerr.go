@@ -38,6 +38,9 @@ func decodeError(path string, data []byte, err error) error {
 		if strings.Contains(de.Error(), "too large to fit") {
 			return fmt.Errorf("%s:%d:%d: %s: the largest number a key takes is %d; sizes can be written with a unit, e.g. \"16MiB\"", path, row, col, de.Error(), int64(math.MaxInt64))
 		}
+		if msg := de.Error(); strings.Contains(msg, "already exists") || strings.Contains(msg, "already defined") {
+			return fmt.Errorf("%s:%d:%d: %s: TOML takes each [section] and each key once: put the keys of both under the first, and delete the repeated line (a section written as dotted keys, send.rate = …, counts as given)", path, row, col, msg)
+		}
 		return fmt.Errorf("%s:%d:%d: %s: fix the TOML syntax (key = value, [section])", path, row, col, de.Error())
 	}
 	return fmt.Errorf("%s: %w", path, err)
