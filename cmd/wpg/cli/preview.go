@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wpg-dev/wpg/cmd/wpg/cli/config"
 	"github.com/wpg-dev/wpg/internal/printable"
 	"github.com/wpg-dev/wpg/job"
 	"github.com/wpg-dev/wpg/nexthop"
@@ -48,7 +49,7 @@ wpg.toml (default 256). See docs/templates.md for the template language.`,
 					return err
 				}
 			}
-			resolved, err := port.fill(cmd, spec)
+			resolved, err := port.fill(cmd, cfg, spec)
 			if err != nil {
 				return err
 			}
@@ -110,9 +111,11 @@ type resolvedPort struct {
 }
 
 // fill resolves the port's gateway (the flags', else the template's
-// ports: tx) and fills spec's frames as a run would; nil without a port.
-func (pp previewPort) fill(cmd *cobra.Command, spec *template.Spec) (*resolvedPort, error) {
+// ports: tx, else wpg.toml's [port] with -i, as a run takes them) and
+// fills spec's frames as a run would; nil without a port.
+func (pp previewPort) fill(cmd *cobra.Command, cfg *config.Config, spec *template.Spec) (*resolvedPort, error) {
 	addr, gw := pp.srcIP, pp.gateway
+	addrName, gwName := "--src-ip", "--gateway"
 	if addr == "" && pp.gateway != "" {
 		return nil, usageError(fmt.Errorf("--gateway %s: needs the port's own address: add --src-ip ADDRESS/PREFIX (e.g. 198.18.0.1/24) and -i PORT", pp.gateway))
 	}
@@ -122,11 +125,16 @@ func (pp previewPort) fill(cmd *cobra.Command, spec *template.Spec) (*resolvedPo
 			gw = spec.Ports.TX.Gateway.String()
 		}
 	}
+	if addr == "" && pp.iface != "" && cfg.Port.SrcIP != "" {
+		addr, gw = cfg.Port.SrcIP, cfg.Port.Gateway
+		addrName = "port.src_ip (" + cfg.Sources["port.src_ip"] + ")"
+		gwName = "port.gateway (" + cfg.Sources["port.gateway"] + ")"
+	}
 	switch {
 	case addr == "" && pp.iface == "":
 		return nil, nil
 	case addr == "":
-		return nil, usageError(fmt.Errorf("-i %s: preview resolves a port's gateway, and no address is given: add --src-ip ADDRESS/PREFIX and --gateway IP (or ports: tx: in the template), or drop -i", pp.iface))
+		return nil, usageError(fmt.Errorf("-i %s: preview resolves a port's gateway, and no address is given: add --src-ip ADDRESS/PREFIX and --gateway IP (or ports: tx: in the template, or [port] src_ip in wpg.toml), or drop -i", pp.iface))
 	case pp.iface == "":
 		if pp.srcIP == "" {
 			return nil, nil // the template's ports: without a port to resolve on
@@ -135,9 +143,9 @@ func (pp previewPort) fill(cmd *cobra.Command, spec *template.Spec) (*resolvedPo
 	}
 	if _, err := nexthop.ParsePort(addr, gw); err != nil {
 		if pe, ok := err.(*nexthop.PortError); ok {
-			flag := "--src-ip"
+			flag := addrName
 			if pe.Field == nexthop.FieldGateway {
-				flag = "--gateway"
+				flag = gwName
 			}
 			return nil, usageError(fmt.Errorf("%s %s: %s; %s", flag, pe.Value, pe.Why, pe.Remedy))
 		}

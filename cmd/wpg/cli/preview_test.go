@@ -112,3 +112,18 @@ func TestConfigPortsChecked(t *testing.T) {
 		}
 	}
 }
+
+// wpg preview -i takes the port's address from wpg.toml's [port] too, as
+// wpg send does (docs/device.md): it said "no address is given", and
+// showed the frames of a run other than the one send would make.
+func TestPreviewConfigPort(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "wpg.toml")
+	if err := os.WriteFile(cfg, []byte("[port]\nsrc_ip = \"198.18.0.1/24\"\ngateway = \"198.19.0.254\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, "preview", "--config", cfg, "-i", "lo")
+	want := "port.gateway (" + cfg + ":3) 198.19.0.254: is outside the port's subnet 198.18.0.0/24"
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, %q; want 2 and %q", code, errs, want)
+	}
+}
