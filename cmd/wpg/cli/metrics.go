@@ -60,6 +60,18 @@ func (f *metricsFlags) checkLinger(cmd *cobra.Command) error {
 	return nil
 }
 
+// checkListen reads --metrics-listen's address before anything starts
+// (whether it can be bound is the run's to find).
+func (f *metricsFlags) checkListen() error {
+	if f.listen == "" {
+		return nil
+	}
+	if _, err := metrics.ListenAddr(f.listen); err != nil {
+		return fmt.Errorf("--metrics-listen %s: %v", f.listen, err)
+	}
+	return nil
+}
+
 // serveMetrics starts the --metrics-listen endpoint for c (segment: the
 // constant label of a segmented run). It says where on stderr unless the
 // output is JSON (a pod's log holds the report alone). The returned stop

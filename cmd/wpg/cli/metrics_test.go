@@ -162,3 +162,21 @@ func TestMetricsLingerAlone(t *testing.T) {
 		}
 	}
 }
+
+// A --metrics-listen that is no address is a usage error before the run
+// starts, with one fix: it was found once the run had started (exit 1),
+// its fix followed by "give a free port (0: any) or another address".
+func TestMetricsListenMalformed(t *testing.T) {
+	for _, cmd := range []string{"send", "recv"} {
+		args := []string{cmd, "--metrics-listen", "99999"}
+		if cmd == "send" {
+			args = append(args, "--backend", "null", "--count", "1")
+		} else {
+			args = append(args, "--listen", filepath.Join(t.TempDir(), "s.sock"))
+		}
+		_, errs, code := runCLI(t, args...)
+		if code != ExitUsage || !strings.Contains(errs, `--metrics-listen 99999: port "99999" is not a port number: give 1 to 65535 (0: any free port)`) || strings.Contains(errs, "give a free port") {
+			t.Errorf("%s: exit %d, %q", cmd, code, errs)
+		}
+	}
+}

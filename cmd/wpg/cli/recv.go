@@ -162,6 +162,9 @@ func runRecv(cmd *cobra.Command, f *recvFlags) error {
 	if err := f.metrics.checkLinger(cmd); err != nil {
 		return usageError(err)
 	}
+	if err := f.metrics.checkListen(); err != nil {
+		return usageError(err)
+	}
 	if f.interval < 0 || (f.interval > 0 && f.interval < recv.MinProgressEvery) {
 		return fmt.Errorf("recv: --interval %v: give %v or more, e.g. 200ms or 1s (0: none)", f.interval, recv.MinProgressEvery)
 	}

@@ -301,6 +301,9 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	if err := f.metrics.checkLinger(cmd); err != nil {
 		return s, usageError(err)
 	}
+	if err := f.metrics.checkListen(); err != nil {
+		return s, usageError(err)
+	}
 	if set("ring-depth") {
 		s.RingDepth = f.ringDepth
 		if f.ringDepth < 1 {
