@@ -48,7 +48,8 @@ func TestParseErrorsCarryLocation(t *testing.T) {
 		{"[tx]\nring_bytes = {a = 1}\n", "wpg.toml:2:14: tx.ring_bytes: the value is a table: want a byte size"},
 		{"[tx]\nring_bytes = 1979-05-27\n", "wpg.toml:2:14: tx.ring_bytes: 1979-05-27 is a date or time: want a byte size"},
 		{"[server]\npreview_max = true\n", "wpg.toml:2:15: server.preview_max: true is a boolean: want a whole number, e.g. preview_max = 256"},
-		{"[tx]\nring_bytes = 99999999999999999999\n", "wpg.toml:2:14: toml: decimal number is too large to fit in a 64-bit signed integer: the largest number a key takes is 9223372036854775807"},
+		{"[tx]\nring_bytes = 99999999999999999999\n", "wpg.toml:2:14: tx.ring_bytes: toml: decimal number is too large to fit in a 64-bit signed integer: the largest number a key takes is 9223372036854775807"},
+		{"[profile.x]\nsend.workers = 99999999999999999999\n", "wpg.toml:2:16: profile.x.send.workers: toml: decimal number is too large"},
 		{"[tx]\nring_bytes = \"99999999999999999999\"\n", "wpg.toml:2:14: tx.ring_bytes: size \"99999999999999999999\" is too large: the largest is 9223372036854775807 bytes"},
 		// A section or key given twice says so and how to fix it, not
 		// "fix the TOML syntax (key = value, [section])".

@@ -36,7 +36,11 @@ func decodeError(path string, data []byte, err error) error {
 	if errors.As(err, &de) {
 		row, col := de.Position()
 		if strings.Contains(de.Error(), "too large to fit") {
-			return fmt.Errorf("%s:%d:%d: %s: the largest number a key takes is %d; sizes can be written with a unit, e.g. \"16MiB\"", path, row, col, de.Error(), int64(math.MaxInt64))
+			where := fmt.Sprintf("%s:%d:%d", path, row, col)
+			if len(de.Key()) > 0 {
+				where += ": " + strings.Join(de.Key(), ".") // the key, as every other value's error names it
+			}
+			return fmt.Errorf("%s: %s: the largest number a key takes is %d; sizes can be written with a unit, e.g. \"16MiB\"", where, de.Error(), int64(math.MaxInt64))
 		}
 		if msg := de.Error(); strings.Contains(msg, "already exists") || strings.Contains(msg, "already defined") {
 			return fmt.Errorf("%s:%d:%d: %s: TOML takes each [section] and each key once: put the keys of both under the first, and delete the repeated line (a section written as dotted keys, send.rate = …, counts as given)", path, row, col, msg)
