@@ -116,3 +116,24 @@ func TestDeviceTemplatePortFamily(t *testing.T) {
 		t.Fatalf("exit %d, %q; want exit 2 and %q", code, stderr, want)
 	}
 }
+
+// Ctrl-C while wpg asks for a gateway that does not answer says where it
+// stopped: it said "wpg: context canceled".
+func TestDeviceInterruptWhileResolving(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	cmd := exec.Command(testbed.Wpg(t), "send", "--netns", r.Ports, "-i", r.A.Port, "--src-ip", r.A.Addr4.String(), "--gateway", "198.18.0.99", "--count", "10")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // inside the 3 s wpg asks for
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	want := "port " + r.A.Port + ": stopped while asking for gateway 198.18.0.99 (ARP)"
+	if !strings.Contains(errb.String(), want) {
+		t.Fatalf("stderr %q; want %q", errb.String(), want)
+	}
+}

@@ -130,7 +130,7 @@ func (a *Agent) Resolve(ctx context.Context) (net.HardwareAddr, error) {
 		case mac := <-ch:
 			return mac, nil
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("port %s: stopped while asking for gateway %s (%s): %w", a.iface, gw, a.port.Proto(), ctx.Err())
 		case <-deadline.C:
 			return nil, &NoAnswerError{Interface: a.iface, Port: a.port, Timeout: a.timeout}
 		case <-a.done:
