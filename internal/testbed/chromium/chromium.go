@@ -6,6 +6,7 @@ package chromium
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -31,15 +32,32 @@ func Tab(t testing.TB, width, height int) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
+	// Chromium sometimes exits before it listens when the machine is
+	// loaded (a full suite on two CPUs: "chrome failed to start" after
+	// its D-Bus warnings): a start is tried three times, each failure
+	// logged, before the test fails.
+	var errs []error
+	for try := range 3 {
+		if try > 0 {
+			time.Sleep(time.Second)
+		}
+		// A fresh profile each try: a failed start may leave its lock.
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.UserDataDir(t.TempDir()))...)
+		ctx, cancelB := chromedp.NewContext(actx)
+		ctx, cancelC := context.WithTimeout(ctx, 2*time.Minute)
+		if err := chromedp.Do(ctx); err != nil {
+			cancelC()
+			cancelB()
+			cancelA()
+			t.Logf("starting chromium (try %d of 3): %v", try+1, err)
+			errs = append(errs, err)
+			continue
+		}
+		t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
+		return ctx
 	}
-	return ctx
+	t.Fatalf("starting chromium, three times: %v", errors.Join(errs...))
+	return nil
 }
