@@ -28,7 +28,7 @@ type metricsFlags struct {
 func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags, jobHelp string) {
 	fl.StringVar(&f.job, "job", "", jobHelp)
 	fl.StringVar(&f.listen, "metrics-listen", "", "serve the run's live counters for Prometheus at http://`ADDR`/metrics while it runs: PORT or :PORT listens on 127.0.0.1, HOST:PORT on that address (0.0.0.0:PORT: every interface, your choice); the names of wpg serve's /metrics (docs/distributed.md)")
-	fl.DurationVar(&f.linger, "metrics-linger", metrics.DefaultLinger, "with --metrics-listen: keep serving this long after the run (not after Ctrl-C), so that the last scrape sees the final counts; at least the scrape interval")
+	fl.DurationVar(&f.linger, "metrics-linger", metrics.DefaultLinger, "with --metrics-listen: keep serving this long after the run (not after Ctrl-C), so that the last scrape sees the final counts; at least the scrape interval, at most 1h")
 }
 
 // jobName is what --job takes: a Prometheus label value that PromQL, a
@@ -51,11 +51,19 @@ func (f *metricsFlags) checkJob(send bool) error {
 	return nil
 }
 
-// checkLinger refuses --metrics-linger without --metrics-listen: it
-// would keep nothing up.
+// maxLinger bounds --metrics-linger: a scrape interval is seconds to
+// minutes, and a pod that lingers longer holds its node's cores for
+// nothing.
+const maxLinger = time.Hour
+
+// checkLinger refuses --metrics-linger without --metrics-listen (it
+// would keep nothing up) and one over maxLinger.
 func (f *metricsFlags) checkLinger(cmd *cobra.Command) error {
 	if f.listen == "" && changed(cmd, "metrics-linger") != nil {
 		return fmt.Errorf("--metrics-linger %v: keeps the --metrics-listen endpoint up after the run, and none is asked for: add --metrics-listen ADDR, or drop --metrics-linger", f.linger)
+	}
+	if f.linger > maxLinger {
+		return fmt.Errorf("--metrics-linger %v: at most %v; it need only cover the scrape interval (e.g. 30s)", f.linger, maxLinger)
 	}
 	return nil
 }

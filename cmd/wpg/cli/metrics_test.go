@@ -163,6 +163,20 @@ func TestMetricsLingerAlone(t *testing.T) {
 	}
 }
 
+// --metrics-linger is bounded: 1000h would keep a finished run (a pod)
+// up for six weeks.
+func TestMetricsLingerBounded(t *testing.T) {
+	for _, args := range [][]string{
+		{"send", "--backend", "null", "--count", "1", "--metrics-listen", "0", "--metrics-linger", "1000h"},
+		{"recv", "--listen", filepath.Join(t.TempDir(), "s.sock"), "--metrics-listen", "0", "--metrics-linger", "1000h"},
+	} {
+		_, errs, code := runCLI(t, args...)
+		if code != ExitUsage || !strings.Contains(errs, "--metrics-linger 1000h0m0s: at most 1h0m0s; it need only cover the scrape interval (e.g. 30s)") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
 // A --metrics-listen that is no address is a usage error before the run
 // starts, with one fix: it was found once the run had started (exit 1),
 // its fix followed by "give a free port (0: any) or another address".
