@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -54,21 +55,43 @@ func TestBodyNotAnObject(t *testing.T) {
 }
 
 // TestWrongMethodSaysWhichItTakes: a known API path asked with a method it
-// does not take is a 404 (docs/api.md) that names the methods it takes,
-// not "no such endpoint" for a path that GET answers.
+// does not take is a 405 Method Not Allowed (docs/api.md) whose Allow
+// header and error name the methods it takes; an unknown path is a 404.
 func TestWrongMethodSaysWhichItTakes(t *testing.T) {
 	ts := newTest(t, Options{})
-	for _, tc := range []struct{ method, path, want string }{
-		{"PUT", "/api/v1/jobs/1", "PUT /api/v1/jobs/1: no such endpoint: this path takes GET, DELETE (docs/api.md)"},
-		{"GET", "/api/v1/jobs/1/stop", "GET /api/v1/jobs/1/stop: no such endpoint: this path takes POST"},
-		{"DELETE", "/api/v1/jobs", "this path takes GET, POST"},
-		{"GET", "/api/v1/preview", "this path takes POST"},
-		{"GET", "/api/v1/nope", "no such endpoint: /api/v1/nope: use one of the endpoints docs/api.md lists"},
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow, want  string
+	}{
+		{"PUT", "/api/v1/jobs/1", 405, "GET, HEAD, DELETE", "PUT /api/v1/jobs/1: method not allowed: this path takes GET, DELETE (docs/api.md)"},
+		{"GET", "/api/v1/jobs/1/stop", 405, "POST", "GET /api/v1/jobs/1/stop: method not allowed: this path takes POST"},
+		{"PUT", "/api/v1/jobs", 405, "GET, HEAD, POST", "this path takes GET, POST"},
+		{"DELETE", "/api/v1/jobs", 405, "GET, HEAD, POST", "this path takes GET, POST"},
+		{"GET", "/api/v1/preview", 405, "POST", "this path takes POST"},
+		{"GET", "/api/v1/nope", 404, "", "no such endpoint: /api/v1/nope: use one of the endpoints docs/api.md lists"},
+		{"PUT", "/api/v1/nope", 404, "", "no such endpoint: /api/v1/nope"},
 	} {
-		code, data := ts.do(tc.method, tc.path, nil)
-		var eb ErrorBody
-		if code != http.StatusNotFound || json.Unmarshal(data, &eb) != nil || !strings.Contains(eb.Error, tc.want) {
-			t.Errorf("%s %s: %d %s; want 404 with %q", tc.method, tc.path, code, data, tc.want)
+		req, err := http.NewRequest(tc.method, ts.hs.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		resp, err := ts.hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var eb ErrorBody
+		if resp.StatusCode != tc.status || json.Unmarshal(data, &eb) != nil || !strings.Contains(eb.Error, tc.want) {
+			t.Errorf("%s %s: %d %s; want %d with %q", tc.method, tc.path, resp.StatusCode, data, tc.status, tc.want)
+		}
+		if got := resp.Header.Get("Allow"); got != tc.allow {
+			t.Errorf("%s %s: Allow %q; want %q", tc.method, tc.path, got, tc.allow)
+		}
+	}
+	// What Allow promises is answered: HEAD on a path GET takes.
+	if code, _ := ts.do("HEAD", "/api/v1/jobs", nil); code != http.StatusOK {
+		t.Errorf("HEAD /api/v1/jobs: %d; want 200 (Allow names HEAD)", code)
 	}
 }

@@ -19,7 +19,7 @@ func TestStatusCodesDocumented(t *testing.T) {
 		"StatusOK": http.StatusOK, "StatusCreated": http.StatusCreated, "StatusAccepted": http.StatusAccepted,
 		"StatusNoContent": http.StatusNoContent, "StatusSeeOther": http.StatusSeeOther, "StatusBadRequest": http.StatusBadRequest,
 		"StatusUnauthorized": http.StatusUnauthorized, "StatusForbidden": http.StatusForbidden, "StatusTooManyRequests": http.StatusTooManyRequests,
-		"StatusNotFound": http.StatusNotFound, "StatusConflict": http.StatusConflict,
+		"StatusNotFound": http.StatusNotFound, "StatusMethodNotAllowed": http.StatusMethodNotAllowed, "StatusConflict": http.StatusConflict,
 		"StatusRequestEntityTooLarge": http.StatusRequestEntityTooLarge, "StatusRequestTimeout": http.StatusRequestTimeout,
 		"StatusInternalServerError": http.StatusInternalServerError,
 		"StatusServiceUnavailable":  http.StatusServiceUnavailable,

@@ -165,7 +165,7 @@ func TestEveryStatusHasTheShape(t *testing.T) {
 		{"DELETE", "/api/v1/jobs/999", "", http.StatusNotFound, 0, nil},
 		{"GET", "/api/v1/jobs/999/report", "", http.StatusNotFound, 0, nil},
 		{"GET", "/api/v1/nope", "", http.StatusNotFound, 0, nil},
-		{"PUT", "/api/v1/jobs/1", "", http.StatusNotFound, 0, nil},
+		{"PUT", "/api/v1/jobs/1", "", http.StatusMethodNotAllowed, 0, nil},
 		{"DELETE", fmt.Sprintf("/api/v1/jobs/%d", running.ID), "", http.StatusConflict, running.ID, nil},
 		{"GET", fmt.Sprintf("/api/v1/jobs/%d/report", running.ID), "", http.StatusConflict, running.ID, nil},
 		{"POST", fmt.Sprintf("/api/v1/jobs/%d/stop", ended.ID), "", http.StatusConflict, ended.ID, nil},

@@ -30,18 +30,24 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/sysinfo", s.handleSysinfo)
 	mux.HandleFunc("GET /api/v1/openapi.json", s.handleOpenAPI) // openapi.go
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
-		// A known path asked with a method it does not take says which
-		// it takes (the catch-all keeps the mux from answering 405).
-		var takes []string
+		// A known path asked with a method it does not take is a 405 that
+		// says which it takes, in Allow and in the error (the catch-all
+		// keeps the mux from answering its own plain-text 405).
+		var takes, allow []string
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 			q := r.Clone(r.Context())
 			q.Method = m
 			if _, p := mux.Handler(q); m != r.Method && p != "" && p != "/api/v1/" {
 				takes = append(takes, m)
+				allow = append(allow, m)
+				if m == http.MethodGet { // the mux answers HEAD where GET is
+					allow = append(allow, http.MethodHead)
+				}
 			}
 		}
 		if len(takes) > 0 {
-			writeJSON(w, http.StatusNotFound, apiError(fmt.Sprintf("%s %s: no such endpoint", r.Method, r.URL.Path), fmt.Sprintf("this path takes %s (docs/api.md)", strings.Join(takes, ", ")), 0))
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeJSON(w, http.StatusMethodNotAllowed, apiError(fmt.Sprintf("%s %s: method not allowed", r.Method, r.URL.Path), fmt.Sprintf("this path takes %s (docs/api.md)", strings.Join(takes, ", ")), 0))
 			return
 		}
 		writeJSON(w, http.StatusNotFound, apiError("no such endpoint: "+r.URL.Path, "use one of the endpoints docs/api.md lists (they start /api/v1/jobs, /api/v1/preview, /api/v1/backends, /api/v1/sysinfo; /api/v1/openapi.json describes them all)", 0))
