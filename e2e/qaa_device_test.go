@@ -137,3 +137,19 @@ func TestDeviceInterruptWhileResolving(t *testing.T) {
 		t.Fatalf("stderr %q; want %q", errb.String(), want)
 	}
 }
+
+// A port address from wpg.toml's [port] of the other family than its
+// streams is named by its key and place (port.rx_src_ip (wpg.toml:2)),
+// not as --rx-src-ip, a flag the user never gave.
+func TestDeviceConfigPortFamily(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	dir := t.TempDir()
+	cfg := writeIn(t, dir, "wpg.toml", "[port]\nrx_src_ip = \"198.19.0.1/24\"\nrx_gateway = \"198.19.0.254\"\n")
+	tpl := writeIn(t, dir, "pr.wpg.yaml", "streams:\n  - ipv4: {}\nreverse:\n  - ipv6: {}\n")
+	_, stderr, code := run(t, dir, "send", tpl, "--config", cfg, "--netns", r.Ports, "-i", r.A.Port, "--src-ip", "198.18.0.1/24", "--gateway", "198.18.0.254",
+		"--rx-netns", r.Ports, "--rx-interface", r.B.Port, "--bidir", "--count", "10")
+	want := "port.rx_src_ip (" + cfg + ":2) 198.19.0.1/24: is IPv4, and stream 0 (reverse0) is IPv6"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "--rx-src-ip") {
+		t.Fatalf("exit %d, %q; want exit 2 and %q", code, stderr, want)
+	}
+}

@@ -283,7 +283,9 @@ func planPair(p *problems, pr *prepared, env Env) {
 
 // checkFamily adds a problem when a stream of spec is of the other IP
 // family than port (nil: nothing to check): its next hop would be one of
-// the wrong family.
+// the wrong family. The problem is the template's where the template's
+// ports: gave the address, limits.src_ip (limits.rx_src_ip) where the
+// site's Limits did.
 func checkFamily(p *problems, field string, plan portPlan, spec *template.Spec) {
 	port := plan.port
 	if port == nil || spec == nil {
@@ -306,6 +308,15 @@ func checkFamily(p *problems, field string, plan portPlan, spec *template.Spec) 
 					key = "ports.rx"
 				}
 				p.add("template", "", fmt.Sprintf("%s: %s.src_ip %s: %s", spec.File, key, port.Addr, why), fmt.Sprintf("give %s an %s src_ip and gateway, or send %s streams", key, fam, pfam))
+				return
+			}
+			if plan.source == "wpg.toml" {
+				// The site's address (Limits), not the spec's field.
+				gw := "gateway"
+				if field == "rx_src_ip" {
+					gw = "rx_gateway"
+				}
+				p.add("limits."+field, port.Addr.String(), why, fmt.Sprintf("give [port] %s and %s in wpg.toml %s addresses, or send %s streams", field, gw, fam, pfam))
 				return
 			}
 			p.add(field, port.Addr.String(), why, fix)

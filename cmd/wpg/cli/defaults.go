@@ -76,3 +76,14 @@ func recvDefaults(cfg *config.Config, s *job.RecvSpec, set func(flag string) boo
 	}
 	return o
 }
+
+// ports records wpg.toml's [port] addresses, which reach job as the site's
+// Limits ("limits.src_ip"): a problem with one names its key and place,
+// not --src-ip, a flag the user never gave.
+func (o origins) ports(cfg *config.Config) {
+	for _, k := range []string{"src_ip", "rx_src_ip"} {
+		if cfg.Sources["port."+k] != "default" {
+			o.from(cfg, "port."+k, "limits."+k)
+		}
+	}
+}

@@ -113,6 +113,28 @@ func TestConfigPortsChecked(t *testing.T) {
 	}
 }
 
+// A port address from wpg.toml's [port] of the other family than the
+// streams is named by its key and place, not as --src-ip, a flag the user
+// never gave (send and bench).
+func TestConfigPortFamily(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "wpg.toml")
+	tpl := filepath.Join(dir, "v6.wpg.yaml")
+	if err := os.WriteFile(cfg, []byte("[port]\nsrc_ip = \"198.18.0.1/24\"\ngateway = \"198.18.0.254\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tpl, []byte("streams:\n  - ipv6: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "port.src_ip (" + cfg + ":2) 198.18.0.1/24: is IPv4, and stream 0 (stream0) is IPv6"
+	for _, command := range []string{"send", "bench"} {
+		_, errs, code := runCLI(t, command, tpl, "--config", cfg, "-i", "lo", "--count", "1")
+		if code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "src-ip") {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", command, code, errs, want)
+		}
+	}
+}
+
 // wpg preview -i takes the port's address from wpg.toml's [port] too, as
 // wpg send does (docs/device.md): it said "no address is given", and
 // showed the frames of a run other than the one send would make.

@@ -290,6 +290,10 @@ func sendSpec(cmd *cobra.Command, f *runFlags, command, templatePath string) (jo
 	if command == "send" {
 		f.origins = sendDefaults(cfg, &s, set) // wpg.toml's [send] (defaults.go)
 	}
+	if f.origins == nil {
+		f.origins = origins{}
+	}
+	f.origins.ports(cfg)
 	if s.Segment, err = segmentValue(f.segment, lookupEnv); err != nil {
 		return s, usageError(err)
 	}
