@@ -73,8 +73,9 @@ tree as this page: `+"`man -l DIR/wpg-send.1`"+`. `+"`wpg completion bash|zsh|fi
 script (`+"`source <(wpg completion bash)`"+`) that completes flag values as well as names: --backend with this
 build's backends (recv: those that receive), -i and --rx-interface with the interfaces of the current network
 namespace, --profile with the configuration file's profiles, --plan, --wait, --clock, --rate-layer,
---wake-boost, --xdp-mode, --tx-copy, --fill, --verify and --format with their words, and a command's
-TEMPLATE with YAML files (the example templates are examples/*.wpg.yaml).
+--wake-boost, --xdp-mode, --tx-copy, --fill, --verify and --format with their words, --rate (ndr:
+--max-rate, --min-rate) with example rates and what each means (1Mpps, 10Gbps, 1Gbit/s, 50%, …; no file
+names), and a command's TEMPLATE with YAML files (the example templates are examples/*.wpg.yaml).
 `)
 }
 

@@ -31,7 +31,27 @@ var flagChoices = map[string]func(cmd *cobra.Command) []string{
 	"verify":       words("on", "sample", "off"),
 	"format":       words("pcap", "pcapng"),
 	"profile":      profileChoices,
+	"rate": words( // send, bench: examples of pace.ParseRate's spellings (docs/rate.md)
+		"1Mpps\tframes per second (TRex's 1mpps too)",
+		"100kpps\tframes per second",
+		"10Gbps\tbits per second, counted at --rate-layer (TRex's 10gbps too)",
+		"1Gbit/s\tbits per second (tc's 1gbit, iperf3's 1G too)",
+		"50%\ta share of -i's link speed, at layer 1",
+		"ifg=10us\ta fixed interval between frames",
+		"max\tflat out, no pacing",
+	),
+	"max-rate": ndrRates, // ndr: a frame or bit rate
+	"min-rate": ndrRates,
 }
+
+// ndrRates are examples of the rates wpg ndr's --max-rate and --min-rate
+// take: a frame or bit rate (no share of the link, no interval).
+var ndrRates = words(
+	"10Gbps\tbits per second, counted at --rate-layer",
+	"1Gbit/s\tbits per second",
+	"1Mpps\tframes per second",
+	"100kpps\tframes per second",
+)
 
 func words(w ...string) func(*cobra.Command) []string {
 	return func(*cobra.Command) []string { return w }

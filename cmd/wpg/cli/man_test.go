@@ -15,6 +15,7 @@ import (
 
 	"github.com/wpg-dev/wpg/backend"
 	"github.com/wpg-dev/wpg/internal/testbed"
+	"github.com/wpg-dev/wpg/pace"
 )
 
 // TestManPages (issue #28): wpg man DIR writes a section-1 page for every
@@ -121,6 +122,42 @@ func TestCompletionOfFlagValues(t *testing.T) {
 	}
 }
 
+// TestCompletionOfRates: --rate (send, bench) and ndr's --max-rate and
+// --min-rate offer example rates with what each means, every one accepted
+// by the flag, and no file names (they offered the directory's files).
+func TestCompletionOfRates(t *testing.T) {
+	for _, args := range [][]string{{"send", "--rate"}, {"bench", "--rate"}, {"ndr", "--max-rate"}, {"ndr", "--min-rate"}} {
+		out, errs, code := runCLI(t, append([]string{"__complete"}, append(args, "")...)...)
+		if code != 0 {
+			t.Fatalf("wpg __complete %q: exit %d: %s", args, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if directive := lines[len(lines)-1]; directive != ":4" {
+			t.Errorf("%s: directive %s, want no files (:4)", args, directive)
+		}
+		var got []string
+		for _, l := range lines[:len(lines)-1] {
+			v, desc, _ := strings.Cut(l, "\t")
+			got = append(got, v)
+			if desc == "" {
+				t.Errorf("%s: %q has no description", args, v)
+			}
+			r, err := pace.ParseRate(v)
+			if err != nil || args[0] == "ndr" && (r.Unlimited() || r.IFG() || r.LinkShare()) {
+				t.Errorf("%s: offers %q, which the flag refuses (%v)", args, v, err)
+			}
+		}
+		for _, want := range []string{"1Mpps", "10Gbps", "1Gbit/s"} {
+			if !slices.Contains(got, want) {
+				t.Errorf("%s: %q, want %s among them", args, got, want)
+			}
+		}
+		if args[0] != "ndr" && !slices.Contains(got, "50%") {
+			t.Errorf("%s: %q, want 50%% among them", args, got)
+		}
+	}
+}
+
 // TestCompletionValuesAreAccepted: every word completion offers for a
 // flag is one its usage names, on every command that has the flag.
 func TestCompletionValuesAreAccepted(t *testing.T) {
@@ -128,7 +165,8 @@ func TestCompletionValuesAreAccepted(t *testing.T) {
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
 			choices, ok := flagChoices[fl.Name]
-			if !ok || slices.Contains([]string{"backend", "rx-backend", "interface", "rx-interface", "profile"}, fl.Name) {
+			if !ok || slices.Contains([]string{"backend", "rx-backend", "interface", "rx-interface", "profile", "rate", "max-rate", "min-rate"}, fl.Name) {
+				// Rates are examples of a syntax: TestCompletionOfRates parses them.
 				return
 			}
 			for _, w := range choices(c) {
