@@ -32,8 +32,8 @@ import (
 	"github.com/wpg-dev/wpg/units"
 )
 
-// MaxInput bounds the report Render reads.
-const MaxInput = 64 << 20
+// MaxInput bounds the report Render reads (report.MaxDocument).
+const MaxInput = report.MaxDocument
 
 // Render writes the JSON report doc as an HTML page to w. A document that
 // is not a wpg report is an error that says what it is instead.
@@ -89,21 +89,12 @@ type table struct {
 
 // build reads doc's schema and lays out its page.
 func build(doc []byte) (*page, error) {
-	if len(doc) > MaxInput {
-		return nil, fmt.Errorf("report of %d bytes: at most %d", len(doc), MaxInput)
-	}
-	if len(bytes.TrimSpace(doc)) == 0 {
-		return nil, errors.New("the file is empty: give the JSON that wpg send, bench, recv, ndr or report merge wrote")
-	}
-	var head struct {
-		Schema string `json:"schema"`
-	}
-	if err := json.Unmarshal(doc, &head); err != nil {
-		return nil, fmt.Errorf("not a wpg JSON report: %w", report.JSONError(doc, err))
+	schema, err := report.ReadSchema(doc, "wpg send, bench, recv, ndr or report merge")
+	if err != nil {
+		return nil, err
 	}
 	var p *page
-	var err error
-	switch head.Schema {
+	switch schema {
 	case report.Schema, "wpg.report/v1":
 		var r report.Report
 		if err = json.Unmarshal(doc, &r); err == nil {
@@ -127,10 +118,10 @@ func build(doc []byte) (*page, error) {
 	case "":
 		return nil, errors.New(`no "schema" field: give the JSON of wpg send, bench, recv, ndr or report merge`)
 	default:
-		return nil, fmt.Errorf("schema %q: wpg report html reads %s, %s, %s and %s", head.Schema, report.Schema, recv.Schema, bench.Schema, ndr.Schema)
+		return nil, fmt.Errorf("schema %q: wpg report html reads %s, %s, %s and %s", schema, report.Schema, recv.Schema, bench.Schema, ndr.Schema)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s report: %w", head.Schema, report.JSONError(doc, err))
+		return nil, fmt.Errorf("%s report: %w", schema, report.JSONError(doc, err))
 	}
 	var raw bytes.Buffer
 	if json.Indent(&raw, doc, "", "  ") == nil {

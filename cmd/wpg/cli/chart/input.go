@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,8 +15,8 @@ import (
 	"github.com/wpg-dev/wpg/units"
 )
 
-// MaxInput bounds the report Plots reads.
-const MaxInput = 64 << 20
+// MaxInput bounds the report Plots reads (report.MaxDocument).
+const MaxInput = report.MaxDocument
 
 // Plots builds the panels for the report document b: a matrix
 // (wpg.bench/v1) gives one ranking per size, and with intervals each
@@ -28,19 +27,11 @@ const MaxInput = 64 << 20
 // and back-to-back burst per frame size. A report with nothing to draw is an error
 // that says which flag gives it.
 func Plots(b []byte) ([]*plot.Plot, error) {
-	if len(b) > MaxInput {
-		return nil, fmt.Errorf("report of %d bytes: at most %d", len(b), MaxInput)
+	schema, err := report.ReadSchema(b, "wpg bench, send or recv --json")
+	if err != nil {
+		return nil, err
 	}
-	var head struct {
-		Schema string `json:"schema"`
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, errors.New("the file is empty: give the JSON that wpg bench, send or recv --json wrote")
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("not a wpg JSON report: %w", report.JSONError(b, err))
-	}
-	switch head.Schema {
+	switch schema {
 	case bench.Schema:
 		var r bench.Result
 		if err := json.Unmarshal(b, &r); err != nil {
@@ -68,7 +59,7 @@ func Plots(b []byte) ([]*plot.Plot, error) {
 	case "":
 		return nil, errors.New("no \"schema\" field: give the JSON of wpg bench, send, recv or ndr --json")
 	}
-	return nil, fmt.Errorf("schema %q: wpg plot draws %s, %s, wpg.recv/v1 and %s", head.Schema, bench.Schema, report.Schema, ndr.Schema)
+	return nil, fmt.Errorf("schema %q: wpg plot draws %s, %s, wpg.recv/v1 and %s", schema, bench.Schema, report.Schema, ndr.Schema)
 }
 
 // recvDoc is the part of `wpg recv --json` a picture needs.
