@@ -190,6 +190,17 @@ def table(group, res, skip, ref):
     return rows
 
 
+def cleanup(tmp):
+    """Removes the sitting's folder tmp and the EAL's runtime directory
+    (and /var/run/dpdk when nothing else is in it)."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(f"/var/run/dpdk/{PREFIX}", ignore_errors=True)
+    try:
+        os.rmdir("/var/run/dpdk")  # only when empty: no other DPDK process uses it
+    except OSError:
+        pass
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--wpg", help="a wpg built with -tags pcap,dpdk (default: build one)")
@@ -270,12 +281,7 @@ def main():
                     rows += table("veth (pcap)", res, skip, "wpg afpacket")
         print("\n".join(rows))
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(f"/var/run/dpdk/{PREFIX}", ignore_errors=True)
-        try:
-            os.rmdir("/var/run/dpdk")  # only when empty: no other DPDK process uses it
-        except OSError:
-            pass
+        cleanup(tmp)
 
 
 if __name__ == "__main__":

@@ -137,12 +137,7 @@ def main():
         print("\n".join(table(rows, res, skip)))
         print(f"\nload after: {open('/proc/loadavg').read().split()[0]}")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(f"/var/run/dpdk/{db.PREFIX}", ignore_errors=True)
-        try:
-            os.rmdir("/var/run/dpdk")  # only when empty: no other DPDK process uses it
-        except OSError:
-            pass
+        db.cleanup(tmp)
 
 
 if __name__ == "__main__":
