@@ -35,10 +35,12 @@ const (
 // Clock reads time in nanoseconds on the CLOCK_MONOTONIC timescale, from the
 // TSC when it is invariant (x86-64) or from the vDSO monotonic clock. TSC
 // readings are converted with a rate calibrated against CLOCK_MONOTONIC at
-// NewClock and refined about once a second while the clock is read, so the
+// NewClock and re-anchored every refineEvery (10 ms) while the clock is
+// read, with the rate measured over everything since NewClock, so the
 // value stays comparable with sys.MonotonicNs in another process on the
-// same host (to well under a microsecond after the first refinement). A
-// Clock is safe for concurrent use.
+// same host to tens of nanoseconds from the start: a receiver on the same
+// host measures latencies of a few hundred nanoseconds with it. A Clock
+// is safe for concurrent use.
 type Clock struct {
 	kind clockKind
 	why  string
@@ -57,8 +59,13 @@ type Clock struct {
 	fake *fakeClock
 }
 
-// refineEvery is how often (in clock time) TSC conversion is refined.
-const refineEvery = time.Second
+// refineEvery is how often (in clock time) TSC conversion is refined: a
+// fresh anchor (a few hundred nanoseconds to take) bounds how far the
+// conversion drifts from CLOCK_MONOTONIC to the rate's error over this
+// span. Once a second let a 20 ms calibration's error (about 2 ppm) grow to
+// hundreds of nanoseconds before the first refinement, which a receiver
+// on the same host saw as frames arriving before they were sent.
+const refineEvery = 10 * time.Millisecond
 
 // NewClock returns the clock for --clock mode:
 //
