@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wpg-dev/wpg/backend"
 )
@@ -108,9 +109,31 @@ func templateArg(_ *cobra.Command, args []string, _ string) ([]string, cobra.She
 	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
+// pathFlags are the flags whose value is a path, on every command that
+// has them: the shell completes their values with file names (true: with
+// directories). Every other flag that takes a value completes its
+// flagChoices or nothing (TestCompletionOfPathsOnly).
+var pathFlags = map[string]bool{
+	"config": false, "output": false, "hdr-out": false, "payload-file": false, "fifo": false,
+	"connect": false, "device": false, "netns": false, "rx-netns": false, "pcap": false,
+	"db": false, "token-file": false, "job-files": true, "dev-root": true, "sys-root": true,
+}
+
+// isPathFlag says whether the flag name of cmd takes a path: pathFlags,
+// and recv's --listen (its rendezvous socket; serve's is host:port).
+func isPathFlag(cmd *cobra.Command, name string) (path, dir bool) {
+	if name == "listen" {
+		return cmd.Name() == "recv", false
+	}
+	dir, path = pathFlags[name]
+	return path, dir
+}
+
 // addCompletions registers the value completions of flagChoices on every
-// command of the tree under c that has such a flag, and templateArg for
-// the commands that take a template.
+// command of the tree under c that has such a flag, directories for the
+// pathFlags that name one, no completion at all for the other flags that
+// take a value and are no path (the shell would offer file names), and
+// templateArg for the commands that take a template.
 func addCompletions(c *cobra.Command) {
 	for name, choices := range flagChoices {
 		if c.LocalNonPersistentFlags().Lookup(name) == nil && c.PersistentFlags().Lookup(name) == nil {
@@ -121,6 +144,22 @@ func addCompletions(c *cobra.Command) {
 			return choices(cmd), cobra.ShellCompDirectiveNoFileComp
 		})
 	}
+	own := func(fl *pflag.Flag) {
+		if typ := fl.Value.Type(); typ == "bool" || typ == "count" {
+			return // no value
+		}
+		if _, ok := c.GetFlagCompletionFunc(fl.Name); ok {
+			return
+		}
+		switch path, dir := isPathFlag(c, fl.Name); {
+		case dir:
+			_ = c.MarkFlagDirname(fl.Name)
+		case !path:
+			_ = c.RegisterFlagCompletionFunc(fl.Name, cobra.NoFileCompletions)
+		}
+	}
+	c.LocalNonPersistentFlags().VisitAll(own)
+	c.PersistentFlags().VisitAll(own)
 	if c.ValidArgsFunction == nil && slices.Contains([]string{"send", "bench", "preview", "ndr"}, c.Name()) {
 		c.ValidArgsFunction = templateArg
 	}

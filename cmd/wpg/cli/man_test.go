@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,4 +181,73 @@ func TestCompletionValuesAreAccepted(t *testing.T) {
 		}
 	}
 	walk(NewRoot())
+}
+
+// TestCompletionOfPathsOnly: shell completion offers file names for a
+// flag's value only where the value is a path (wpg ndr --router-shape
+// <TAB> offered the directory's files). The test walks the whole command
+// tree and asks `wpg __complete CMD --FLAG ”` of every flag that takes a
+// value: the flags below may complete files (or directories), every other
+// one must not.
+func TestCompletionOfPathsOnly(t *testing.T) {
+	paths := []string{ // "CMD --FLAG" (or "* --FLAG": every command that has it) whose value is a path
+		"* --config",       // the configuration file
+		"* --output",       // pcapfile's file; plot's picture; report's page and JSON
+		"* --hdr-out",      // the histogram log
+		"* --payload-file", // the payload's content
+		"* --fifo",         // pipe: the FIFO
+		"* --connect",      // the receiver's rendezvous socket
+		"* --device",       // udmabuf: /dev/udmabufN
+		"* --netns",        // a name of ip netns, or a file such as /proc/PID/ns/net
+		"* --rx-netns",
+		"wpg send --pcap",
+		"wpg recv --listen", // the rendezvous socket (serve's --listen is host:port)
+		"wpg dmabuf --dev-root",
+		"wpg dmabuf --sys-root",
+		"wpg serve --db",
+		"wpg serve --job-files",
+		"wpg serve --token-file",
+	}
+	seen := map[string]bool{}
+	n := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if typ := fl.Value.Type(); typ == "bool" || typ == "count" {
+				return // no value to complete
+			}
+			args := append(strings.Fields(c.CommandPath())[1:], "--"+fl.Name, "")
+			if fl.NoOptDefVal != "" {
+				args = append(args[:len(args)-2], "--"+fl.Name+"=") // its value only after =
+			}
+			_, directive := complete(t, args...)
+			d, err := strconv.Atoi(strings.TrimPrefix(directive, ":"))
+			if err != nil {
+				t.Fatalf("%s --%s: directive %q", c.CommandPath(), fl.Name, directive)
+			}
+			n++
+			files := d&int(cobra.ShellCompDirectiveNoFileComp) == 0
+			which := c.CommandPath() + " --" + fl.Name
+			path := slices.Contains(paths, which) || slices.Contains(paths, "* --"+fl.Name)
+			seen[which], seen["* --"+fl.Name] = true, true
+			switch {
+			case files && !path:
+				t.Errorf("%s (%s): completes file names (directive %s), but its value is not a path: give it its values or cobra.NoFileCompletions (or add it to this test's paths if it is one)", which, fl.Value.Type(), directive)
+			case !files && path:
+				t.Errorf("%s: completes no file names (directive %s), but its value is a path", which, directive)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot())
+	for _, p := range paths {
+		if !seen[p] {
+			t.Errorf("%s: no such flag (a path flag was renamed or removed: update this test)", p)
+		}
+	}
+	if n < 100 {
+		t.Errorf("asked %d flags, want the whole tree's (at least 100)", n)
+	}
 }
