@@ -210,3 +210,30 @@ func TestNDRThroughShapedRouter(t *testing.T) {
 		t.Logf("back-to-back: %.0f frames after %d bursts", b.Burst, len(b.Trials))
 	}
 }
+
+// A wpg ndr that measured nothing prints only its error, not an empty
+// results table (a header and a row of 0 pps, "stopped by an error")
+// above it: a port option the first trial refuses, a gateway
+// that does not answer and a receiving interface that does not exist
+// where it was said to be (exit 2, the codes they had).
+func TestNDRFailsBeforeATrialWithoutTable(t *testing.T) {
+	r := newRouter(t, netns.RouterOptions{})
+	pair := []string{"ndr", "--sizes", "64,128", "--trial", "1s", "--warmup", "0s", "--max-rate", "1kpps", "--netns", r.Ports, "-i", r.A.Port, "--rx-netns", r.Ports}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--rx-interface", r.B.Port, "--gateway", r.A.Gateway4.String()}, 2, "--gateway " + r.A.Gateway4.String() + ": needs the port's own address"},
+		{[]string{"--rx-interface", r.B.Port, "--src-ip", r.A.Addr4.String(), "--gateway", "198.18.0.99"}, 2, "gateway 198.18.0.99 did not answer ARP"},
+		{[]string{"--rx-interface", "nosuch0"}, 2, "--rx-interface nosuch0: no such network interface"},
+	} {
+		out, stderr, code := run(t, t.TempDir(), append(pair, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+		if strings.Contains(out, "throughput") || strings.Contains(out, "64 B") || strings.Contains(out, "in all)") {
+			t.Errorf("%v: a results table with nothing measured:\n%s", c.args, out)
+		}
+	}
+}

@@ -307,6 +307,12 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 		}
 		return err
 	}
+	if err != nil && !rep.Interrupted && !f.jsonOut && !measuredAny(*rep) {
+		// Stopped before its first counted trial (a port option the run
+		// refused, a gateway that did not answer): its table would be
+		// empty, the error is all there is to tell.
+		return err
+	}
 	if f.jsonOut {
 		if err := writeJSON(out, rep); err != nil {
 			return err
@@ -320,6 +326,18 @@ func runNDR(cmd *cobra.Command, f *ndrFlags) error {
 		return nil
 	}
 	return err
+}
+
+// measuredAny says whether rep holds a counted trial of some size.
+func measuredAny(rep ndrReport) bool {
+	for _, s := range rep.Sizes {
+		for _, t := range s.Trials {
+			if !t.Warmup {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func formatShare(v float64) string {
