@@ -133,3 +133,21 @@ func TestRenderRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestByteTotalsScale: a run's byte total reads in the largest binary
+// unit it reaches, to one decimal, as the rest of wpg writes sizes
+// (units.FormatSizeApprox): it read "12000 KiB" and "5277888 B", the
+// exact units.FormatSize of a size one types.
+func TestByteTotalsScale(t *testing.T) {
+	for file, want := range map[string]string{
+		"send.json":        "<dt>bytes</dt><dd>11.7 MiB</dd>",              // 12,288,000 bytes
+		"merged.json":      "<dt>bytes</dt><dd>11.7 MiB</dd>",              // the same, in two segments
+		"recv.json":        "<dt>frames</dt><dd>4\u202f998 (5.0 MiB)</dd>", // 5,277,888 bytes
+		"merged-recv.json": "<dt>frames</dt><dd>9\u202f996 (10.1 MiB)</dd>",
+	} {
+		if page := render(t, file); !strings.Contains(page, want) {
+			i := strings.Index(page, "<dt>frames")
+			t.Errorf("%s: no %q in the summary:\n%.400s", file, want, page[max(i, 0):])
+		}
+	}
+}

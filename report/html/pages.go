@@ -45,7 +45,7 @@ func sendPage(r *report.Report) *page {
 	add("plan", strings.TrimSpace(r.Plan+" "+paren(r.PlanDetail)))
 	add("workers", fmt.Sprintf("%d, batch %d", len(r.Workers), r.Batch))
 	add("frames", fmt.Sprintf("%s (%.1f bytes mean)", count(r.Frames), r.FrameSize))
-	add("bytes", units.FormatSize(int64(r.Bytes)))
+	add("bytes", units.FormatSizeApprox(int64(r.Bytes)))
 	add("seconds", fmt.Sprintf("%.3f", r.Seconds))
 	layer := strings.ToUpper(cmp.Or(r.BPSLayer, "l2"))
 	if r.Payload {
@@ -159,7 +159,7 @@ func recvPage(r *recvDoc) *page {
 		}
 		add("receiver", line)
 	}
-	add("frames", fmt.Sprintf("%s (%s)", count(r.Frames), units.FormatSize(int64(r.Bytes))))
+	add("frames", fmt.Sprintf("%s (%s)", count(r.Frames), units.FormatSizeApprox(int64(r.Bytes))))
 	if r.Expected > 0 {
 		add("expected", fmt.Sprintf("%s, missing %s", count(r.Expected), count(r.Missing)))
 	}
