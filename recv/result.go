@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -314,7 +315,7 @@ func (r Result) WriteTable(w io.Writer) {
 		for _, s := range r.Streams {
 			lat, jit := "-", "-"
 			if s.LatencyMeanNs > 0 {
-				lat = time.Duration(s.LatencyMeanNs).Round(time.Microsecond / 10).String()
+				lat = time.Duration(math.Round(s.LatencyMeanNs)).String() // to the ns, as jitter and the latency line
 			}
 			if s.JitterNs > 0 {
 				jit = time.Duration(s.JitterNs).String()
