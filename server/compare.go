@@ -23,10 +23,12 @@ type compareRow struct {
 }
 
 // compareCell is one job's value of a row and, for a figure, how far it
-// is from the first job's: Delta in per cent ("+12.5 %", "±0 %"; "" for
-// the first job, for words, and where either figure is missing or the
-// first is 0), Trend "better" or "worse" where the row says which way is
-// better.
+// is from the first job's: Delta in per cent ("+12.5 %", "±0 %"), or the
+// difference itself in the row's unit where a per cent would say nothing
+// (the first job's figure is 0, or the other is more than 11 times it:
+// "+5", "+11.9 Mpps"); "" for the first job, for words, where either
+// figure is missing and where both are 0. Trend "better" or "worse" where
+// the row says which way is better.
 type compareCell struct {
 	Value string
 	Delta string
@@ -41,30 +43,47 @@ const (
 )
 
 // compareFig is one job's figure of a row: its value, as shown, and the
-// number behind it; ok false where the job has none ("–").
+// number behind it; ok false where the job has none ("–"). diff writes a
+// difference of two figures of the row, at least 0, in its unit.
 type compareFig struct {
 	text string
 	v    float64
 	ok   bool
+	diff func(float64) string
 }
 
-// delta writes how far x is from base in per cent, with the trend of a
-// row whose better direction is better (neither, higher, lower).
-func delta(base, x float64, better int) (string, string) {
-	if base == 0 {
-		return "", ""
-	}
-	d := (x - base) / math.Abs(base) * 100
-	var text string
-	switch a := math.Abs(d); {
-	case x == base:
+// maxDelta is the largest distance the compare table writes in per cent:
+// beyond it (a figure more than 11 times the first job's, often one near
+// 0: "+11865885 %") it writes the difference itself.
+const maxDelta = 1000
+
+// delta writes how far x is from base in per cent, or by diff the
+// difference itself where base is 0 or the per cent would be above
+// maxDelta, with the trend of a row whose better direction is better
+// (neither, higher, lower).
+func delta(base, x float64, better int, diff func(float64) string) (string, string) {
+	if x == base {
+		if base == 0 {
+			return "", ""
+		}
 		return "±0 %", ""
+	}
+	var text string
+	d := math.Inf(1)
+	if base != 0 {
+		d = (x - base) / math.Abs(base) * 100
+	}
+	switch a := math.Abs(d); {
+	case a > maxDelta:
+		sign := "+"
+		if x < base {
+			sign = "-"
+		}
+		text = sign + diff(math.Abs(x-base))
 	case a < 0.05:
 		text = fmt.Sprintf("%+.2f %%", d)
-	case a < 1000:
-		text = fmt.Sprintf("%+.1f %%", d)
 	default:
-		text = fmt.Sprintf("%+.0f %%", d)
+		text = fmt.Sprintf("%+.1f %%", d)
 	}
 	trend := ""
 	if better != neither {
@@ -199,7 +218,7 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 			if !x.ok {
 				c.Value = "–"
 			} else if i > 0 && base.ok {
-				c.Delta, c.Trend = delta(base.v, x.v, better)
+				c.Delta, c.Trend = delta(base.v, x.v, better, x.diff)
 			}
 			cr.Cells = append(cr.Cells, c)
 		}
@@ -221,13 +240,17 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 			return f(rxs[i])
 		}
 	}
-	num := func(v float64, text string) compareFig { return compareFig{text: text, v: v, ok: true} }
-	count := func(n uint64) compareFig { return num(float64(n), fmtCount(n)) }
+	num := func(v float64, text string, diff func(float64) string) compareFig {
+		return compareFig{text: text, v: v, ok: true, diff: diff}
+	}
+	count := func(n uint64) compareFig {
+		return num(float64(n), fmtCount(n), func(d float64) string { return fmtCount(uint64(math.Round(d))) })
+	}
 	ns := func(n int64) compareFig {
 		if n == 0 {
 			return compareFig{}
 		}
-		return num(float64(n), fmtNs(n))
+		return num(float64(n), fmtNs(n), func(d float64) string { return fmtNs(int64(math.Round(d))) })
 	}
 	word("status", func(v JobView, _ *report.Report) string { return string(v.Status) })
 	word("backend", func(v JobView, _ *report.Report) string { return v.Backend })
@@ -242,17 +265,17 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 	figure("frames", neither, func(i int) compareFig { return count(d.Jobs[i].Frames) })
 	figure("seconds", neither, func(i int) compareFig {
 		if v := d.Jobs[i].Elapsed; v > 0 {
-			return num(v, fmtSecs(v))
+			return num(v, fmtSecs(v), fmtSecs)
 		}
 		return compareFig{}
 	})
-	figure("rate", neither, func(i int) compareFig { return num(d.Jobs[i].PPS, fmtRate(d.Jobs[i].PPS)) })
-	figure("bit rate", neither, func(i int) compareFig { return num(d.Jobs[i].BPS, fmtBits(d.Jobs[i].BPS)) })
+	figure("rate", neither, func(i int) compareFig { return num(d.Jobs[i].PPS, fmtRate(d.Jobs[i].PPS), fmtRate) })
+	figure("bit rate", neither, func(i int) compareFig { return num(d.Jobs[i].BPS, fmtBits(d.Jobs[i].BPS), fmtBits) })
 	figure("achieved ratio", higher, rep(func(r *report.Report) compareFig {
 		if r.Rate == "" {
 			return compareFig{}
 		}
-		return num(r.AchievedRatio, fmt.Sprintf("%.4f", r.AchievedRatio))
+		return num(r.AchievedRatio, fmt.Sprintf("%.4f", r.AchievedRatio), func(d float64) string { return fmt.Sprintf("%.4f", d) })
 	}))
 	figure("lateness p50", lower, rep(func(r *report.Report) compareFig { return ns(r.LatenessP50Ns) }))
 	figure("lateness p99", lower, rep(func(r *report.Report) compareFig { return ns(r.LatenessP99Ns) }))
@@ -266,7 +289,7 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 				return compareFig{}
 			}
 			p := float64(x.Lost) / float64(x.Frames+x.Lost) * 100
-			return num(p, strconv.FormatFloat(p, 'g', 3, 64)+" %")
+			return num(p, strconv.FormatFloat(p, 'g', 3, 64)+" %", func(d float64) string { return strconv.FormatFloat(d, 'g', 3, 64) + " pp" }) // percentage points
 		})
 		figure("duplicated", lower, rx(func(x *rxFigures) compareFig { return count(x.Duplicated) }))
 		figure("reordered", lower, rx(func(x *rxFigures) compareFig { return count(x.Reordered) }))
