@@ -48,6 +48,9 @@ type Router struct {
 
 	once sync.Once
 	err  error
+	// relays tag and untag the VLAN's frames where the kernel has no
+	// VLAN interfaces (AddVLAN).
+	relays []*vlanRelay
 }
 
 // Link is one link between the tester and the router.
@@ -272,6 +275,9 @@ func (r *Router) Close() error {
 	r.once.Do(func() {
 		ctx := context.Background()
 		var errs []error
+		for _, x := range r.relays {
+			x.close()
+		}
 		for _, name := range []string{r.Ports, r.Name} {
 			if _, err := os.Stat(filepath.Join(runDir, name)); err != nil {
 				continue // never created
@@ -283,4 +289,94 @@ func (r *Router) Close() error {
 		r.err = errors.Join(errs...)
 	})
 	return r.err
+}
+
+// The addresses of the links on the router's VLAN (Router.AddVLAN).
+var (
+	vlanA = Link{Addr4: netip.MustParsePrefix("198.18.1.1/24"), Gateway4: netip.MustParseAddr("198.18.1.254"),
+		Addr6: netip.MustParsePrefix("2001:2:0:a1::1/64"), Gateway6: netip.MustParseAddr("2001:2:0:a1::fe")}
+	vlanB = Link{Addr4: netip.MustParsePrefix("198.19.1.1/24"), Gateway4: netip.MustParseAddr("198.19.1.254"),
+		Addr6: netip.MustParsePrefix("2001:2:0:b1::1/64"), Gateway6: netip.MustParseAddr("2001:2:0:b1::fe")}
+)
+
+// AddVLAN makes both links trunks: on the router's end of each it adds a
+// VLAN subinterface, 802.1Q id (with outer above 0, inside an 802.1ad
+// service tag outer: QinQ), that holds the router's addresses on that
+// VLAN, and returns the links as the VLAN's frames see them (the same
+// ports; RouterEnd the subinterface):
+//
+//	link A: port 198.18.1.1/24, 2001:2:0:a1::1/64; router 198.18.1.254, 2001:2:0:a1::fe
+//	link B: port 198.19.1.1/24, 2001:2:0:b1::1/64; router 198.19.1.254, 2001:2:0:b1::fe
+//
+// The subinterface is the kernel's (ip link add … type vlan); a kernel
+// built without 802.1Q (no 8021q) gets an equivalent: a veth pair in the
+// router's namespace, one end holding the addresses, the other joined to
+// the router's end of the link by a relay of this process that takes the
+// VLAN's frames out of their tags and tags the subinterface's frames
+// (until Close). The untagged links stay as they were. Call it once per
+// router.
+func (r *Router) AddVLAN(ctx context.Context, outer, id int) (a, b Link, err error) {
+	if id < 1 || id > 4094 || outer < 0 || outer > 4094 {
+		return a, b, fmt.Errorf("netns: VLAN %d (outer %d): give ids of 1 to 4094", id, outer)
+	}
+	a, b = vlanA, vlanB
+	a.Port, b.Port = r.A.Port, r.B.Port
+	a.RouterEnd, b.RouterEnd = "va", "vb"
+	rt := func(args ...string) []string { return append([]string{"-n", r.Name}, args...) }
+	kernel := true
+	for _, l := range []struct {
+		parent string
+		link   *Link
+	}{{r.A.RouterEnd, &a}, {r.B.RouterEnd, &b}} {
+		name := l.link.RouterEnd
+		var steps [][]string
+		parent := l.parent
+		if outer > 0 {
+			steps = append(steps, rt("link", "add", "link", parent, "name", "s"+name, "type", "vlan", "proto", "802.1ad", "id", strconv.Itoa(outer)),
+				rt("link", "set", "s"+name, "up"))
+			parent = "s" + name
+		}
+		steps = append(steps, rt("link", "add", "link", parent, "name", name, "type", "vlan", "id", strconv.Itoa(id)))
+		if kernel {
+			if err := ip(ctx, steps[0]...); err != nil {
+				if !strings.Contains(err.Error(), "Unknown device type") {
+					return a, b, err
+				}
+				kernel = false
+			} else {
+				steps = steps[1:]
+			}
+		}
+		if !kernel {
+			// No 802.1Q in this kernel: a relay tags and untags.
+			steps = [][]string{rt("link", "add", name, "type", "veth", "peer", "name", name+"t"), rt("link", "set", name+"t", "up")}
+		}
+		steps = append(steps,
+			rt("addr", "add", netip.PrefixFrom(l.link.Gateway4, l.link.Addr4.Bits()).String(), "dev", name),
+			rt("addr", "add", netip.PrefixFrom(l.link.Gateway6, l.link.Addr6.Bits()).String(), "dev", name, "nodad"),
+			rt("link", "set", name, "up"))
+		for _, args := range steps {
+			if err := ip(ctx, args...); err != nil {
+				return a, b, err
+			}
+		}
+		if !kernel {
+			var tags []vlanTag
+			if outer > 0 {
+				tags = append(tags, vlanTag{tpid: 0x88a8, id: uint16(outer)})
+			}
+			tags = append(tags, vlanTag{tpid: 0x8100, id: uint16(id)})
+			var x *vlanRelay
+			if err := sys.RunInNetns(r.Path(), func() (err error) { x, err = newVLANRelay(l.parent, name+"t", tags); return err }); err != nil {
+				return a, b, err
+			}
+			r.relays = append(r.relays, x)
+		}
+	}
+	for _, dev := range []string{a.RouterEnd, b.RouterEnd} {
+		if err := waitUp(ctx, r.Name, dev); err != nil {
+			return a, b, err
+		}
+	}
+	return a, b, nil
 }

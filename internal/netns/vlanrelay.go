@@ -1,0 +1,173 @@
+package netns
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/mdlayher/packet"
+	"golang.org/x/net/bpf"
+)
+
+// vlanTag is a VLAN tag: its TPID and id.
+type vlanTag struct{ tpid, id uint16 }
+
+// vlanRelay joins a trunk (the router's end of a link) to an access
+// interface (the far end of a veth pair whose near end is the router's
+// VLAN interface) as a kernel's VLAN interface would: a frame that comes
+// in on the trunk with the tag stack tags is passed to the access side
+// without them, and a frame that comes in on the access side goes out on
+// the trunk with them.
+type vlanRelay struct {
+	trunk, access *packet.Conn
+	tags          []vlanTag
+	wg            sync.WaitGroup
+}
+
+// pktOutgoing is PACKET_OUTGOING, a frame the host sends (the socket
+// filter's packet type).
+const pktOutgoing = 4
+
+// newVLANRelay opens the relay's sockets in the calling thread's
+// namespace and starts it.
+func newVLANRelay(trunk, access string, tags []vlanTag) (*vlanRelay, error) {
+	x := &vlanRelay{tags: tags}
+	for _, s := range []struct {
+		name string
+		c    **packet.Conn
+		prog []bpf.Instruction
+	}{{trunk, &x.trunk, trunkFilter(tags)}, {access, &x.access, incoming()}} {
+		ifi, err := net.InterfaceByName(s.name)
+		if err != nil {
+			x.close()
+			return nil, err
+		}
+		f, err := bpf.Assemble(s.prog)
+		if err != nil {
+			x.close()
+			return nil, err
+		}
+		if *s.c, err = packet.Listen(ifi, packet.Raw, 0x0003, &packet.Config{Filter: f}); err != nil {
+			x.close()
+			return nil, fmt.Errorf("netns: VLAN relay on %s: %w", s.name, err)
+		}
+		// Room for a burst while the relay waits for a CPU (a run
+		// shares it): at the socket's default, a few hundred frames.
+		if err := bigBuffer(*s.c); err != nil {
+			x.close()
+			return nil, fmt.Errorf("netns: VLAN relay on %s: %w", s.name, err)
+		}
+	}
+	x.wg.Add(2)
+	go x.run(x.trunk, x.access, x.untag)
+	go x.run(x.access, x.trunk, x.tag)
+	return x, nil
+}
+
+// incoming passes the frames that come in, not the host's own.
+func incoming() []bpf.Instruction {
+	return []bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtType},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: pktOutgoing, SkipTrue: 1},
+		bpf.RetConstant{Val: 0xffff},
+		bpf.RetConstant{Val: 0},
+	}
+}
+
+// trunkFilter passes the frames that come in with the tag stack tags,
+// the outer tag in the frame or in its metadata (where the kernel puts
+// it on receive).
+func trunkFilter(tags []vlanTag) []bpf.Instruction {
+	inline := func(tags []vlanTag) []bpf.Instruction {
+		var p []bpf.Instruction
+		var rejects []int
+		for i, t := range tags {
+			p = append(p, bpf.LoadAbsolute{Off: uint32(12 + 4*i), Size: 2})
+			rejects = append(rejects, len(p))
+			p = append(p, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(t.tpid)},
+				bpf.LoadAbsolute{Off: uint32(14 + 4*i), Size: 2},
+				bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x0fff})
+			rejects = append(rejects, len(p))
+			p = append(p, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(t.id)})
+		}
+		p = append(p, bpf.RetConstant{Val: 0xffff}, bpf.RetConstant{Val: 0})
+		for _, j := range rejects {
+			p[j] = bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: p[j].(bpf.JumpIf).Val, SkipTrue: uint8(len(p) - 1 - j - 1)}
+		}
+		return p
+	}
+	meta := append([]bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtVLANProto},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(tags[0].tpid), SkipTrue: 3},
+		bpf.LoadExtension{Num: bpf.ExtVLANTag},
+		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x0fff},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(tags[0].id), SkipTrue: 1},
+		bpf.RetConstant{Val: 0},
+	}, inline(tags[1:])...)
+	p := append(incoming()[:2:2], bpf.LoadExtension{Num: bpf.ExtVLANTagPresent},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0, SkipTrue: uint8(len(meta))})
+	// The outgoing check's jump lands on the final reject.
+	rest := append(meta, inline(tags)...)
+	p[1] = bpf.JumpIf{Cond: bpf.JumpEqual, Val: pktOutgoing, SkipTrue: uint8(2 + len(rest) - 1)}
+	return append(p, rest...)
+}
+
+// run relays the frames read from in to out, each as f makes it.
+func (x *vlanRelay) run(in, out *packet.Conn, f func(b []byte) []byte) {
+	defer x.wg.Done()
+	buf := make([]byte, 1<<16)
+	for {
+		n, _, err := in.ReadFrom(buf[8:])
+		if err != nil {
+			return // closed
+		}
+		b := f(buf[:8+n])
+		if b == nil {
+			continue
+		}
+		_, _ = out.WriteTo(b, &packet.Addr{HardwareAddr: net.HardwareAddr(b[:6])})
+	}
+}
+
+// untag takes the tags the frame b[8:] still holds off it.
+func (x *vlanRelay) untag(b []byte) []byte {
+	f := b[8:]
+	n := 0
+	for n < len(x.tags) && len(f) >= 12+4*(n+1)+2 {
+		if et := binary.BigEndian.Uint16(f[12+4*n:]); et != 0x8100 && et != 0x88a8 {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return f
+	}
+	copy(f[4*n:], f[:12])
+	return f[4*n:]
+}
+
+// tag puts the tags on the frame b[8:], in the 8 bytes before it.
+func (x *vlanRelay) tag(b []byte) []byte {
+	if len(b) < 8+14 {
+		return nil
+	}
+	n := 4 * len(x.tags)
+	f := b[8-n:]
+	copy(f, b[8:8+12])
+	for i, t := range x.tags {
+		binary.BigEndian.PutUint16(f[12+4*i:], t.tpid)
+		binary.BigEndian.PutUint16(f[14+4*i:], t.id)
+	}
+	return f
+}
+
+// close stops the relay.
+func (x *vlanRelay) close() {
+	for _, c := range []*packet.Conn{x.trunk, x.access} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	x.wg.Wait()
+}
