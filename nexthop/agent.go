@@ -23,6 +23,10 @@ const retryEvery = 200 * time.Millisecond
 type Options struct {
 	// Timeout bounds Resolve (0: DefaultTimeout).
 	Timeout time.Duration
+	// Tags are the VLAN tags of the port's frames, outer first (none:
+	// untagged): the agent asks with them and answers only the requests
+	// that carry them.
+	Tags []Tag
 }
 
 // Agent is a port's neighbour agent: it resolves the gateway's MAC
@@ -37,6 +41,7 @@ type Agent struct {
 	// interface: it answers for it, the agent does not.
 	kernel  bool
 	timeout time.Duration
+	tags    []Tag
 	conn    conn
 
 	mu     sync.Mutex
@@ -64,6 +69,9 @@ func (a *Agent) Interface() string { return a.iface }
 // frames and of its answers.
 func (a *Agent) MAC() net.HardwareAddr { return a.mac }
 
+// Tags are the VLAN tags the agent asks and answers with (none: untagged).
+func (a *Agent) Tags() []Tag { return a.tags }
+
 // Port is the agent's port.
 func (a *Agent) Port() Port { return a.port }
 
@@ -80,20 +88,34 @@ type NoAnswerError struct {
 	Interface string
 	Port      Port
 	Timeout   time.Duration
+	// Tags are the VLAN tags it was asked with (none: untagged).
+	Tags []Tag
 }
 
 func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("port %s (%s): gateway %s did not answer %s within %s; %s", e.Interface, e.Port.Addr, e.Port.Gateway, e.Port.Proto(), e.Timeout, e.Fix())
+	return fmt.Sprintf("port %s (%s): gateway %s did not answer %s within %s; %s", e.Interface, e.Port.Addr, e.Port.Gateway, e.proto(), e.Timeout, e.Fix())
+}
+
+// proto is the protocol asked with, and the tags when there are any.
+func (e *NoAnswerError) proto() string {
+	if len(e.Tags) == 0 {
+		return e.Port.Proto()
+	}
+	return e.Port.Proto() + " tagged " + FormatTags(e.Tags)
 }
 
 // Reason is what went wrong, without the fix.
 func (e *NoAnswerError) Reason() string {
-	return fmt.Sprintf("gateway %s did not answer %s on %s within %s", e.Port.Gateway, e.Port.Proto(), e.Interface, e.Timeout)
+	return fmt.Sprintf("gateway %s did not answer %s on %s within %s", e.Port.Gateway, e.proto(), e.Interface, e.Timeout)
 }
 
 // Fix says what to check.
 func (e *NoAnswerError) Fix() string {
-	return fmt.Sprintf("check that the device is up and holds %s on the link of %s (ip addr on the device), that the link is connected and up, and that %s is the gateway meant", e.Port.Gateway, e.Interface, e.Port.Gateway)
+	fix := fmt.Sprintf("check that the device is up and holds %s on the link of %s (ip addr on the device), that the link is connected and up, and that %s is the gateway meant", e.Port.Gateway, e.Interface, e.Port.Gateway)
+	if len(e.Tags) > 0 {
+		fix += fmt.Sprintf(", on the VLAN the streams' tags name (%s: the device's subinterface of that VLAN)", FormatTags(e.Tags))
+	}
+	return fix
 }
 
 // Resolve asks for the gateway's MAC on the port's link, again every
@@ -132,7 +154,7 @@ func (a *Agent) Resolve(ctx context.Context) (net.HardwareAddr, error) {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("port %s: stopped while asking for gateway %s (%s): %w", a.iface, gw, a.port.Proto(), ctx.Err())
 		case <-deadline.C:
-			return nil, &NoAnswerError{Interface: a.iface, Port: a.port, Timeout: a.timeout}
+			return nil, &NoAnswerError{Interface: a.iface, Port: a.port, Timeout: a.timeout, Tags: a.tags}
 		case <-a.done:
 			return nil, fmt.Errorf("port %s: %w", a.iface, a.loopErr())
 		case <-tick.C:
@@ -145,9 +167,9 @@ func (a *Agent) ask(gw netip.Addr) error {
 	var b []byte
 	var err error
 	if a.port.Is4() {
-		b, err = arpFrame(1, a.mac, a.port.Addr.Addr(), nil, gw)
+		b, err = arpFrame(a.tags, 1, a.mac, a.port.Addr.Addr(), nil, gw)
 	} else {
-		b, err = solicit(a.mac, a.port.Addr.Addr(), gw)
+		b, err = solicit(a.tags, a.mac, a.port.Addr.Addr(), gw)
 	}
 	if err != nil {
 		return err
@@ -192,9 +214,9 @@ func (a *Agent) serve() {
 				if !m.Sender.Is4() || len(m.MAC) != 6 {
 					continue
 				}
-				b, err = arpFrame(2, a.mac, addr, m.MAC, m.Sender)
+				b, err = arpFrame(a.tags, 2, a.mac, addr, m.MAC, m.Sender)
 			} else {
-				b, err = advertise(a.mac, addr, m)
+				b, err = advertise(a.tags, a.mac, addr, m)
 			}
 			if err == nil && a.send(b) == nil {
 				a.answered.Add(1)

@@ -44,7 +44,6 @@ func routerMAC(t *testing.T, r *netns.Router, end string) string {
 // though the port's kernel holds no address.
 func TestAgentResolvesAndAnswers(t *testing.T) {
 	r := newRouter(t)
-	ctx := context.Background()
 	for _, c := range []struct {
 		name string
 		port Port
@@ -52,43 +51,76 @@ func TestAgentResolvesAndAnswers(t *testing.T) {
 		{"ipv4", Port{Addr: r.A.Addr4, Gateway: r.A.Gateway4}},
 		{"ipv6", Port{Addr: r.A.Addr6, Gateway: r.A.Gateway6}},
 	} {
+		t.Run(c.name, func(t *testing.T) { resolveAndAnswer(t, r, r.A.Port, r.A.RouterEnd, c.port, nil) })
+	}
+}
+
+// resolveAndAnswer opens the agent of port on iface (tagged tags) and
+// checks that it resolves the router's MAC on its end routerEnd and that
+// the router learns the port's MAC from its answer.
+func resolveAndAnswer(t *testing.T, r *netns.Router, iface, routerEnd string, port Port, tags []Tag) {
+	t.Helper()
+	ctx := context.Background()
+	var a *Agent
+	if err := r.Do(func() (err error) { a, err = Open(iface, port, Options{Tags: tags}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if !a.Answering() {
+		t.Fatal("the agent leaves answering to the kernel, which holds no address here")
+	}
+	mac, err := a.Resolve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := routerMAC(t, r, routerEnd); mac.String() != want {
+		t.Fatalf("resolved %s, the router's end is %s", mac, want)
+	}
+	// The router learned the port's MAC from the request; forgotten,
+	// it asks for the port's address to send a datagram there
+	// (bash's /dev/udp; only the neighbour entry counts).
+	if out, err := r.RouterCommand(ctx, "ip", "neigh", "flush", "dev", routerEnd).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	_ = r.RouterCommand(ctx, "bash", "-c", "echo x > /dev/udp/"+port.Addr.Addr().String()+"/9").Run()
+	var out []byte
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if out, err = r.RouterCommand(ctx, "ip", "neigh", "show", port.Addr.Addr().String()).Output(); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "lladdr") {
+			break
+		}
+	}
+	if !strings.Contains(string(out), a.MAC().String()) || strings.Contains(string(out), "FAILED") {
+		t.Fatalf("router's neighbour entry for %s: %q, want %s", port.Addr.Addr(), out, a.MAC())
+	}
+	if a.Answered() == 0 {
+		t.Fatal("the agent counts no answer")
+	}
+}
+
+// On a trunk, the agent of a port whose frames carry a VLAN tag (one
+// 802.1Q tag, or QinQ) resolves the router's VLAN subinterface with
+// tagged requests and answers the router's tagged requests, over ARP and
+// Neighbor Discovery.
+func TestAgentTagged(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		outer int
+		tags  []Tag
+	}{
+		{"vlan", 0, []Tag{{TPID: header.EtherTypeVLAN, ID: 100}}},
+		{"qinq", 10, []Tag{{TPID: header.EtherTypeQinQ, ID: 10}, {TPID: header.EtherTypeVLAN, ID: 100}}},
+	} {
 		t.Run(c.name, func(t *testing.T) {
-			var a *Agent
-			if err := r.Do(func() (err error) { a, err = Open(r.A.Port, c.port, Options{}); return err }); err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-			if !a.Answering() {
-				t.Fatal("the agent leaves answering to the kernel, which holds no address here")
-			}
-			mac, err := a.Resolve(ctx)
+			r := newRouter(t)
+			a, _, err := r.AddVLAN(context.Background(), c.outer, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := routerMAC(t, r, r.A.RouterEnd); mac.String() != want {
-				t.Fatalf("resolved %s, the router's end is %s", mac, want)
-			}
-			// The router learned the port's MAC from the request; forgotten,
-			// it asks for the port's address to send a datagram there
-			// (bash's /dev/udp; only the neighbour entry counts).
-			if out, err := r.RouterCommand(ctx, "ip", "neigh", "flush", "dev", r.A.RouterEnd).CombinedOutput(); err != nil {
-				t.Fatalf("%v: %s", err, out)
-			}
-			_ = r.RouterCommand(ctx, "bash", "-c", "echo x > /dev/udp/"+c.port.Addr.Addr().String()+"/9").Run()
-			var out []byte
-			for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-				if out, err = r.RouterCommand(ctx, "ip", "neigh", "show", c.port.Addr.Addr().String()).Output(); err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(string(out), "lladdr") {
-					break
-				}
-			}
-			if !strings.Contains(string(out), a.MAC().String()) || strings.Contains(string(out), "FAILED") {
-				t.Fatalf("router's neighbour entry for %s: %q, want %s", c.port.Addr.Addr(), out, a.MAC())
-			}
-			if a.Answered() == 0 {
-				t.Fatal("the agent counts no answer")
+			for _, p := range []Port{{Addr: a.Addr4, Gateway: a.Gateway4}, {Addr: a.Addr6, Gateway: a.Gateway6}} {
+				t.Run(p.Proto(), func(t *testing.T) { resolveAndAnswer(t, r, a.Port, a.RouterEnd, p, c.tags) })
 			}
 		})
 	}
@@ -154,11 +186,11 @@ func TestNDFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	me, gw := netip.MustParseAddr("2001:2::1"), netip.MustParseAddr("2001:2::fe")
-	ns, err := solicit(macA, me, gw)
+	ns, err := solicit(nil, macA, me, gw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	na, err := advertise(macA, me, message{Sender: gw, MAC: macR, From: macR})
+	na, err := advertise(nil, macA, me, message{Sender: gw, MAC: macR, From: macR})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package nexthop
 
 import (
+	"encoding/binary"
 	"net"
 	"net/netip"
 
@@ -37,20 +38,29 @@ type message struct {
 
 var broadcast = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 
-// ethernet prefixes body with an Ethernet header.
-func ethernet(dst, src net.HardwareAddr, typ uint16, body []byte) []byte {
-	b := make([]byte, header.EthernetLen+len(body))
+// ethernet prefixes body with an Ethernet header and the VLAN tags
+// tags (outer first; none: untagged).
+func ethernet(dst, src net.HardwareAddr, tags []Tag, typ uint16, body []byte) []byte {
+	n := header.EthernetLen + len(tags)*header.VLANLen
+	b := make([]byte, n+len(body))
 	e := header.Ethernet(b)
 	e.SetDst(dst)
 	e.SetSrc(src)
-	e.SetType(typ)
-	copy(b[header.EthernetLen:], body)
+	at := 2 * header.EthernetAddrLen
+	for _, t := range tags {
+		binary.BigEndian.PutUint16(b[at:], t.TPID)
+		header.VLAN(b[at+2:]).SetTCI(0, false, t.ID)
+		at += header.VLANLen
+	}
+	binary.BigEndian.PutUint16(b[at:], typ)
+	copy(b[n:], body)
 	return b
 }
 
-// arpFrame is an ARP packet in an Ethernet frame: a broadcast request
-// from mac/ip for target, or a reply to dstMAC/dstIP saying ip is at mac.
-func arpFrame(op arp.Operation, mac net.HardwareAddr, ip netip.Addr, dstMAC net.HardwareAddr, dstIP netip.Addr) ([]byte, error) {
+// arpFrame is an ARP packet in an Ethernet frame tagged tags: a
+// broadcast request from mac/ip for target, or a reply to dstMAC/dstIP
+// saying ip is at mac.
+func arpFrame(tags []Tag, op arp.Operation, mac net.HardwareAddr, ip netip.Addr, dstMAC net.HardwareAddr, dstIP netip.Addr) ([]byte, error) {
 	tha, edst := dstMAC, dstMAC
 	if op == arp.OperationRequest {
 		tha, edst = net.HardwareAddr{0, 0, 0, 0, 0, 0}, broadcast
@@ -63,12 +73,13 @@ func arpFrame(op arp.Operation, mac net.HardwareAddr, ip netip.Addr, dstMAC net.
 	if err != nil {
 		return nil, err
 	}
-	return ethernet(edst, mac, header.EtherTypeARP, body), nil
+	return ethernet(edst, mac, tags, header.EtherTypeARP, body), nil
 }
 
 // ndFrame is an ICMPv6 neighbour message m from mac/src to dstMAC/dst in
-// an IPv6 packet with hop limit 255 (RFC 4861 drops any other).
-func ndFrame(m ndp.Message, mac net.HardwareAddr, src netip.Addr, dstMAC net.HardwareAddr, dst netip.Addr) ([]byte, error) {
+// an IPv6 packet with hop limit 255 (RFC 4861 drops any other), in an
+// Ethernet frame tagged tags.
+func ndFrame(tags []Tag, m ndp.Message, mac net.HardwareAddr, src netip.Addr, dstMAC net.HardwareAddr, dst netip.Addr) ([]byte, error) {
 	icmp, err := ndp.MarshalMessageChecksum(m, src, dst)
 	if err != nil {
 		return nil, err
@@ -83,12 +94,12 @@ func ndFrame(m ndp.Message, mac net.HardwareAddr, src netip.Addr, dstMAC net.Har
 	h.SetSrc(s[:])
 	h.SetDst(d[:])
 	copy(body[header.IPv6Len:], icmp)
-	return ethernet(dstMAC, mac, header.EtherTypeIPv6, body), nil
+	return ethernet(dstMAC, mac, tags, header.EtherTypeIPv6, body), nil
 }
 
 // solicit is a Neighbor Solicitation from mac/src for target, to the
-// target's solicited-node multicast group.
-func solicit(mac net.HardwareAddr, src, target netip.Addr) ([]byte, error) {
+// target's solicited-node multicast group, tagged tags.
+func solicit(tags []Tag, mac net.HardwareAddr, src, target netip.Addr) ([]byte, error) {
 	group, err := ndp.SolicitedNodeMulticast(target)
 	if err != nil {
 		return nil, err
@@ -97,12 +108,13 @@ func solicit(mac net.HardwareAddr, src, target netip.Addr) ([]byte, error) {
 	dstMAC := net.HardwareAddr{0x33, 0x33, g[12], g[13], g[14], g[15]}
 	m := &ndp.NeighborSolicitation{TargetAddress: target,
 		Options: []ndp.Option{&ndp.LinkLayerAddress{Direction: ndp.Source, Addr: mac}}}
-	return ndFrame(m, mac, src, dstMAC, group)
+	return ndFrame(tags, m, mac, src, dstMAC, group)
 }
 
 // advertise answers a solicitation q for addr, at mac: to its sender, or
-// to all nodes when q was a duplicate address probe (unspecified source).
-func advertise(mac net.HardwareAddr, addr netip.Addr, q message) ([]byte, error) {
+// to all nodes when q was a duplicate address probe (unspecified source);
+// tagged tags.
+func advertise(tags []Tag, mac net.HardwareAddr, addr netip.Addr, q message) ([]byte, error) {
 	m := &ndp.NeighborAdvertisement{Solicited: true, Override: true, TargetAddress: addr,
 		Options: []ndp.Option{&ndp.LinkLayerAddress{Direction: ndp.Target, Addr: mac}}}
 	dst, dstMAC := q.Sender, q.MAC
@@ -113,20 +125,21 @@ func advertise(mac net.HardwareAddr, addr netip.Addr, q message) ([]byte, error)
 	if len(dstMAC) != 6 {
 		dstMAC = q.From
 	}
-	return ndFrame(m, mac, addr, dstMAC, dst)
+	return ndFrame(tags, m, mac, addr, dstMAC, dst)
 }
 
 // parse reads an Ethernet frame holding an ARP packet (for IPv4 over
-// Ethernet) or a Neighbor Solicitation or Advertisement; ok is false for
-// anything else.
+// Ethernet) or a Neighbor Solicitation or Advertisement, after the VLAN
+// tags it carries (the caller's socket filter chose them: tagFilter); ok
+// is false for anything else.
 func parse(b []byte) (m message, ok bool) {
-	if len(b) < header.EthernetLen {
+	et, off, ok := header.SkipVLANs(b)
+	if !ok {
 		return m, false
 	}
-	e := header.Ethernet(b)
-	m.From = net.HardwareAddr(append([]byte(nil), e.Src()...))
-	body := b[header.EthernetLen:]
-	switch e.Type() {
+	m.From = net.HardwareAddr(append([]byte(nil), header.Ethernet(b).Src()...))
+	body := b[off:]
+	switch et {
 	case header.EtherTypeARP:
 		var p arp.Packet
 		if p.UnmarshalBinary(body) != nil || p.ProtocolType != header.EtherTypeIPv4 || len(p.SenderHardwareAddr) != 6 {

@@ -27,7 +27,7 @@ func decode(t *testing.T, b []byte) gopacket.Packet {
 
 func TestARPFrames(t *testing.T) {
 	me, gw := netip.MustParseAddr("198.18.0.1"), netip.MustParseAddr("198.18.0.254")
-	req, err := arpFrame(1, macA, me, nil, gw)
+	req, err := arpFrame(nil, 1, macA, me, nil, gw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestARPFrames(t *testing.T) {
 	if !ok || m.kind != kindRequest || m.Sender != me || m.Target != gw || m.MAC.String() != macA.String() {
 		t.Fatalf("parse(request) = %+v, %v", m, ok)
 	}
-	rep, err := arpFrame(2, macR, gw, macA, me)
+	rep, err := arpFrame(nil, 2, macR, gw, macA, me)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestARPFrames(t *testing.T) {
 
 func TestNDFrames(t *testing.T) {
 	me, gw := netip.MustParseAddr("2001:2:0:a::1"), netip.MustParseAddr("2001:2:0:a::fe")
-	ns, err := solicit(macA, me, gw)
+	ns, err := solicit(nil, macA, me, gw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestNDFrames(t *testing.T) {
 	if !ok || q.kind != kindRequest || q.Target != gw || q.Sender != me || q.MAC.String() != macA.String() {
 		t.Fatalf("parse(solicitation) = %+v, %v", q, ok)
 	}
-	na, err := advertise(macR, gw, q)
+	na, err := advertise(nil, macR, gw, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestNDFrames(t *testing.T) {
 	// A duplicate address probe (from ::) is answered to all nodes.
 	probe := q
 	probe.Sender = netip.IPv6Unspecified()
-	na, err = advertise(macR, gw, probe)
+	na, err = advertise(nil, macR, gw, probe)
 	if err != nil {
 		t.Fatal(err)
 	}
