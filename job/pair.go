@@ -38,6 +38,9 @@ type portPlan struct {
 	port         *nexthop.Port
 	// source says where the address came from (flag field, template, site).
 	source string
+	// tags are the VLAN tags of the frames that leave the port (none:
+	// untagged): its agent asks and answers with them.
+	tags []nexthop.Tag
 }
 
 // netnsPath is the file of a network namespace given by name (ip netns:
@@ -205,6 +208,9 @@ func planPair(p *problems, pr *prepared, env Env) {
 			p.wrap("src_ip", s.Limits.SrcIP, err, "correct [port] src_ip and gateway in wpg.toml")
 			return
 		}
+		if sp := pr.frames.spec; sp != nil && pl.tx.port != nil {
+			planTags(p, "interface", &pl.tx, sp.Streams)
+		}
 	}
 	if s.RxInterface == "" {
 		if pl.tx.port != nil {
@@ -225,6 +231,15 @@ func planPair(p *problems, pr *prepared, env Env) {
 	}
 	pr.pair = pl
 	checkFamily(p, "src_ip", pl.tx, pr.frames.spec)
+	if sp := pr.frames.spec; sp != nil && pl.rx.port != nil {
+		// B's frames are the reverse streams, or the forward ones mirrored
+		// (their tags as they are).
+		back := sp.Streams
+		if len(sp.Reverse) > 0 {
+			back = sp.Reverse
+		}
+		planTags(p, "rx_interface", &pl.rx, back)
+	}
 	if !s.Bidir {
 		return
 	}
@@ -325,6 +340,49 @@ func checkFamily(p *problems, field string, plan portPlan, spec *template.Spec) 
 	}
 }
 
+// planTags sets plan's VLAN tags to those of streams, the frames that
+// leave the port, or adds a problem about field (the port) when they
+// differ or vary: a port asks for its gateway and answers for its
+// address on one VLAN (docs/device.md).
+func planTags(p *problems, field string, plan *portPlan, streams []template.Stream) {
+	tags, err := streamTags(streams)
+	if err != nil {
+		p.add(field, plan.iface, err.Error(), "give the streams' destination MAC in the template (ethernet.dst) instead of a port address ({src_ip}, {gateway}), or send one VLAN per port")
+		return
+	}
+	plan.tags = tags
+}
+
+// streamTags is the VLAN tag stack the streams carry, outer first (nil:
+// untagged); an error when two streams carry different stacks, or a
+// stream varies its VLAN id.
+func streamTags(streams []template.Stream) ([]nexthop.Tag, error) {
+	var tags []nexthop.Tag
+	for i := range streams {
+		st := &streams[i]
+		var t []nexthop.Tag
+		for j, v := range st.VLANs {
+			if v.ID.Kind != template.Fixed {
+				key := "vlan.id"
+				if len(st.VLANs) == 2 {
+					key = [2]string{"qinq.outer.id", "qinq.inner.id"}[j]
+				}
+				return nil, fmt.Errorf("stream %d (%s) varies its VLAN id (%s): the port resolves its gateway and answers for its address on one VLAN", i, printable.Escape(st.Name), key)
+			}
+			t = append(t, nexthop.Tag{TPID: v.TPID, ID: uint16(v.ID.From)})
+		}
+		if i == 0 {
+			tags = t
+			continue
+		}
+		if !nexthop.EqualTags(t, tags) {
+			return nil, fmt.Errorf("the streams carry different VLAN tags: stream 0 (%s) %s, stream %d (%s) %s; the port resolves its gateway and answers for its address on one VLAN",
+				printable.Escape(streams[0].Name), nexthop.FormatTags(tags), i, printable.Escape(st.Name), nexthop.FormatTags(t))
+		}
+	}
+	return tags, nil
+}
+
 // direction is what a prepared run takes instead of its template: the
 // streams of a port pair's reverse direction and their first signature id.
 type direction struct {
@@ -379,15 +437,22 @@ func macValue(mac net.HardwareAddr) uint64 {
 // ResolvePort resolves a port's gateway as a run does: on interface
 // iface in the namespace netns (a name or a path; "" the caller's), the
 // port's address src (with the link's prefix) and gateway. It returns
-// the interface's MAC and the gateway's. wpg preview shows a template's
-// frames with them (FillPort).
-func ResolvePort(ctx context.Context, iface, netns, src, gateway string) (mac, gw net.HardwareAddr, err error) {
+// the interface's MAC and the gateway's. It asks with the VLAN tags of
+// spec's streams (nil spec: untagged), as a run does. wpg preview shows a
+// template's frames with them (FillPort).
+func ResolvePort(ctx context.Context, iface, netns, src, gateway string, spec *template.Spec) (mac, gw net.HardwareAddr, err error) {
 	port, err := nexthop.ParsePort(src, gateway)
 	if err != nil {
 		return nil, nil, err
 	}
+	var tags []nexthop.Tag
+	if spec != nil {
+		if tags, err = streamTags(spec.Streams); err != nil {
+			return nil, nil, fmt.Errorf("port %s: %w; give the streams' destination MAC in the template (ethernet.dst) instead of a port address, or send one VLAN per port", iface, err)
+		}
+	}
 	err = inNetns(netnsPath(netns), func() error {
-		a, err := nexthop.Open(iface, port, nexthop.Options{})
+		a, err := nexthop.Open(iface, port, nexthop.Options{Tags: tags})
 		if err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func (pr *prepared) openPair(ctx context.Context) (*pairRun, error) {
 		port := &portRun{role: x.role, plan: x.plan}
 		var err error
 		if err = inNetns(x.plan.netns, func() (err error) {
-			port.agent, err = nexthop.Open(x.plan.iface, *x.plan.port, nexthop.Options{})
+			port.agent, err = nexthop.Open(x.plan.iface, *x.plan.port, nexthop.Options{Tags: x.plan.tags})
 			return err
 		}); err != nil {
 			return nil, err

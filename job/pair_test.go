@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wpg-dev/wpg/nexthop"
 	"github.com/wpg-dev/wpg/template"
 )
 
@@ -79,5 +80,70 @@ func TestFillPort(t *testing.T) {
 	}
 	if err := FillPort(spec, mac, nil, "198.18.0.1"); err == nil {
 		t.Error("an address without a prefix filled the frames")
+	}
+}
+
+// A port's VLAN tags are those of the streams that leave it (B's: the
+// streams mirrored, their tags as they are), one tag or QinQ; streams of
+// different tags on one port, or a varying VLAN id, are one problem on
+// the port naming the stacks and the fix.
+func TestPortVLANTags(t *testing.T) {
+	spec := func(streams string) Spec {
+		s := NewSpec()
+		s.Interface, s.SrcIP, s.Gateway = "lo", "198.18.1.1/24", "198.18.1.254"
+		s.RxInterface, s.RxSrcIP = "eth9", "198.19.1.1/24"
+		s.TemplateText = "streams:\n" + streams
+		return s
+	}
+	qinq := []nexthop.Tag{{TPID: 0x88a8, ID: 10}, {TPID: 0x8100, ID: 100}}
+	for _, c := range []struct {
+		name, streams string
+		want          []nexthop.Tag
+	}{
+		{"untagged", "  - {ipv4: {dst: 198.19.1.1}, udp: {}}\n", nil},
+		{"vlan", "  - {vlan: {id: 100, pcp: 3}, ipv4: {dst: 198.19.1.1}, udp: {}}\n  - {vlan: {id: 100}, ipv4: {dst: 198.19.1.2}, udp: {}}\n",
+			[]nexthop.Tag{{TPID: 0x8100, ID: 100}}},
+		{"qinq", "  - {qinq: {outer: {id: 10}, inner: {id: 100}}, ipv4: {dst: 198.19.1.1}, udp: {}}\n", qinq},
+	} {
+		pr, err := prepare(spec(c.streams), Env{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, pl := range []portPlan{pr.pair.tx, pr.pair.rx} {
+			if !nexthop.EqualTags(pl.tags, c.want) {
+				t.Errorf("%s: port %s: tags %s, want %s", c.name, pl.iface, nexthop.FormatTags(pl.tags), nexthop.FormatTags(c.want))
+			}
+		}
+	}
+	for _, c := range []struct {
+		name, streams string
+		want          []string
+	}{
+		{"two VLANs", "  - {name: a, vlan: {id: 100}, ipv4: {dst: 198.19.1.1}, udp: {}}\n  - {name: b, vlan: {id: 200}, ipv4: {dst: 198.19.1.1}, udp: {}}\n",
+			[]string{"stream 0 (a) 802.1Q 100, stream 1 (b) 802.1Q 200", "one VLAN per port", "destination MAC"}},
+		{"tagged and not", "  - {name: a, vlan: {id: 100}, ipv4: {dst: 198.19.1.1}, udp: {}}\n  - {name: b, ipv4: {dst: 198.19.1.1}, udp: {}}\n",
+			[]string{"stream 0 (a) 802.1Q 100, stream 1 (b) untagged"}},
+		{"QinQ and 802.1Q", "  - {name: a, qinq: {outer: {id: 10}, inner: {id: 100}}, ipv4: {dst: 198.19.1.1}, udp: {}}\n  - {name: b, vlan: {id: 100}, ipv4: {dst: 198.19.1.1}, udp: {}}\n",
+			[]string{"802.1ad 10 + 802.1Q 100", "stream 1 (b) 802.1Q 100"}},
+		{"varying id", "  - {name: a, vlan: {id: {from: 100, to: 103}}, ipv4: {dst: 198.19.1.1}, udp: {}}\n",
+			[]string{"stream 0 (a) varies its VLAN id (vlan.id)"}},
+	} {
+		ps := AsProblems(Validate(spec(c.streams), Env{}))
+		if len(ps) != 2 || ps[0].Field != "interface" || ps[0].Value != "lo" || ps[1].Field != "rx_interface" || ps[1].Value != "eth9" {
+			t.Errorf("%s: problems %v; want one on each port", c.name, ps)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(ps[0].Error(), w) {
+				t.Errorf("%s: %q, want %q in it", c.name, ps[0].Error(), w)
+			}
+		}
+	}
+	// Without a port address nothing is resolved: the streams' MACs are
+	// the template's, whatever their tags.
+	s := spec("  - {vlan: {id: 100}, ipv4: {dst: 198.19.1.1}, udp: {}}\n  - {vlan: {id: 200}, ipv4: {dst: 198.19.1.1}, udp: {}}\n")
+	s.SrcIP, s.Gateway, s.RxSrcIP = "", "", ""
+	if err := Validate(s, Env{}); err != nil {
+		t.Errorf("two VLANs without port addresses: %v", err)
 	}
 }

@@ -151,7 +151,7 @@ func (pp previewPort) fill(cmd *cobra.Command, cfg *config.Config, spec *templat
 		}
 		return nil, usageError(err)
 	}
-	mac, gwMAC, err := job.ResolvePort(cmd.Context(), pp.iface, pp.netns, addr, gw)
+	mac, gwMAC, err := job.ResolvePort(cmd.Context(), pp.iface, pp.netns, addr, gw, spec)
 	if err != nil {
 		return nil, err
 	}
