@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/wpg-dev/wpg/internal/testbed"
@@ -122,5 +123,56 @@ func checkPeriods(t *testing.T, args []string, list []qa8Interval, period float6
 		if due := float64(i+1) * period; i < len(list)-1 && in.End < due-1e-9 {
 			t.Errorf("wpg %v: interval %d ends at %.6f s, before %.1f s on the run's clock", args, i, in.End, due)
 		}
+	}
+}
+
+// TestLocalPathIntervalsCarryJitter: a local path's receiver sends its
+// RFC 3550 jitter with its progress, so the sender's live interval events
+// (--json-stream) and lines show it as a port pair's do, not only the
+// last one (from the receiver's answer).
+func TestLocalPathIntervalsCarryJitter(t *testing.T) {
+	wpg := testbed.Wpg(t)
+	args := []string{"send", "--backend", "shm", "--size", "1KiB", "--rate", "5kpps", "--duration", "1500ms", "--interval", "300ms", "--json-stream"}
+	out, err := exec.Command(wpg, args...).Output()
+	if err != nil {
+		t.Fatalf("wpg %v: %v", args, err)
+	}
+	var intervals, withJitter int
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var ev struct {
+			Event string `json:"event"`
+			Data  struct {
+				JitterNs int64 `json:"jitter_ns"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("wpg %v: %v: %q", args, err, line)
+		}
+		if ev.Event == "interval" {
+			intervals++
+			if ev.Data.JitterNs > 0 {
+				withJitter++
+			}
+		}
+	}
+	// The receiver's first progress comes some 300 ms in: the first
+	// interval may have none yet; the others must.
+	if intervals < 4 || withJitter < intervals-1 {
+		t.Errorf("wpg %v: %d of %d interval events carry jitter_ns; want all but the first at most\n%s", args, withJitter, intervals, out)
+	}
+
+	args = []string{"send", "--backend", "shm", "--size", "1KiB", "--rate", "5kpps", "--duration", "1500ms", "--interval", "300ms"}
+	text, err := exec.Command(wpg, args...).Output()
+	if err != nil {
+		t.Fatalf("wpg %v: %v", args, err)
+	}
+	lines := 0
+	for _, l := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(l, "[") && strings.Contains(l, "latency p99") && strings.Contains(l, "  jitter ") {
+			lines++
+		}
+	}
+	if lines < 3 {
+		t.Errorf("wpg %v: %d interval lines with a latency and a jitter; want all but the first at most:\n%s", args, lines, text)
 	}
 }

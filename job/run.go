@@ -242,8 +242,9 @@ type ReceiverSnapshot struct {
 	// significant digits.
 	Latency LatenessStats
 	// JitterNs is the receivers' RFC 3550 interarrival jitter J (ns), where
-	// they say it: a port pair's receiver as the run goes, every receiver
-	// in its final answer (recv.Result.JitterNs).
+	// they say it: a port pair's receiver and a local path's (its progress
+	// messages; none from a receiver of before them) as the run goes,
+	// every receiver in its final answer (recv.Result.JitterNs).
 	JitterNs int64
 	// Final is true when the counts are the receivers' answers at the
 	// end, not progress.
@@ -471,7 +472,7 @@ func (r *Run) Snapshot() Snapshot {
 		c, h := r.rx.Snapshot()
 		if c.Receivers > 0 {
 			s.Receiver = &ReceiverSnapshot{Receivers: c.Receivers, Frames: c.Frames, Bytes: c.Bytes, Lost: c.Lost,
-				Duplicated: c.Duplicated, Corrupted: c.Corrupted, Latency: latenessOf(h)}
+				Duplicated: c.Duplicated, Corrupted: c.Corrupted, Latency: latenessOf(h), JitterNs: c.JitterNs}
 		}
 		s.rlat = h
 	}

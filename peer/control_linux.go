@@ -115,7 +115,7 @@ func (c *Control) Progress(p recv.Progress) {
 		go c.writeProgress()
 	}
 	m := RecvProgress{ElapsedNs: p.Elapsed.Nanoseconds(), Frames: p.Frames, Bytes: p.Bytes, Lost: p.Lost,
-		Duplicated: p.Duplicated, Corrupted: p.Corrupted, Unsigned: p.Unsigned}
+		Duplicated: p.Duplicated, Corrupted: p.Corrupted, Unsigned: p.Unsigned, JitterNs: p.JitterNs}
 	if b, err := p.MarshalLatency(); err == nil {
 		m.Latency = b
 	}

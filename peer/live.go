@@ -41,6 +41,10 @@ type LiveCounts struct {
 	// latest message (the largest, summed over receivers).
 	Elapsed                                              time.Duration
 	Frames, Bytes, Lost, Duplicated, Corrupted, Unsigned uint64
+	// JitterNs is the receiver's RFC 3550 interarrival jitter J (ns) at
+	// its latest message, or (Snapshot) the receivers' mean weighted by
+	// their frames; 0 when none said one (a receiver of before the field).
+	JitterNs int64
 }
 
 // NewLive returns a Live whose senders ask for a progress message about
@@ -90,6 +94,7 @@ func (l *Live) update(c *LiveCounts, p RecvProgress) {
 	c.Messages++
 	c.Elapsed = time.Duration(p.ElapsedNs)
 	c.Frames, c.Bytes, c.Lost, c.Duplicated, c.Corrupted, c.Unsigned = p.Frames, p.Bytes, p.Lost, p.Duplicated, p.Corrupted, p.Unsigned
+	c.JitterNs = p.JitterNs
 	if win != nil {
 		if l.lat == nil {
 			l.lat = win
@@ -107,6 +112,7 @@ func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var s LiveCounts
+	var jitter, jn float64
 	for _, c := range l.slots {
 		if c.Messages == 0 {
 			continue
@@ -120,6 +126,13 @@ func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 		s.Duplicated += c.Duplicated
 		s.Corrupted += c.Corrupted
 		s.Unsigned += c.Unsigned
+		if c.JitterNs > 0 {
+			jitter += float64(c.JitterNs) * float64(c.Frames)
+			jn += float64(c.Frames)
+		}
+	}
+	if jn > 0 {
+		s.JitterNs = int64(jitter / jn)
 	}
 	return s, l.frozen.Of(l.lat)
 }

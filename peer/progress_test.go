@@ -201,3 +201,47 @@ func TestLiveMerges(t *testing.T) {
 		t.Fatalf("latency %d values, max %d, p50 %d; want the 4 of both windows", h.Count(), h.Max(), h.Quantile(50))
 	}
 }
+
+// The receiver's RFC 3550 jitter J goes with its progress (jitter_ns) and
+// the Live shows it, the receivers' mean weighted by their frames; a
+// progress message of a receiver of before the field gives none.
+func TestProgressCarriesJitter(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "rx.sock")
+	receiverSide(t, sock, func(c *Control) {
+		c.Progress(recv.Progress{Frames: 5, Elapsed: 100 * time.Millisecond, JitterNs: 1234})
+		c.Answer(recv.Result{Schema: recv.Schema, Frames: 5}, nil)
+	})
+	live := NewLive(100 * time.Millisecond)
+	s := &Session{Name: "shm", Where: sock}
+	if err := s.control(WithLive(context.Background(), live), sock, 5*time.Second, nil, RecvRequest{Backend: "shm"}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Ctrl.Close()
+	if _, err := s.readAnswer(); err != nil {
+		t.Fatal(err)
+	}
+	if c := waitLive(t, live, 5); c.JitterNs != 1234 {
+		t.Fatalf("the Live shows jitter %d ns; want the receiver's 1234", c.JitterNs)
+	}
+
+	var b bytes.Buffer
+	if err := WriteProgress(&b, RecvProgress{Frames: 3, JitterNs: 77}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"jitter_ns":77`) {
+		t.Fatalf("progress message %q has no jitter_ns", b.String())
+	}
+
+	l := NewLive(0)
+	x, y, old := l.join(), l.join(), l.join()
+	l.update(x, RecvProgress{Frames: 30, JitterNs: 1000})
+	l.update(y, RecvProgress{Frames: 10, JitterNs: 5000})
+	var p RecvProgress // a receiver of before jitter_ns
+	if err := json.Unmarshal([]byte(`{"elapsed_ns":1,"frames":60,"bytes":0,"lost":0,"duplicated":0,"corrupted":0,"unsigned":0}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	l.update(old, p)
+	if c, _ := l.Snapshot(); c.Frames != 100 || c.JitterNs != 2000 {
+		t.Fatalf("Snapshot %+v; want jitter 2000 ns (30 frames at 1 µs, 10 at 5 µs, the old receiver's 60 left out)", c)
+	}
+}

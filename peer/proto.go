@@ -75,6 +75,10 @@ type RecvProgress struct {
 	// the window carried a usable transmit timestamp, or when it would
 	// make the message longer than MaxProgress.
 	Latency json.RawMessage `json:"latency,omitempty"`
+	// JitterNs is the receiver's RFC 3550 interarrival jitter J so far
+	// (recv.Progress.JitterNs); absent before it has one, and from a
+	// receiver of before the field.
+	JitterNs int64 `json:"jitter_ns,omitempty"`
 }
 
 // MaxProgress bounds an encoded RecvProgress: a window histogram that
