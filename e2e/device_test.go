@@ -50,6 +50,10 @@ type pairReport struct {
 		Interface  string `json:"interface"`
 		GatewayMAC string `json:"gateway_mac"`
 		Answered   uint64 `json:"answered"`
+		VLANTags   []struct {
+			TPID string `json:"tpid"`
+			ID   int    `json:"id"`
+		} `json:"vlan_tags"`
 	} `json:"ports"`
 	Directions []struct {
 		Direction    string           `json:"direction"`

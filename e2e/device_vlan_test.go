@@ -21,9 +21,10 @@ func TestDeviceVLANThroughRouter(t *testing.T) {
 	for _, v := range []struct {
 		name, tags string
 		outer      int
+		report     string // the ports' vlan_tags in the report
 	}{
-		{"vlan", "vlan: {id: 100}", 0},
-		{"qinq", "qinq: {outer: {id: 10}, inner: {id: 100}}", 10},
+		{"vlan", "vlan: {id: 100}", 0, "0x8100 100"},
+		{"qinq", "qinq: {outer: {id: 10}, inner: {id: 100}}", 10, "0x88a8 10, 0x8100 100"},
 	} {
 		t.Run(v.name, func(t *testing.T) {
 			r := newRouter(t, netns.RouterOptions{})
@@ -61,6 +62,7 @@ func TestDeviceVLANThroughRouter(t *testing.T) {
 						len(rep.Directions) != 1 || rep.Directions[0].Verdict != "pass" {
 						t.Fatalf("ports %+v, directions %+v", rep.Ports, rep.Directions)
 					}
+					checkPortTags(t, rep, v.report)
 					t.Logf("%s %s: %d sent, %d received, %d lost; gateway %s, port B answered %d", v.name, fam.name, rep.Frames, vf.Frames, vf.Lost, rep.Ports[0].GatewayMAC, rep.Ports[1].Answered)
 					// wpg preview resolves the gateway on the VLAN as the run does.
 					pout, perr, code := run(t, dir, "preview", tpl, "--netns", r.Ports, "-i", a.Port, "--src-ip", fam.src, "--gateway", fam.gw, "-n", "1")
@@ -86,8 +88,25 @@ func TestDeviceVLANThroughRouter(t *testing.T) {
 					t.Errorf("--bidir %s: %+v", d.Direction, d)
 				}
 			}
+			checkPortTags(t, rep, v.report)
 			t.Logf("%s --bidir: %d sent, %d received, %d lost", v.name, rep.Frames, rep.Verification.Frames, rep.Verification.Lost)
 		})
+	}
+}
+
+// checkPortTags: the report's ports[] show each port's VLAN tags, those
+// its agent asked and answered with (want: "TPID ID" of each, outer
+// first, joined by ", ").
+func checkPortTags(t *testing.T, rep pairReport, want string) {
+	t.Helper()
+	for _, p := range rep.Ports {
+		var got []string
+		for _, tg := range p.VLANTags {
+			got = append(got, fmt.Sprintf("%s %d", tg.TPID, tg.ID))
+		}
+		if strings.Join(got, ", ") != want {
+			t.Errorf("port %s (%s): vlan_tags %v; want %s", p.Role, p.Interface, got, want)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package header
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // VLANLen is the length of an 802.1Q tag: TCI and the inner EtherType.
 const VLANLen = 4
@@ -101,4 +104,17 @@ func InsertVLAN(b []byte, mac int, tpid, tci uint16) int {
 	binary.BigEndian.PutUint16(b[start+ethType:], tpid)
 	binary.BigEndian.PutUint16(b[start+EthernetLen+vlanTCI:], tci)
 	return start
+}
+
+// FormatVLANTag writes a VLAN tag by its TPID and VLAN id as wpg's
+// messages and reports do: "802.1Q 100", "802.1ad 10", or for another
+// TPID "0x9100 10".
+func FormatVLANTag(tpid, id uint16) string {
+	switch tpid {
+	case EtherTypeVLAN:
+		return fmt.Sprintf("802.1Q %d", id)
+	case EtherTypeQinQ:
+		return fmt.Sprintf("802.1ad %d", id)
+	}
+	return fmt.Sprintf("%#04x %d", tpid, id)
 }

@@ -355,6 +355,9 @@ func (pp *pairRun) reportPorts() []report.Port {
 		if p.gw != nil {
 			rp.GatewayMAC = p.gw.String()
 		}
+		for _, t := range p.plan.tags {
+			rp.VLANTags = append(rp.VLANTags, report.NewVLANTag(t.TPID, t.ID))
+		}
 		ps = append(ps, rp)
 	}
 	return ps

@@ -1,7 +1,6 @@
 package nexthop
 
 import (
-	"fmt"
 	"strings"
 
 	"golang.org/x/net/bpf"
@@ -17,15 +16,7 @@ type Tag struct {
 }
 
 // String writes the tag as "802.1Q 100", "802.1ad 10" (or "0x9100 10").
-func (t Tag) String() string {
-	switch t.TPID {
-	case header.EtherTypeVLAN:
-		return fmt.Sprintf("802.1Q %d", t.ID)
-	case header.EtherTypeQinQ:
-		return fmt.Sprintf("802.1ad %d", t.ID)
-	}
-	return fmt.Sprintf("%#04x %d", t.TPID, t.ID)
-}
+func (t Tag) String() string { return header.FormatVLANTag(t.TPID, t.ID) }
 
 // FormatTags writes a tag stack, outer tag first: "untagged", "802.1Q
 // 100", "802.1ad 10 + 802.1Q 100".

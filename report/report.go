@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
+	"github.com/wpg-dev/wpg/header"
 	"github.com/wpg-dev/wpg/pace"
 )
 
@@ -273,9 +275,35 @@ type Port struct {
 	// answers itself: Kernel).
 	Answered uint64 `json:"answered"`
 	Kernel   bool   `json:"kernel_answers,omitempty"`
+	// VLANTags are the VLAN tags, outer first, of the frames that leave
+	// the port, those its agent asked for the gateway and answered with
+	// (none: untagged).
+	VLANTags []VLANTag `json:"vlan_tags,omitempty"`
 	// Segment is, in a merged report, the segment (or the report) the
 	// port was in.
 	Segment string `json:"segment,omitempty"`
+}
+
+// VLANTag is one VLAN tag of a port: its TPID in hex ("0x8100" for
+// 802.1Q, "0x88a8" for an 802.1ad service tag) and its VLAN id.
+type VLANTag struct {
+	TPID string `json:"tpid"`
+	ID   uint16 `json:"id"`
+}
+
+// NewVLANTag is the tag of TPID tpid and VLAN id id.
+func NewVLANTag(tpid, id uint16) VLANTag {
+	return VLANTag{TPID: fmt.Sprintf("0x%04x", tpid), ID: id}
+}
+
+// String writes the tag as wpg's messages do (header.FormatVLANTag:
+// "802.1Q 100"), or "TPID ID" when its TPID is no hex number.
+func (t VLANTag) String() string {
+	tpid, err := strconv.ParseUint(t.TPID, 0, 16)
+	if err != nil {
+		return t.TPID + " " + strconv.Itoa(int(t.ID))
+	}
+	return header.FormatVLANTag(uint16(tpid), t.ID)
 }
 
 // Direction is one direction of a port pair: what its sending port sent

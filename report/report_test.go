@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -113,5 +114,47 @@ func TestPayloadPathsInBytesPerSecond(t *testing.T) {
 	sample().WriteTable(&buf)
 	if !bytes.Contains(buf.Bytes(), []byte("Mbit/s (L2)")) || bytes.Contains(buf.Bytes(), []byte("of payload")) {
 		t.Errorf("network report:\n%s", buf.String())
+	}
+}
+
+// A port's line in the text report shows its VLAN tags, outer first, as
+// its JSON's vlan_tags; an untagged port's line shows none.
+func TestPortLineShowsVLANTags(t *testing.T) {
+	r := &report.Report{Schema: report.Schema, Command: "send", Ports: []report.Port{
+		{Role: "tx", Interface: "a0", Address: "198.18.1.1/24", Gateway: "198.18.1.254", GatewayMAC: "02:00:00:00:00:02", Answered: 1,
+			VLANTags: []report.VLANTag{{TPID: "0x88a8", ID: 10}, {TPID: "0x8100", ID: 100}}},
+		{Role: "rx", Interface: "b0", Address: "198.19.1.1/24", Answered: 2},
+	}}
+	var buf bytes.Buffer
+	r.WriteTable(&buf)
+	out := buf.String()
+	var tx, rx string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "port tx"):
+			tx = l
+		case strings.HasPrefix(l, "port rx"):
+			rx = l
+		}
+	}
+	if !strings.Contains(tx, "at 02:00:00:00:00:02; tagged 802.1ad 10 + 802.1Q 100; answered 1 request") {
+		t.Errorf("port tx line %q; want its tags after the gateway\n%s", tx, out)
+	}
+	if rx == "" || strings.Contains(rx, "tagged") {
+		t.Errorf("port rx line %q; want one without tags\n%s", rx, out)
+	}
+	buf.Reset()
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(compact.String(), `"vlan_tags":[{"tpid":"0x88a8","id":10},{"tpid":"0x8100","id":100}]`) {
+		t.Errorf("JSON %s; want the tx port's vlan_tags", compact.String())
+	}
+	if strings.Count(compact.String(), "vlan_tags") != 1 {
+		t.Errorf("JSON %s; want no vlan_tags on the untagged port", compact.String())
 	}
 }

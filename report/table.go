@@ -142,6 +142,13 @@ func (r *Report) WriteTable(w io.Writer) {
 				line += " at " + p.GatewayMAC
 			}
 		}
+		if len(p.VLANTags) > 0 {
+			tags := make([]string, len(p.VLANTags))
+			for i, t := range p.VLANTags {
+				tags[i] = t.String()
+			}
+			line += "; tagged " + strings.Join(tags, " + ")
+		}
 		switch {
 		case p.Kernel:
 			line += "; the kernel answers for the address"
