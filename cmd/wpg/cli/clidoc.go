@@ -75,10 +75,11 @@ build's backends (recv: those that receive), -i and --rx-interface with the inte
 namespace, --profile with the configuration file's profiles, --plan, --wait, --clock, --rate-layer,
 --wake-boost, --xdp-mode, --tx-copy, --fill, --verify and --format with their words, --rate (ndr:
 --max-rate, --min-rate) with example rates and what each means (1Mpps, 10Gbps, 1Gbit/s, 50%, …; no file
-names), and a command's TEMPLATE with YAML files (the example templates are examples/*.wpg.yaml). File
-names are offered only for values that are paths (--config, -o, --hdr-out, --pcap, --payload-file, --fifo,
---connect, recv's --listen, --device, --netns, serve's --db and --token-file; --job-files, --dev-root and
---sys-root: directories); other flags complete their values or nothing.
+names), ndr's --router-shape with example bit rates (20Mbps, 100Mbps, 1Gbit/s), and a command's TEMPLATE
+with YAML files (the example templates are examples/*.wpg.yaml). File names are offered only for values
+that are paths (--config, -o, --hdr-out, --pcap, --payload-file, --fifo, --connect, recv's --listen,
+--device, --netns, serve's --db and --token-file; --job-files, --dev-root and --sys-root: directories);
+other flags complete their values or nothing.
 `)
 }
 

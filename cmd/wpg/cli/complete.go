@@ -43,6 +43,11 @@ var flagChoices = map[string]func(cmd *cobra.Command) []string{
 	),
 	"max-rate": ndrRates, // ndr: a frame or bit rate
 	"min-rate": ndrRates,
+	"router-shape": words( // ndr --router: tbf's rate, a bit rate only
+		"20Mbps\tbits per second, the router's egress shaped with tbf (tc's 20mbit too)",
+		"100Mbps\tbits per second",
+		"1Gbit/s\tbits per second (tc's 1gbit too)",
+	),
 }
 
 // ndrRates are examples of the rates wpg ndr's --max-rate and --min-rate

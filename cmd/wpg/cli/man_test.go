@@ -125,9 +125,10 @@ func TestCompletionOfFlagValues(t *testing.T) {
 
 // TestCompletionOfRates: --rate (send, bench) and ndr's --max-rate and
 // --min-rate offer example rates with what each means, every one accepted
-// by the flag, and no file names (they offered the directory's files).
+// by the flag, and no file names (they offered the directory's files);
+// ndr's --router-shape its example bit rates (it offered nothing).
 func TestCompletionOfRates(t *testing.T) {
-	for _, args := range [][]string{{"send", "--rate"}, {"bench", "--rate"}, {"ndr", "--max-rate"}, {"ndr", "--min-rate"}} {
+	for _, args := range [][]string{{"send", "--rate"}, {"bench", "--rate"}, {"ndr", "--max-rate"}, {"ndr", "--min-rate"}, {"ndr", "--router-shape"}} {
 		out, errs, code := runCLI(t, append([]string{"__complete"}, append(args, "")...)...)
 		if code != 0 {
 			t.Fatalf("wpg __complete %q: exit %d: %s", args, code, errs)
@@ -144,11 +145,16 @@ func TestCompletionOfRates(t *testing.T) {
 				t.Errorf("%s: %q has no description", args, v)
 			}
 			r, err := pace.ParseRate(v)
-			if err != nil || args[0] == "ndr" && (r.Unlimited() || r.IFG() || r.LinkShare()) {
+			if err != nil || args[0] == "ndr" && (r.Unlimited() || r.IFG() || r.LinkShare()) ||
+				args[1] == "--router-shape" && (!r.Bits() || r.FramesPerSecond(1, pace.L2)*8 < 8000) {
 				t.Errorf("%s: offers %q, which the flag refuses (%v)", args, v, err)
 			}
 		}
-		for _, want := range []string{"1Mpps", "10Gbps", "1Gbit/s"} {
+		wants := []string{"1Mpps", "10Gbps", "1Gbit/s"}
+		if args[1] == "--router-shape" {
+			wants = []string{"20Mbps", "1Gbit/s"} // a bit rate only (tbf's)
+		}
+		for _, want := range wants {
 			if !slices.Contains(got, want) {
 				t.Errorf("%s: %q, want %s among them", args, got, want)
 			}
@@ -166,7 +172,7 @@ func TestCompletionValuesAreAccepted(t *testing.T) {
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
 			choices, ok := flagChoices[fl.Name]
-			if !ok || slices.Contains([]string{"backend", "rx-backend", "interface", "rx-interface", "profile", "rate", "max-rate", "min-rate"}, fl.Name) {
+			if !ok || slices.Contains([]string{"backend", "rx-backend", "interface", "rx-interface", "profile", "rate", "max-rate", "min-rate", "router-shape"}, fl.Name) {
 				// Rates are examples of a syntax: TestCompletionOfRates parses them.
 				return
 			}
@@ -185,7 +191,8 @@ func TestCompletionValuesAreAccepted(t *testing.T) {
 
 // TestCompletionOfPathsOnly: shell completion offers file names for a
 // flag's value only where the value is a path (wpg ndr --router-shape
-// <TAB> offered the directory's files). The test walks the whole command
+// <TAB> offered the directory's files; now its example bit rates:
+// TestCompletionOfRates). The test walks the whole command
 // tree and asks `wpg __complete CMD --FLAG ”` of every flag that takes a
 // value: the flags below may complete files (or directories), every other
 // one must not.
