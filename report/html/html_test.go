@@ -151,3 +151,37 @@ func TestByteTotalsScale(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationsReadOneWay: a duration reads the same way everywhere on
+// the page, as wpg's text reports write it (Go's form: 20.531µs, no
+// space): a latency or lateness bar's label and tooltip give the value
+// the summary gives (they read "16.1 µs" beside the table's 16.079µs),
+// and the charts' ticks, rounded to 3 significant digits, are spelt
+// the same way (100µs, 2ms).
+func TestDurationsReadOneWay(t *testing.T) {
+	spaced := regexp.MustCompile(`[0-9] (ns|µs|ms)\b`)
+	title := regexp.MustCompile(`<title>(min|p50|p99|p99\.9|max): ([^<]*)</title>`)
+	for file, summary := range map[string]string{"send.json": "lateness", "recv.json": "latency"} {
+		page := render(t, file)
+		if m := spaced.FindAllString(page, 5); m != nil {
+			t.Errorf("%s: durations written with a space: %q", file, m)
+		}
+		i := strings.Index(page, "<dt>"+summary+"</dt><dd>")
+		if i < 0 {
+			t.Fatalf("%s: no %s in the summary", file, summary)
+		}
+		line := page[i : i+strings.Index(page[i:], "</dd>")]
+		bars := title.FindAllStringSubmatch(page, -1)
+		if len(bars) < 3 {
+			t.Fatalf("%s: %d latency bars", file, len(bars))
+		}
+		for _, b := range bars {
+			if !strings.Contains(line, b[1]+" "+b[2]) {
+				t.Errorf("%s: the bar %s reads %q; the summary %q", file, b[1], b[2], line)
+			}
+			if !strings.Contains(page, `class="value"`) || !strings.Contains(page, ">"+b[2]+"</text>") {
+				t.Errorf("%s: no bar label %q beside the bar %s", file, b[2], b[1])
+			}
+		}
+	}
+}

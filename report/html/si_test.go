@@ -24,11 +24,16 @@ func TestSIRoundsIntoTheNextPrefix(t *testing.T) {
 		{12_500_000, "pps", "12.5 Mpps"},
 		{0, "pps", "0 pps"},
 		{999_999_999, "bit/s", "1 Gbit/s"},
-		{999.7, "ns", "1 µs"},
-		{999_999, "ns", "1 ms"},
-		{999_999_999, "ns", "1 s"},
-		{1500, "ns", "1.5 µs"},
-		{14, "ns", "14 ns"},
+		// Durations in Go's form, as the page's tables and the text
+		// reports write them (TestDurationsReadOneWay).
+		{999.7, "ns", "1µs"},
+		{999_999, "ns", "1ms"},
+		{999_999_999, "ns", "1s"},
+		{1500, "ns", "1.5µs"},
+		{20_531, "ns", "20.5µs"},
+		{14, "ns", "14ns"},
+		{0, "ns", "0s"},
+		{0.5, "ns", "0.5ns"},
 	} {
 		if got := si(c.v, c.unit); got != c.want {
 			t.Errorf("si(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)

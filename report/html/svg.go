@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The charts are SVG drawn here, inline in the page: no script, no font
@@ -143,8 +144,8 @@ func barChart(title, unit string, bars []bar) template.HTML {
 		}
 		fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%.1f" text-anchor="end">%s</text>`, left-6, y+row/2+4, template.HTMLEscapeString(clip(r.Label, 26)))
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %s</title></rect>`,
-			left, y+4, math.Max(px(r.Value)-left, 0), row-8, colour, template.HTMLEscapeString(r.Label), template.HTMLEscapeString(si(r.Value, unit)))
-		note := si(r.Value, unit)
+			left, y+4, math.Max(px(r.Value)-left, 0), row-8, colour, template.HTMLEscapeString(r.Label), template.HTMLEscapeString(exact(r.Value, unit)))
+		note := exact(r.Value, unit)
 		if r.Note != "" {
 			note += "  " + r.Note
 		}
@@ -216,9 +217,9 @@ func niceTicks(lo, hi float64) []float64 {
 	return out
 }
 
-// si formats v with an SI prefix and unit (12.5 M pps, 3 µs): for the
-// charts' ticks and values, nanoseconds are shown as durations when unit
-// is "ns".
+// si formats v with an SI prefix and unit (12.5 M pps): for the charts'
+// ticks and values; nanoseconds (unit "ns") are durations, to three
+// significant digits (duration).
 func si(v float64, unit string) string {
 	if unit == "ns" {
 		return duration(v)
@@ -242,19 +243,25 @@ func si(v float64, unit string) string {
 	return strings.TrimSpace(s + " " + p + unit)
 }
 
-// duration writes ns nanoseconds in the largest unit that keeps it
-// above 1.
+// duration writes ns nanoseconds at three significant digits as wpg
+// writes a duration everywhere (Go's form, the text reports' and the
+// page's tables': 20.5µs, 2ms, 0s), for the charts' ticks.
 func duration(ns float64) string {
-	abs := math.Abs(round3(ns))
-	switch {
-	case abs >= 1e9:
-		return trimZeros(fmt.Sprintf("%.3g", ns/1e9)) + " s"
-	case abs >= 1e6:
-		return trimZeros(fmt.Sprintf("%.3g", ns/1e6)) + " ms"
-	case abs >= 1e3:
-		return trimZeros(fmt.Sprintf("%.3g", ns/1e3)) + " µs"
+	r := round3(ns)
+	if r != 0 && math.Abs(r) < 1 {
+		return trimZeros(fmt.Sprintf("%.3g", r)) + "ns" // below Go's unit
 	}
-	return trimZeros(fmt.Sprintf("%.3g", ns)) + " ns"
+	return time.Duration(r).String()
+}
+
+// exact writes a value of unit as a table of the page does: a duration
+// to the nanosecond (ns, 20.531µs), other figures as si: what a bar's
+// label and tooltip say, the same as the table or summary beside it.
+func exact(v float64, unit string) string {
+	if unit == "ns" {
+		return ns(int64(math.Round(v)))
+	}
+	return si(v, unit)
 }
 
 // round3 is v at the three significant digits si and duration write, so
