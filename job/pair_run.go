@@ -275,7 +275,7 @@ func (l *pairLive) snapshot() (*ReceiverSnapshot, *hist.Hist) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var rs ReceiverSnapshot
-	var jitter, jn float64
+	var jitter recv.JitterMean
 	for _, s := range l.slots {
 		if !s.got {
 			continue
@@ -286,17 +286,12 @@ func (l *pairLive) snapshot() (*ReceiverSnapshot, *hist.Hist) {
 		rs.Lost += s.p.Lost
 		rs.Duplicated += s.p.Duplicated
 		rs.Corrupted += s.p.Corrupted
-		if s.p.JitterNs > 0 {
-			jitter += float64(s.p.JitterNs) * float64(s.p.Frames)
-			jn += float64(s.p.Frames)
-		}
+		jitter.Add(s.p.JitterNs, s.p.Frames)
 	}
 	if rs.Receivers == 0 {
 		return nil, nil
 	}
-	if jn > 0 {
-		rs.JitterNs = int64(jitter / jn)
-	}
+	rs.JitterNs = jitter.Ns()
 	var h *hist.Hist
 	if l.lat != nil {
 		h = l.frozen.Of(l.lat)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/internal/hist"
+	"github.com/wpg-dev/wpg/recv"
 )
 
 // DefaultProgress is the progress period a sender asks of its receivers
@@ -112,7 +113,7 @@ func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var s LiveCounts
-	var jitter, jn float64
+	var jitter recv.JitterMean
 	for _, c := range l.slots {
 		if c.Messages == 0 {
 			continue
@@ -126,13 +127,8 @@ func (l *Live) Snapshot() (LiveCounts, *hist.Hist) {
 		s.Duplicated += c.Duplicated
 		s.Corrupted += c.Corrupted
 		s.Unsigned += c.Unsigned
-		if c.JitterNs > 0 {
-			jitter += float64(c.JitterNs) * float64(c.Frames)
-			jn += float64(c.Frames)
-		}
+		jitter.Add(c.JitterNs, c.Frames)
 	}
-	if jn > 0 {
-		s.JitterNs = int64(jitter / jn)
-	}
+	s.JitterNs = jitter.Ns()
 	return s, l.frozen.Of(l.lat)
 }

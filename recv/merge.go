@@ -29,7 +29,7 @@ func Merge(rs ...Result) Result {
 	streams := map[uint16]*StreamResult{}
 	latN := map[uint16]float64{} // per stream: frames weighting the mean
 	jitN := map[uint16]float64{} // per stream: frames weighting the jitter
-	var jitter, jitterN float64
+	var jitter JitterMean
 	var hs []*hist.Hist
 	exact := true
 	for _, r := range rs {
@@ -58,10 +58,7 @@ func Merge(rs ...Result) Result {
 		m.BPS += r.BPS
 		m.NegativeLatency += r.NegativeLatency
 		m.NegativeLatencyMaxNs = max(m.NegativeLatencyMaxNs, r.NegativeLatencyMaxNs)
-		if r.JitterNs > 0 {
-			jitter += float64(r.JitterNs) * float64(r.Frames)
-			jitterN += float64(r.Frames)
-		}
+		jitter.Add(r.JitterNs, r.Frames)
 		if r.Latency != nil {
 			if r.lat == nil {
 				exact = false
@@ -103,9 +100,7 @@ func Merge(rs ...Result) Result {
 			ms.NextSeq = max(ms.NextSeq, s.NextSeq)
 		}
 	}
-	if jitterN > 0 {
-		m.JitterNs = int64(math.Round(jitter / jitterN))
-	}
+	m.JitterNs = jitter.Ns()
 	for _, s := range streams {
 		m.Streams = append(m.Streams, *s)
 	}
@@ -170,4 +165,30 @@ func UnmarshalPeer(b []byte) (Result, error) {
 		r.lat = f.LatencyHistogram
 	}
 	return r, nil
+}
+
+// JitterMean is the RFC 3550 interarrival jitter J of several receivers
+// together: each receiver's J weighted by the frames it received. Merge
+// gives a merged result's with it, and a sender's live view of its
+// receivers (a port pair's, a local path's) the run's so far.
+type JitterMean struct {
+	sum, frames float64
+}
+
+// Add takes one receiver's J (ns) and its frames; a J of 0 (not
+// measured: fewer than two timed frames, or a receiver that does not
+// say it) adds nothing.
+func (m *JitterMean) Add(jitterNs int64, frames uint64) {
+	if jitterNs > 0 {
+		m.sum += float64(jitterNs) * float64(frames)
+		m.frames += float64(frames)
+	}
+}
+
+// Ns is the mean, rounded to the nanosecond; 0 when no receiver gave one.
+func (m JitterMean) Ns() int64 {
+	if m.frames == 0 {
+		return 0
+	}
+	return int64(math.Round(m.sum / m.frames))
 }
