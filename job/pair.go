@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wpg-dev/wpg/backend"
@@ -375,7 +376,7 @@ func streamTags(streams []template.Stream) ([]nexthop.Tag, error) {
 			tags = t
 			continue
 		}
-		if !nexthop.EqualTags(t, tags) {
+		if !slices.Equal(t, tags) {
 			return nil, fmt.Errorf("the streams carry different VLAN tags: stream 0 (%s) %s, stream %d (%s) %s; the port resolves its gateway and answers for its address on one VLAN",
 				printable.Escape(streams[0].Name), nexthop.FormatTags(tags), i, printable.Escape(st.Name), nexthop.FormatTags(t))
 		}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestPortVLANTags(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		for _, pl := range []portPlan{pr.pair.tx, pr.pair.rx} {
-			if !nexthop.EqualTags(pl.tags, c.want) {
+			if !slices.Equal(pl.tags, c.want) {
 				t.Errorf("%s: port %s: tags %s, want %s", c.name, pl.iface, nexthop.FormatTags(pl.tags), nexthop.FormatTags(c.want))
 			}
 		}

@@ -31,19 +31,6 @@ func FormatTags(tags []Tag) string {
 	return strings.Join(s, " + ")
 }
 
-// EqualTags reports whether two tag stacks are the same.
-func EqualTags(a, b []Tag) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Offsets in a frame as the socket filter sees it.
 const (
 	offType = 2 * header.EthernetAddrLen // the EtherType after the MACs

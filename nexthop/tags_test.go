@@ -211,7 +211,7 @@ func TestTagFilter(t *testing.T) {
 				header.IPv6(udp[14+4*len(tags):]).SetNextHeader(header.ProtoUDP)
 				frames["ARP"], frames["solicitation"], frames["advertisement"], frames["echo request"], frames["UDP"] = arpReq, ns, na, echo, udp
 				for name, f := range frames {
-					mine := EqualTags(tags, port) && (name == "ARP") == v4 && (name != "echo request" && name != "UDP")
+					mine := slices.Equal(tags, port) && (name == "ARP") == v4 && (name != "echo request" && name != "UDP")
 					if got := runFilter(t, prog, f, nil); got != mine {
 						t.Errorf("port %s (v4 %v): %s %s in the frame: passed %v, want %v", FormatTags(port), v4, FormatTags(tags), name, got, mine)
 					}
