@@ -19,6 +19,10 @@ const (
 // EthernetAddrLen is the length of a MAC address.
 const EthernetAddrLen = 6
 
+// EtherTypeOffset is where an Ethernet II header's EtherType (or the
+// TPID of its first VLAN tag) sits: after the two addresses.
+const EtherTypeOffset = ethType
+
 // Ethernet is a view of an Ethernet II header.
 type Ethernet []byte
 

@@ -46,7 +46,7 @@ func ethernet(dst, src net.HardwareAddr, tags []Tag, typ uint16, body []byte) []
 	e := header.Ethernet(b)
 	e.SetDst(dst)
 	e.SetSrc(src)
-	at := 2 * header.EthernetAddrLen
+	at := header.EtherTypeOffset
 	for _, t := range tags {
 		binary.BigEndian.PutUint16(b[at:], t.TPID)
 		header.VLAN(b[at+2:]).SetTCI(0, false, t.ID)

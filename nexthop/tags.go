@@ -31,10 +31,10 @@ func FormatTags(tags []Tag) string {
 	return strings.Join(s, " + ")
 }
 
-// Offsets in a frame as the socket filter sees it.
+// Offsets in a frame as the socket filter sees it, from package header.
 const (
-	offType = 2 * header.EthernetAddrLen // the EtherType after the MACs
-	tciID   = 0x0fff
+	offType = header.EtherTypeOffset
+	tciID   = header.VLANIDMask
 )
 
 // tagFilter is the socket filter of a tagged port's agent (a socket that
