@@ -240,17 +240,19 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 			return f(rxs[i])
 		}
 	}
-	num := func(v float64, text string, diff func(float64) string) compareFig {
-		return compareFig{text: text, v: v, ok: true, diff: diff}
+	// num is a figure v, written by format, which writes the row's
+	// differences too.
+	num := func(v float64, format func(float64) string) compareFig {
+		return compareFig{text: format(v), v: v, ok: true, diff: format}
 	}
 	count := func(n uint64) compareFig {
-		return num(float64(n), fmtCount(n), func(d float64) string { return fmtCount(uint64(math.Round(d))) })
+		return num(float64(n), func(d float64) string { return fmtCount(uint64(math.Round(d))) })
 	}
 	ns := func(n int64) compareFig {
 		if n == 0 {
 			return compareFig{}
 		}
-		return num(float64(n), fmtNs(n), func(d float64) string { return fmtNs(int64(math.Round(d))) })
+		return num(float64(n), func(d float64) string { return fmtNs(int64(math.Round(d))) })
 	}
 	word("status", func(v JobView, _ *report.Report) string { return string(v.Status) })
 	word("backend", func(v JobView, _ *report.Report) string { return v.Backend })
@@ -265,17 +267,17 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 	figure("frames", neither, func(i int) compareFig { return count(d.Jobs[i].Frames) })
 	figure("seconds", neither, func(i int) compareFig {
 		if v := d.Jobs[i].Elapsed; v > 0 {
-			return num(v, fmtSecs(v), fmtSecs)
+			return num(v, fmtSecs)
 		}
 		return compareFig{}
 	})
-	figure("rate", neither, func(i int) compareFig { return num(d.Jobs[i].PPS, fmtRate(d.Jobs[i].PPS), fmtRate) })
-	figure("bit rate", neither, func(i int) compareFig { return num(d.Jobs[i].BPS, fmtBits(d.Jobs[i].BPS), fmtBits) })
+	figure("rate", neither, func(i int) compareFig { return num(d.Jobs[i].PPS, fmtRate) })
+	figure("bit rate", neither, func(i int) compareFig { return num(d.Jobs[i].BPS, fmtBits) })
 	figure("achieved ratio", higher, rep(func(r *report.Report) compareFig {
 		if r.Rate == "" {
 			return compareFig{}
 		}
-		return num(r.AchievedRatio, fmt.Sprintf("%.4f", r.AchievedRatio), func(d float64) string { return fmt.Sprintf("%.4f", d) })
+		return num(r.AchievedRatio, func(d float64) string { return fmt.Sprintf("%.4f", d) })
 	}))
 	figure("lateness p50", lower, rep(func(r *report.Report) compareFig { return ns(r.LatenessP50Ns) }))
 	figure("lateness p99", lower, rep(func(r *report.Report) compareFig { return ns(r.LatenessP99Ns) }))
@@ -289,7 +291,8 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 				return compareFig{}
 			}
 			p := float64(x.Lost) / float64(x.Frames+x.Lost) * 100
-			return num(p, strconv.FormatFloat(p, 'g', 3, 64)+" %", func(d float64) string { return strconv.FormatFloat(d, 'g', 3, 64) + " pp" }) // percentage points
+			// A share in per cent; its differences in percentage points.
+			return compareFig{text: strconv.FormatFloat(p, 'g', 3, 64) + " %", v: p, ok: true, diff: func(d float64) string { return strconv.FormatFloat(d, 'g', 3, 64) + " pp" }}
 		})
 		figure("duplicated", lower, rx(func(x *rxFigures) compareFig { return count(x.Duplicated) }))
 		figure("reordered", lower, rx(func(x *rxFigures) compareFig { return count(x.Reordered) }))
