@@ -20,9 +20,6 @@ const (
 // MaxVLANTags is the most tags SkipVLANs walks past.
 const MaxVLANTags = 4
 
-// VLANIDMask masks a tag's 12-bit VLAN id out of its TCI.
-const VLANIDMask = tciID
-
 // Offsets in an 802.1Q tag (after the EtherType that announced it) and
 // the bits of its TCI.
 const (

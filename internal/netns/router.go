@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wpg-dev/wpg/internal/sys"
+	"github.com/wpg-dev/wpg/internal/vlanbpf"
 )
 
 // Router is a device to test against: a Linux router in a namespace of
@@ -361,11 +362,11 @@ func (r *Router) AddVLAN(ctx context.Context, outer, id int) (a, b Link, err err
 			}
 		}
 		if !kernel {
-			var tags []vlanTag
+			var tags []vlanbpf.Tag
 			if outer > 0 {
-				tags = append(tags, vlanTag{tpid: 0x88a8, id: uint16(outer)})
+				tags = append(tags, vlanbpf.Tag{TPID: 0x88a8, ID: uint16(outer)})
 			}
-			tags = append(tags, vlanTag{tpid: 0x8100, id: uint16(id)})
+			tags = append(tags, vlanbpf.Tag{TPID: 0x8100, ID: uint16(id)})
 			var x *vlanRelay
 			if err := sys.RunInNetns(r.Path(), func() (err error) { x, err = newVLANRelay(l.parent, name+"t", tags); return err }); err != nil {
 				return a, b, err

@@ -7,11 +7,9 @@ import (
 	"sync"
 
 	"github.com/mdlayher/packet"
+	"github.com/wpg-dev/wpg/internal/vlanbpf"
 	"golang.org/x/net/bpf"
 )
-
-// vlanTag is a VLAN tag: its TPID and id.
-type vlanTag struct{ tpid, id uint16 }
 
 // vlanRelay joins a trunk (the router's end of a link) to an access
 // interface (the far end of a veth pair whose near end is the router's
@@ -21,7 +19,7 @@ type vlanTag struct{ tpid, id uint16 }
 // the trunk with them.
 type vlanRelay struct {
 	trunk, access *packet.Conn
-	tags          []vlanTag
+	tags          []vlanbpf.Tag
 	wg            sync.WaitGroup
 }
 
@@ -31,7 +29,7 @@ const pktOutgoing = 4
 
 // newVLANRelay opens the relay's sockets in the calling thread's
 // namespace and starts it.
-func newVLANRelay(trunk, access string, tags []vlanTag) (*vlanRelay, error) {
+func newVLANRelay(trunk, access string, tags []vlanbpf.Tag) (*vlanRelay, error) {
 	x := &vlanRelay{tags: tags}
 	for _, s := range []struct {
 		name string
@@ -77,40 +75,13 @@ func incoming() []bpf.Instruction {
 
 // trunkFilter passes the frames that come in with the tag stack tags,
 // the outer tag in the frame or in its metadata (where the kernel puts
-// it on receive).
-func trunkFilter(tags []vlanTag) []bpf.Instruction {
-	inline := func(tags []vlanTag) []bpf.Instruction {
-		var p []bpf.Instruction
-		var rejects []int
-		for i, t := range tags {
-			p = append(p, bpf.LoadAbsolute{Off: uint32(12 + 4*i), Size: 2})
-			rejects = append(rejects, len(p))
-			p = append(p, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(t.tpid)},
-				bpf.LoadAbsolute{Off: uint32(14 + 4*i), Size: 2},
-				bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x0fff})
-			rejects = append(rejects, len(p))
-			p = append(p, bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(t.id)})
-		}
-		p = append(p, bpf.RetConstant{Val: 0xffff}, bpf.RetConstant{Val: 0})
-		for _, j := range rejects {
-			p[j] = bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: p[j].(bpf.JumpIf).Val, SkipTrue: uint8(len(p) - 1 - j - 1)}
-		}
-		return p
-	}
-	meta := append([]bpf.Instruction{
-		bpf.LoadExtension{Num: bpf.ExtVLANProto},
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(tags[0].tpid), SkipTrue: 3},
-		bpf.LoadExtension{Num: bpf.ExtVLANTag},
-		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x0fff},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(tags[0].id), SkipTrue: 1},
-		bpf.RetConstant{Val: 0},
-	}, inline(tags[1:])...)
-	p := append(incoming()[:2:2], bpf.LoadExtension{Num: bpf.ExtVLANTagPresent},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0, SkipTrue: uint8(len(meta))})
-	// The outgoing check's jump lands on the final reject.
-	rest := append(meta, inline(tags)...)
-	p[1] = bpf.JumpIf{Cond: bpf.JumpEqual, Val: pktOutgoing, SkipTrue: uint8(2 + len(rest) - 1)}
-	return append(p, rest...)
+// it on receive): vlanbpf.Filter after a check that drops the host's own.
+func trunkFilter(tags []vlanbpf.Tag) []bpf.Instruction {
+	f := vlanbpf.Filter(tags, func(uint32) []bpf.Instruction { return []bpf.Instruction{bpf.RetConstant{Val: vlanbpf.Accept}} })
+	return append([]bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtType},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: pktOutgoing, SkipTrue: uint8(len(f) - 1)}, // to f's last instruction, a reject
+	}, f...)
 }
 
 // run relays the frames read from in to out, each as f makes it.
@@ -156,8 +127,8 @@ func (x *vlanRelay) tag(b []byte) []byte {
 	f := b[8-n:]
 	copy(f, b[8:8+12])
 	for i, t := range x.tags {
-		binary.BigEndian.PutUint16(f[12+4*i:], t.tpid)
-		binary.BigEndian.PutUint16(f[14+4*i:], t.id)
+		binary.BigEndian.PutUint16(f[12+4*i:], t.TPID)
+		binary.BigEndian.PutUint16(f[14+4*i:], t.ID)
 	}
 	return f
 }
